@@ -1,0 +1,156 @@
+#include "actors/crawl_run.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include "actors/crawl_topology.h"
+#include "core/console_log.h"
+#include "core/link_scope.h"
+#include "core/metrics_report.h"
+#include "core/page_processor.h"
+#include "core/url.h"
+#include "messages/catalogue.h"
+
+namespace actorcrawl {
+
+namespace {
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+CrawlParts prepare(const CrawlConfig& config) {
+  validate(config, true);
+  std::vector<Url> seeds;
+  for (const auto& s : config.seeds)
+    seeds.push_back(*Url::parse(s));
+  std::string error;
+  std::shared_ptr<const LinkScope> scope = LinkScope::make(config.allowed_domains, config.exclude_patterns, seeds, &error);
+  if (!scope)
+    throw ConfigError(error);
+  auto chain = ProcessorChain::make(config.processors, ProcessorChain::Options{config.save_pages_dir}, &error);
+  if (!error.empty())
+    throw ConfigError(error);
+  CrawlParts parts;
+  parts.scope = std::move(scope);
+  parts.chain = std::make_shared<const ProcessorChain>(std::move(chain));
+  parts.store = std::make_shared<CrawlStore>(config.db_path, static_cast<std::size_t>(config.storage_batch));
+  return parts;
+}
+
+std::string progress_text(const crawl_progress& p, double rate) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "queue %lld | in flight %lld | pages %lld (%.1f/s) | errors %lld | seen %lld%s",
+                static_cast<long long>(p.queued), static_cast<long long>(p.in_flight),
+                static_cast<long long>(p.fetched), rate, static_cast<long long>(p.failed),
+                static_cast<long long>(p.seen), p.stopping ? " | stopping" : "");
+  return buf;
+}
+
+}  // namespace
+
+CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& options) {
+  CrawlParts parts = prepare(config);
+
+  caf::actor_system_config cfg;
+  register_messages(cfg);
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+
+  CrawlRunResult result;
+  result.start_ms = now_ms();
+  CrawlTopology t = spawn_crawl(sys, config, std::move(parts), self);
+  self->monitor(t.storage);
+
+  nlohmann::json seeds_json = config.seeds;
+  std::int64_t run_id = 0;
+  self->request(t.storage, caf::infinite, begin_run{result.start_ms, seeds_json.dump(), config.revisit_after_ms})
+    .receive([&](std::int64_t id) { run_id = id; },
+             [&](caf::error& err) { result.error = "cannot record the run: " + to_string(err); });
+
+  log_line(LogLevel::info, "starting crawl from " + config.seeds.front() +
+                             (config.seeds.size() > 1 ? " and " + std::to_string(config.seeds.size() - 1) + " more" : "") +
+                             " with " + std::to_string(config.concurrent_workers) + " workers, database " + config.db_path);
+  self->send(t.frontier, crawl_seeds{config.seeds});
+
+  using Clock = std::chrono::steady_clock;
+  const auto interval = std::chrono::milliseconds{stderr_is_terminal() ? config.progress_interval_ms
+                                                                       : std::max<std::int64_t>(config.progress_interval_ms, 5000)};
+  auto last_report = Clock::now();
+  std::int64_t last_fetched = 0;
+  crawl_progress last{};
+  bool finished = !result.error.empty();
+  bool stop_sent = false;
+  while (!finished) {
+    self->receive(
+      [&](crawl_finished& f) {
+        finished = true;
+        result.termination_reason = f.reason;
+      },
+      [&](caf::down_msg& d) {
+        finished = true;
+        result.termination_reason = "error";
+        result.error = "the storage actor stopped: " + to_string(d.reason);
+      },
+      caf::after(std::chrono::milliseconds{100}) >> [] {});
+    if (finished)
+      break;
+    if (!stop_sent && options.stop_requests && options.stop_requests->load() > 0) {
+      stop_sent = true;
+      self->send(t.frontier, stop_crawl{"signal"});
+    }
+    if (options.show_progress && Clock::now() - last_report >= interval) {
+      const double secs = std::chrono::duration<double>(Clock::now() - last_report).count();
+      last_report = Clock::now();
+      self->request(t.frontier, std::chrono::seconds{2}, progress_atom_v)
+        .receive(
+          [&](crawl_progress& p) {
+            show_progress(progress_text(p, static_cast<double>(p.fetched - last_fetched) / secs));
+            last_fetched = p.fetched;
+            last = p;
+          },
+          [&](caf::error&) {});
+    }
+  }
+  if (options.show_progress)
+    end_progress();
+
+  result.end_ms = now_ms();
+  if (result.error.empty()) {
+    self->request(t.frontier, std::chrono::seconds{5}, progress_atom_v)
+      .receive([&](crawl_progress& p) { last = p; }, [&](caf::error&) {});
+    self->request(t.storage, caf::infinite, summary_request{result.start_ms})
+      .receive([&](StoreSummary& s) { result.summary = s; },
+               [&](caf::error& err) { result.error = "cannot read the summary: " + to_string(err); });
+    self->request(t.storage, caf::infinite, end_run{run_id, result.end_ms, result.termination_reason})
+      .receive([](ok_atom) {}, [&](caf::error& err) { result.error = "cannot record the run: " + to_string(err); });
+  }
+  for (const auto& a : t.all())
+    self->send_exit(a, caf::exit_reason::user_shutdown);
+
+  if (!config.metrics_path.empty()) {
+    RunMetrics m{result.start_ms, result.end_ms, result.summary, result.termination_reason, last.queued};
+    try {
+      write_metrics_file(config.metrics_path, m);
+    } catch (const std::exception& e) {
+      log_line(LogLevel::error, e.what());
+      if (result.error.empty())
+        result.error = e.what();
+    }
+  }
+  char line[256];
+  std::snprintf(line, sizeof line, "crawl finished (%s): %lld pages fetched, %lld failed, %lld nodes, %lld edges in %.1f s",
+                result.termination_reason.c_str(), static_cast<long long>(result.summary.pages_fetched),
+                static_cast<long long>(result.summary.pages_failed), static_cast<long long>(result.summary.nodes_discovered),
+                static_cast<long long>(result.summary.edges_recorded),
+                static_cast<double>(result.end_ms - result.start_ms) / 1000.0);
+  log_line(LogLevel::info, line);
+  return result;
+}
+
+}  // namespace actorcrawl

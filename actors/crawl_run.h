@@ -1,0 +1,34 @@
+// Runs one crawl from a configuration to its end on a local actor system:
+// checks the configuration and opens the database before any actor starts,
+// spawns the topology, reports progress, turns a stop request (Ctrl-C,
+// SIGTERM) into a graceful stop, and writes metrics.log.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "core/crawl_config.h"
+#include "core/crawl_store.h"
+
+namespace actorcrawl {
+
+struct CrawlRunOptions {
+  // Set to 1 (by a signal handler, a test) to stop gracefully. Polled.
+  const std::atomic<int>* stop_requests = nullptr;
+  bool show_progress = true;
+};
+
+struct CrawlRunResult {
+  std::string termination_reason;  // queue_empty, max_pages, signal, error
+  std::int64_t start_ms = 0;
+  std::int64_t end_ms = 0;
+  StoreSummary summary;
+  std::string error;  // set when the crawl ended because something broke
+};
+
+// Throws ConfigError or StoreError for a configuration or database that
+// cannot be used; nothing has been crawled then.
+CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& options = {});
+
+}  // namespace actorcrawl

@@ -1,0 +1,67 @@
+#include "actors/crawl_topology.h"
+
+#include <unistd.h>
+
+#include <caf/all.hpp>
+
+#include "actors/dead_letter_actor.h"
+#include "actors/fetch_worker.h"
+#include "actors/frontier_actor.h"
+#include "actors/host_selector_actor.h"
+#include "actors/processor_actor.h"
+#include "actors/storage_actor.h"
+#include "messages/catalogue.h"
+
+namespace actorcrawl {
+
+std::vector<caf::actor> CrawlTopology::all() const {
+  std::vector<caf::actor> out{frontier, host_selector, processor, storage, dead_letter};
+  out.insert(out.end(), workers.begin(), workers.end());
+  return out;
+}
+
+namespace {
+
+std::string host_name() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof buf - 1) != 0)
+    return "localhost";
+  return buf;
+}
+
+}  // namespace
+
+CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, CrawlParts parts,
+                          caf::actor observer) {
+  CrawlTopology t;
+  t.storage = spawn_storage(sys, std::move(parts.store));
+  t.dead_letter = spawn_dead_letter(sys);
+  t.processor = spawn_processor(sys, ProcessorSettings{std::move(parts.chain), std::move(parts.scope),
+                                                       config.strip_query_params});
+  fetch_settings settings;
+  settings.user_agent = config.user_agent;
+  settings.request_timeout_ms = config.request_timeout_ms;
+  settings.max_body_bytes = config.max_body_bytes;
+  settings.max_redirects = static_cast<std::int32_t>(config.max_redirects);
+  settings.retry_attempts = static_cast<std::int32_t>(config.retry_attempts);
+  settings.retry_delay_ms = config.retry_delay_ms;
+  settings.politeness_delay_ms = config.politeness_delay_ms;
+  t.host_selector = spawn_host_selector(sys, settings);
+  FrontierWindow::Limits limits;
+  limits.window = static_cast<std::size_t>(config.frontier_window);
+  limits.max_pages = config.max_pages;
+  limits.max_depth = static_cast<std::int32_t>(config.max_depth);
+  t.frontier = spawn_frontier(sys, limits, std::move(observer));
+
+  topology wiring{t.frontier, t.host_selector, t.processor, t.storage, t.dead_letter};
+  for (const auto& a : {t.frontier, t.host_selector, t.processor, t.dead_letter})
+    caf::anon_send(a, wiring);
+
+  const std::string node = host_name();
+  for (std::int64_t i = 1; i <= config.concurrent_workers; ++i)
+    t.workers.push_back(spawn_fetch_worker(sys, t.host_selector, "worker-" + std::to_string(i) + "@" + node,
+                                           static_cast<int>(config.transfers_per_worker)));
+  return t;
+}
+
+}  // namespace actorcrawl

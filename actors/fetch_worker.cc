@@ -1,0 +1,183 @@
+#include "actors/fetch_worker.h"
+
+#include <chrono>
+#include <unordered_map>
+
+#include <caf/all.hpp>
+
+#include "core/console_log.h"
+#include "core/fetch_engine.h"
+#include "core/retry_policy.h"
+#include "messages/catalogue.h"
+
+namespace actorcrawl {
+
+namespace {
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+// A blocking actor on a detached thread, because curl_multi_poll must own
+// the thread while it waits. enqueue() wakes that wait, so a message is
+// handled at once instead of at the next poll timeout.
+class fetch_worker : public caf::blocking_actor {
+ public:
+  fetch_worker(caf::actor_config& cfg, caf::actor host_selector, std::string name, int capacity)
+      : caf::blocking_actor(cfg), selector_(std::move(host_selector)), name_(std::move(name)),
+        capacity_(capacity) {}
+
+  const char* name() const override { return "FetchWorker"; }
+
+  void enqueue(caf::mailbox_element_ptr ptr, caf::execution_unit* eu) override {
+    caf::blocking_actor::enqueue(std::move(ptr), eu);
+    engine_.wakeup();
+  }
+
+  void act() override {
+    if (!join())
+      return;
+    while (running_) {
+      drain_mailbox();
+      if (!running_)
+        break;
+      for (auto& outcome : engine_.perform(std::chrono::milliseconds{1000}))
+        settle(std::move(outcome));
+    }
+  }
+
+ private:
+  struct InFlight {
+    CrawlJob job;
+    std::int32_t attempt = 1;
+    std::int64_t first_started_ms = 0;
+  };
+
+  bool join() {
+    bool joined = false;
+    request(selector_, std::chrono::seconds{30}, worker_hello{this, name_, capacity_})
+      .receive(
+        [&](worker_welcome& w) {
+          actors_ = std::move(w.actors);
+          settings_ = std::move(w.settings);
+          joined = true;
+        },
+        [&](caf::error& err) {
+          log_line(LogLevel::error, name_ + ": could not register with the host selector: " + to_string(err));
+        });
+    if (joined) {
+      monitor(selector_);
+      policy_ = RetryPolicy{RetryPolicy::Settings{settings_.retry_attempts, settings_.retry_delay_ms,
+                                                  settings_.request_timeout_ms, settings_.politeness_delay_ms}};
+    }
+    return joined;
+  }
+
+  void drain_mailbox() {
+    bool more = true;
+    while (more && running_) {
+      receive(
+        [&](fetch_job& j) { start(std::move(j.job)); },
+        [&](drain_atom) { call_off_retries(); },
+        [&](caf::down_msg&) { running_ = false; },
+        [&](caf::exit_msg& m) {
+          running_ = false;
+          fail_state(m.reason);
+        },
+        caf::after(std::chrono::seconds{0}) >> [&] { more = false; });
+    }
+  }
+
+  FetchRequest request_for(const CrawlJob& job, std::int32_t attempt, std::uint64_t token) const {
+    FetchRequest r;
+    r.token = token;
+    r.url = job.url;
+    r.timeout_ms = policy_.timeout_for(attempt);
+    r.max_body_bytes = settings_.max_body_bytes;
+    r.max_redirects = settings_.max_redirects;
+    r.user_agent = settings_.user_agent;
+    return r;
+  }
+
+  void start(CrawlJob job) {
+    auto token = job.seq;
+    auto request = request_for(job, 1, token);
+    inflight_[token] = InFlight{std::move(job), 1, now_ms()};
+    engine_.start(std::move(request));
+  }
+
+  // Stopping: a URL waiting for its retry goes back to the Frontier rather
+  // than hold the shutdown for a backoff that may be minutes long.
+  void call_off_retries() {
+    for (auto token : engine_.cancel_pending()) {
+      auto it = inflight_.find(token);
+      if (it == inflight_.end())
+        continue;
+      send(actors_.host_selector, fetch_done{std::move(it->second.job), true, 0});
+      inflight_.erase(it);
+    }
+  }
+
+  void settle(FetchOutcome outcome) {
+    auto it = inflight_.find(outcome.token);
+    if (it == inflight_.end())
+      return;
+    InFlight& f = it->second;
+    RetryDecision d = policy_.decide(outcome, f.attempt);
+    const std::int64_t server_delay = std::max<std::int64_t>(outcome.retry_after_ms, 0);
+    if (d.verdict == FetchVerdict::retry) {
+      log_line(LogLevel::warn, name_ + " failed to fetch " + f.job.url + " (" + d.reason + ", retry " +
+                                 std::to_string(f.attempt) + "/" + std::to_string(settings_.retry_attempts) + ")");
+      ++f.attempt;
+      engine_.start_at(request_for(f.job, f.attempt, outcome.token), FetchEngine::Clock::now() + d.delay);
+      return;
+    }
+    CrawlJob job = std::move(f.job);
+    const std::int32_t attempts = f.attempt;
+    inflight_.erase(it);
+    if (d.verdict == FetchVerdict::fetched) {
+      fetch_result r;
+      r.job = job;
+      r.status_code = outcome.status_code;
+      r.content_type = std::move(outcome.content_type);
+      r.charset = std::move(outcome.charset);
+      r.body = std::move(outcome.body);
+      r.truncated = outcome.truncated;
+      r.final_url = std::move(outcome.final_url);
+      for (auto& hop : outcome.redirects) {
+        r.redirect_urls.push_back(std::move(hop.url));
+        r.redirect_statuses.push_back(hop.status);
+      }
+      r.fetch_ms = outcome.elapsed_ms;
+      r.fetched_at_ms = now_ms();
+      r.attempts = attempts;
+      send(actors_.processor, std::move(r));
+    } else {
+      fetch_failure failure{job, d.reason, outcome.error_detail, outcome.status_code, attempts,
+                            outcome.elapsed_ms, now_ms()};
+      send(actors_.dead_letter, std::move(failure));
+    }
+    send(actors_.host_selector, fetch_done{std::move(job), false, server_delay});
+  }
+
+  caf::actor selector_;
+  std::string name_;
+  std::int32_t capacity_;
+  topology actors_;
+  fetch_settings settings_;
+  RetryPolicy policy_{RetryPolicy::Settings{}};
+  FetchEngine engine_;
+  std::unordered_map<std::uint64_t, InFlight> inflight_;
+  bool running_ = true;
+};
+
+}  // namespace
+
+caf::actor spawn_fetch_worker(caf::actor_system& sys, caf::actor host_selector, std::string name,
+                              int capacity) {
+  return sys.spawn<fetch_worker>(std::move(host_selector), std::move(name), capacity);
+}
+
+}  // namespace actorcrawl

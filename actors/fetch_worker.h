@@ -1,0 +1,20 @@
+// FetchWorker: runs many HTTP transfers at once on its own thread (libcurl's
+// multi interface), retries transient failures with backoff, and reports
+// each URL's outcome: the response to the Processor, the completion to the
+// HostSelector, a final failure to the DeadLetterActor.
+//
+// It joins a crawl by sending worker_hello to a HostSelector and learns the
+// rest of the topology and the fetch settings from the reply, so a worker in
+// another process joins the same way.
+#pragma once
+
+#include <string>
+
+#include <caf/fwd.hpp>
+
+namespace actorcrawl {
+
+caf::actor spawn_fetch_worker(caf::actor_system& sys, caf::actor host_selector, std::string name,
+                              int capacity);
+
+}  // namespace actorcrawl

@@ -1,0 +1,193 @@
+#include "actors/frontier_actor.h"
+
+#include <caf/all.hpp>
+
+#include "core/console_log.h"
+#include "core/url.h"
+#include "messages/catalogue.h"
+
+namespace actorcrawl {
+
+namespace {
+
+struct frontier_state {
+  explicit frontier_state() : window(FrontierWindow::Limits{}) {}
+
+  topology actors;
+  caf::actor observer;
+  FrontierWindow window;
+  frontier_delta delta;          // rows to persist, sent once per message
+  std::int64_t demand = 0;       // jobs the HostSelector asked for
+  std::int64_t fetched = 0;
+  std::int64_t failed = 0;
+  bool started = false;
+  bool stopping = false;
+  bool finishing = false;
+  std::string stop_reason;
+  static inline const char* name = "FrontierActor";
+};
+
+using frontier_ptr = caf::stateful_actor<frontier_state>*;
+
+// Writes what this message changed. Sent before any lease of a new URL, so
+// the row is in the database (in order, same mailbox) before anything can
+// happen to the URL elsewhere.
+void persist(frontier_ptr self) {
+  auto& d = self->state.delta;
+  if (d.added.empty() && d.requeued.empty() && d.done.empty() && d.failed.empty())
+    return;
+  self->send(self->state.actors.storage, std::move(d));
+  d = frontier_delta{};
+}
+
+void offer(frontier_ptr self, const std::string& url, const std::string& host_key, std::int32_t depth,
+           const std::string& parent) {
+  if (auto entry = self->state.window.offer(url, host_key, depth, parent))
+    self->state.delta.added.push_back(std::move(*entry));
+}
+
+void maybe_finish(frontier_ptr self);
+void dispatch_more(frontier_ptr self);
+
+void refill(frontier_ptr self) {
+  auto& st = self->state;
+  if (st.stopping)
+    return;
+  auto req = st.window.refill_request();
+  if (!req)
+    return;
+  self->request(st.actors.storage, caf::infinite, load_frontier{req->from_seq, static_cast<std::int32_t>(req->limit)})
+    .then(
+      [self, limit = req->limit](frontier_rows& rows) {
+        self->state.window.refilled(rows.rows, limit);
+        dispatch_more(self);
+      },
+      [self](caf::error& err) {
+        log_line(LogLevel::error, "frontier refill failed: " + to_string(err));
+        self->state.window.refilled({}, 0);
+        maybe_finish(self);
+      });
+}
+
+void dispatch_more(frontier_ptr self) {
+  auto& st = self->state;
+  persist(self);
+  if (st.started && !st.stopping && st.demand > 0) {
+    auto jobs = st.window.take(static_cast<std::size_t>(st.demand));
+    if (!jobs.empty()) {
+      st.demand -= static_cast<std::int64_t>(jobs.size());
+      self->send(st.actors.host_selector, crawl_batch{std::move(jobs)});
+    }
+  }
+  refill(self);
+  maybe_finish(self);
+}
+
+void maybe_finish(frontier_ptr self) {
+  auto& st = self->state;
+  if (!st.started || st.finishing)
+    return;
+  const bool done = st.stopping ? st.window.in_flight() == 0 : st.window.finished();
+  if (!done)
+    return;
+  st.finishing = true;
+  std::string reason = st.stopping ? st.stop_reason
+                       : st.window.budget_exhausted() ? "max_pages"
+                                                      : "queue_empty";
+  persist(self);
+  // The observer hears of the end only once every write before it is
+  // committed, so whatever reads the database next sees the whole crawl.
+  self->request(st.actors.storage, caf::infinite, flush_atom_v)
+    .then([self, reason](ok_atom) { self->send(self->state.observer, crawl_finished{reason}); },
+          [self, reason](caf::error& err) {
+            log_line(LogLevel::error, "final flush failed: " + to_string(err));
+            self->send(self->state.observer, crawl_finished{reason});
+          });
+}
+
+caf::behavior frontier_actor(frontier_ptr self, FrontierWindow::Limits limits, caf::actor observer) {
+  self->state.window = FrontierWindow{limits};
+  self->state.observer = std::move(observer);
+  return {
+    [self](topology& t) { self->state.actors = std::move(t); },
+    [self](crawl_seeds& seeds) {
+      self->request(self->state.actors.storage, caf::infinite, resume_atom_v)
+        .then([self, urls = std::move(seeds.urls)](ResumeState& state) {
+          auto& st = self->state;
+          if (!state.seen.empty())
+            log_line(LogLevel::info, "resuming: " + std::to_string(state.queued) + " URLs queued, " +
+                                       std::to_string(state.settled) + " already crawled");
+          st.window.resume(state);
+          for (const auto& raw : urls)
+            if (auto url = Url::parse(raw))
+              offer(self, url->str(), url->host_key(), 0, "");
+          st.started = true;
+          dispatch_more(self);
+        });
+    },
+    [self](work_demand& d) {
+      self->state.demand += d.slots;
+      dispatch_more(self);
+    },
+    [self](page_links& p) {
+      auto& st = self->state;
+      st.window.settle(p.job);
+      ++st.fetched;
+      st.delta.done.push_back(p.job.url);
+      for (const auto& link : p.links)
+        offer(self, link.url, link.host_key, p.job.depth + 1, p.job.url);
+      dispatch_more(self);
+    },
+    [self](url_failed& f) {
+      auto& st = self->state;
+      st.window.settle(f.job);
+      ++st.failed;
+      st.delta.failed.push_back(f.job.url);
+      dispatch_more(self);
+    },
+    [self](leases_returned& r) {
+      self->state.window.give_back(std::move(r.jobs));
+      dispatch_more(self);
+    },
+    [self](redrive_urls& r) {
+      for (auto& job : r.jobs)
+        if (auto entry = self->state.window.requeue(job.url, job.host_key, job.depth))
+          self->state.delta.requeued.push_back(std::move(*entry));
+      dispatch_more(self);
+    },
+    [self](stop_crawl& s) {
+      auto& st = self->state;
+      if (st.stopping)
+        return;
+      st.stopping = true;
+      st.stop_reason = s.reason;
+      st.demand = 0;
+      log_line(LogLevel::info, "stopping (" + s.reason + "): letting " + std::to_string(st.window.in_flight()) +
+                                 " URLs in flight finish");
+      if (st.actors.host_selector)
+        self->send(st.actors.host_selector, drain_atom_v);
+      if (!st.started) {  // stopped before the seeds were read
+        st.started = true;
+      }
+      maybe_finish(self);
+    },
+    [self](progress_atom) {
+      auto& st = self->state;
+      return crawl_progress{static_cast<std::int64_t>(st.window.queued()),
+                            static_cast<std::int64_t>(st.window.in_flight()),
+                            static_cast<std::int64_t>(st.window.seen()),
+                            st.fetched,
+                            st.failed,
+                            st.window.settled(),
+                            st.stopping};
+    },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_frontier(caf::actor_system& sys, FrontierWindow::Limits limits, caf::actor observer) {
+  return sys.spawn(frontier_actor, limits, std::move(observer));
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,17 @@
+// FrontierActor: owns what is left to crawl. It keeps the seen-set and a
+// bounded BFS window (the rest waits in SQLite), enforces max_depth and
+// max_pages, leases URLs to the HostSelector only as fast as it asks, and
+// settles each URL exactly once when its outcome comes back. It decides
+// when the crawl is over and tells `observer` with crawl_finished once
+// Storage has flushed.
+#pragma once
+
+#include <caf/fwd.hpp>
+
+#include "core/frontier_window.h"
+
+namespace actorcrawl {
+
+caf::actor spawn_frontier(caf::actor_system& sys, FrontierWindow::Limits limits, caf::actor observer);
+
+}  // namespace actorcrawl

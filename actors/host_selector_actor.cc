@@ -1,0 +1,153 @@
+#include "actors/host_selector_actor.h"
+
+#include <map>
+#include <unordered_map>
+
+#include <caf/all.hpp>
+
+#include "core/console_log.h"
+#include "core/host_scheduler.h"
+#include "messages/catalogue.h"
+
+namespace actorcrawl {
+
+namespace {
+
+using Clock = HostScheduler::Clock;
+
+struct host_selector_state {
+  explicit host_selector_state() : scheduler(std::chrono::milliseconds{0}) {}
+
+  topology actors;
+  fetch_settings settings;
+  HostScheduler scheduler;
+  std::map<caf::actor_addr, HostScheduler::WorkerId> worker_ids;
+  std::unordered_map<HostScheduler::WorkerId, caf::actor> workers;
+  HostScheduler::WorkerId next_worker_id = 1;
+  std::int64_t demand_outstanding = 0;  // slots asked of the Frontier, not yet filled
+  bool stopping = false;
+  bool tick_armed = false;
+  Clock::time_point tick_at{};
+  static inline const char* name = "HostSelectorActor";
+};
+
+using selector_ptr = caf::stateful_actor<host_selector_state>*;
+
+void return_to_frontier(selector_ptr self, std::vector<CrawlJob> jobs) {
+  if (!jobs.empty())
+    self->send(self->state.actors.frontier, leases_returned{std::move(jobs)});
+}
+
+// Keeps a buffer of a few jobs per transfer slot, enough to keep every
+// worker busy across many hosts without pulling the frontier into memory.
+void ask_for_work(selector_ptr self) {
+  auto& st = self->state;
+  if (st.stopping || !st.actors.frontier)
+    return;
+  const auto target = static_cast<std::int64_t>(std::max<std::size_t>(64, st.scheduler.capacity() * 4));
+  const auto have = static_cast<std::int64_t>(st.scheduler.queued()) + st.demand_outstanding;
+  const auto want = target - have;
+  if (want >= std::max<std::int64_t>(1, target / 4)) {
+    st.demand_outstanding += want;
+    self->send(st.actors.frontier, work_demand{static_cast<std::int32_t>(want)});
+  }
+}
+
+void dispatch(selector_ptr self) {
+  auto& st = self->state;
+  const auto now = Clock::now();
+  for (auto& d : st.scheduler.take_ready(now)) {
+    auto w = st.workers.find(d.worker);
+    if (w != st.workers.end())
+      self->send(w->second, fetch_job{std::move(d.job)});
+  }
+  // One timer for the earliest host whose politeness clock runs out.
+  if (auto wake = st.scheduler.next_wakeup(); wake && *wake > now) {
+    if (!st.tick_armed || *wake < st.tick_at) {
+      st.tick_armed = true;
+      st.tick_at = *wake;
+      auto delay = std::chrono::duration_cast<std::chrono::microseconds>(*wake - now) + std::chrono::microseconds{500};
+      self->delayed_send(self, delay, tick_atom_v);
+    }
+  }
+  ask_for_work(self);
+}
+
+caf::behavior host_selector_actor(selector_ptr self, fetch_settings settings) {
+  self->state.settings = settings;
+  self->state.scheduler = HostScheduler{std::chrono::milliseconds{settings.politeness_delay_ms}};
+  self->set_down_handler([self](caf::down_msg& msg) {
+    auto& st = self->state;
+    auto it = st.worker_ids.find(msg.source);
+    if (it == st.worker_ids.end())
+      return;
+    auto id = it->second;
+    st.worker_ids.erase(it);
+    st.workers.erase(id);
+    auto orphaned = st.scheduler.remove_worker(id);
+    log_line(LogLevel::warn, "fetch worker down (" + to_string(msg.reason) + "); returning " +
+                               std::to_string(orphaned.size()) + " leased URLs to the frontier");
+    return_to_frontier(self, std::move(orphaned));
+    dispatch(self);
+  });
+  return {
+    [self](topology& t) {
+      self->state.actors = std::move(t);
+      ask_for_work(self);
+    },
+    [self](worker_hello& hello) -> worker_welcome {
+      auto& st = self->state;
+      auto id = st.next_worker_id++;
+      st.worker_ids[hello.worker.address()] = id;
+      st.workers[id] = hello.worker;
+      st.scheduler.add_worker(id, static_cast<std::size_t>(std::max(hello.capacity, 1)));
+      self->monitor(hello.worker);
+      if (st.stopping)
+        self->send(hello.worker, drain_atom_v);
+      dispatch(self);
+      return worker_welcome{st.actors, st.settings};
+    },
+    [self](crawl_batch& batch) {
+      auto& st = self->state;
+      st.demand_outstanding = std::max<std::int64_t>(0, st.demand_outstanding - static_cast<std::int64_t>(batch.jobs.size()));
+      if (st.stopping) {  // crossed the drain in the mail
+        return_to_frontier(self, std::move(batch.jobs));
+        return;
+      }
+      const auto now = Clock::now();
+      for (auto& job : batch.jobs)
+        st.scheduler.enqueue(std::move(job), now);
+      dispatch(self);
+    },
+    [self](fetch_done& done) {
+      auto& st = self->state;
+      const auto now = Clock::now();
+      if (!done.returned) {
+        st.scheduler.complete(done.job.seq, now, std::chrono::milliseconds{done.server_delay_ms});
+      } else if (auto job = st.scheduler.abandon(done.job.seq, now)) {
+        return_to_frontier(self, {std::move(*job)});
+      }
+      dispatch(self);
+    },
+    [self](drain_atom) {
+      auto& st = self->state;
+      st.stopping = true;
+      st.demand_outstanding = 0;
+      return_to_frontier(self, st.scheduler.drain_queued());
+      for (auto& [id, worker] : st.workers)
+        self->send(worker, drain_atom_v);
+    },
+    [self](tick_atom) {
+      self->state.tick_armed = false;
+      dispatch(self);
+    },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_host_selector(caf::actor_system& sys, fetch_settings settings) {
+  return sys.spawn(host_selector_actor, std::move(settings));
+}
+
+}  // namespace actorcrawl

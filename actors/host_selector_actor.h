@@ -1,0 +1,17 @@
+// HostSelectorActor (seed 003's fan-out selector): hands URLs to
+// FetchWorkers so that each host sees at most one request at a time, no
+// sooner than its politeness delay after the last one, always from the same
+// worker while that worker lives. It asks the Frontier for work only when it
+// has room, and every URL it hands out is a lease: completed, returned to the
+// Frontier, or — when a worker goes down — returned for someone else.
+#pragma once
+
+#include <caf/fwd.hpp>
+
+#include "messages/topology.h"
+
+namespace actorcrawl {
+
+caf::actor spawn_host_selector(caf::actor_system& sys, fetch_settings settings);
+
+}  // namespace actorcrawl

@@ -1,0 +1,77 @@
+#include "actors/processor_actor.h"
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/link_selection.h"
+#include "core/page_processor.h"
+#include "messages/catalogue.h"
+
+namespace actorcrawl {
+
+namespace {
+
+struct processor_state {
+  topology actors;
+  ProcessorSettings settings;
+  static inline const char* name = "ProcessorActor";
+};
+
+std::string redirect_chain_json(const fetch_result& r) {
+  if (r.redirect_urls.empty())
+    return {};
+  nlohmann::json hops = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.redirect_urls.size(); ++i)
+    hops.push_back({{"url", r.redirect_urls[i]}, {"status", i < r.redirect_statuses.size() ? r.redirect_statuses[i] : 0}});
+  return hops.dump();
+}
+
+caf::behavior processor_actor(caf::stateful_actor<processor_state>* self, ProcessorSettings settings) {
+  self->state.settings = std::move(settings);
+  return {
+    [self](topology& t) { self->state.actors = std::move(t); },
+    [self](fetch_result& r) {
+      auto& st = self->state;
+      FetchedPage page{r.job.url, r.final_url.empty() ? r.job.url : r.final_url, r.job.depth, r.status_code,
+                       r.content_type, r.charset, r.body, r.truncated};
+      PageAnalysis analysis = st.settings.chain->run(page);
+
+      PageRow row;
+      row.url = r.job.url;
+      row.host_key = r.job.host_key;
+      row.depth = r.job.depth;
+      row.status_code = r.status_code;
+      row.content_type = r.content_type;
+      row.bytes = static_cast<std::int64_t>(r.body.size());
+      row.fetch_ms = r.fetch_ms;
+      row.fetched_at_ms = r.fetched_at_ms;
+      row.final_url = page.final_url;
+      row.redirect_chain = redirect_chain_json(r);
+      row.truncated = r.truncated;
+      row.attempts = r.attempts;
+      row.title = std::move(analysis.title);
+      row.description = std::move(analysis.description);
+
+      page_links found{r.job, {}};
+      // Links resolve against where the body came from: after a redirect,
+      // that is the final URL, not the one that was asked for.
+      if (auto base = Url::parse(page.final_url)) {
+        SelectedLinks links = select_links(*base, analysis, *st.settings.scope, st.settings.strip_query_params);
+        row.links = std::move(links.all);
+        row.link_host_keys = std::move(links.other_hosts);
+        row.canonical_url = std::move(links.canonical);
+        found.links = std::move(links.to_crawl);
+      }
+      self->send(st.actors.storage, store_page{std::move(row)});
+      self->send(st.actors.frontier, std::move(found));
+    },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_processor(caf::actor_system& sys, ProcessorSettings settings) {
+  return sys.spawn(processor_actor, std::move(settings));
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,106 @@
+#include "actors/storage_actor.h"
+
+#include <caf/all.hpp>
+
+#include "core/console_log.h"
+#include "core/crawl_store.h"
+#include "messages/catalogue.h"
+
+namespace actorcrawl {
+
+namespace {
+
+struct storage_state {
+  std::shared_ptr<CrawlStore> store;
+  std::chrono::milliseconds flush_interval{250};
+  bool flush_scheduled = false;
+  static inline const char* name = "StorageActor";
+};
+
+using storage_ptr = caf::stateful_actor<storage_state>*;
+
+// Bounds a batch in time: the first write after a commit arms one timer.
+void after_write(storage_ptr self) {
+  if (!self->state.flush_scheduled && self->state.store->pending_ops() > 0) {
+    self->state.flush_scheduled = true;
+    self->delayed_send(self, self->state.flush_interval, tick_atom_v);
+  }
+}
+
+caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
+                            std::chrono::milliseconds flush_interval) {
+  self->state.store = std::move(store);
+  self->state.flush_interval = flush_interval;
+  auto& db = *self->state.store;
+  // A database that fails mid-crawl cannot keep the resume contract: the
+  // actor stops with the reason, and whoever monitors it ends the crawl.
+  self->set_exception_handler([](caf::scheduled_actor*, std::exception_ptr& eptr) -> caf::error {
+    try {
+      std::rethrow_exception(eptr);
+    } catch (const std::exception& e) {
+      log_line(LogLevel::error, std::string{"storage failed: "} + e.what());
+      return caf::make_error(caf::sec::runtime_error, e.what());
+    }
+  });
+  self->attach_functor([self] {
+    try {
+      self->state.store->flush();
+    } catch (const std::exception& e) {
+      log_line(LogLevel::error, std::string{"final flush failed: "} + e.what());
+    }
+  });
+  return {
+    [self, &db](frontier_delta& d) {
+      if (!d.added.empty())
+        db.add_frontier(d.added);
+      if (!d.requeued.empty())
+        db.requeue_frontier(d.requeued);
+      for (const auto& url : d.done)
+        db.settle_frontier(url, FrontierState::done);
+      for (const auto& url : d.failed)
+        db.settle_frontier(url, FrontierState::failed);
+      after_write(self);
+    },
+    [self, &db](store_page& m) {
+      db.record_page(m.page);
+      after_write(self);
+    },
+    [self, &db](store_dead_letter& m) {
+      db.record_dead_letter(m.row);
+      after_write(self);
+    },
+    [&db](load_frontier& m) {
+      return frontier_rows{db.load_queued(m.from_seq, static_cast<std::size_t>(std::max(m.limit, 0)))};
+    },
+    [&db](resume_atom) { return db.load_resume_state(); },
+    [&db](redrive_atom) { return db.take_dead_letters_for_redrive(); },
+    [&db](begin_run& m) -> std::int64_t {
+      if (m.revisit_after_ms > 0)
+        db.requeue_fetched_before(m.started_at_ms - m.revisit_after_ms);
+      return db.begin_run(m.started_at_ms, m.seeds_json);
+    },
+    [&db](end_run& m) {
+      db.end_run(m.run_id, m.ended_at_ms, m.reason);
+      db.flush();
+      return ok_atom_v;
+    },
+    [&db](summary_request& m) { return db.summary(m.since_ms); },
+    [&db](flush_atom) {
+      db.flush();
+      return ok_atom_v;
+    },
+    [self, &db](tick_atom) {
+      self->state.flush_scheduled = false;
+      db.flush();
+    },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_storage(caf::actor_system& sys, std::shared_ptr<CrawlStore> store,
+                         std::chrono::milliseconds flush_interval) {
+  return sys.spawn(storage_actor, std::move(store), flush_interval);
+}
+
+}  // namespace actorcrawl

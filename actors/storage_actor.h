@@ -1,0 +1,19 @@
+// StorageActor: the only writer of the crawl's SQLite database. Writes
+// arrive as messages and are batched by CrawlStore; a timer commits a batch
+// that stays open longer than the flush interval, and every read commits
+// first, so a reply never hides a write that came before the request.
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include <caf/fwd.hpp>
+
+namespace actorcrawl {
+
+class CrawlStore;
+
+caf::actor spawn_storage(caf::actor_system& sys, std::shared_ptr<CrawlStore> store,
+                         std::chrono::milliseconds flush_interval = std::chrono::milliseconds{250});
+
+}  // namespace actorcrawl

@@ -1,0 +1,21 @@
+// Lines for the person running the crawl, on stderr. When stderr is a
+// terminal a live progress line sits at the bottom; a log line first clears
+// it, so the two never garble each other. Safe from any thread.
+#pragma once
+
+#include <string>
+
+namespace actorcrawl {
+
+enum class LogLevel { info, warn, error };
+
+void log_line(LogLevel level, const std::string& text);
+// Replaces the progress line (terminal) or logs it as an info line.
+void show_progress(const std::string& text);
+// Ends the progress line so the next output starts on a fresh line.
+void end_progress();
+bool stderr_is_terminal();
+// Suppresses info lines (tests, --quiet); warnings and errors still show.
+void set_quiet(bool quiet);
+
+}  // namespace actorcrawl

@@ -1,0 +1,110 @@
+// The crawl's configuration: every key of SPEC section 5 with its default,
+// and how the YAML file, environment variables and command-line flags set
+// it (in that order of precedence, lowest first).
+//
+// Each key is declared once, in config_keys(); the YAML loader, the flag
+// parser, the environment lookup and --help are all derived from that table,
+// so they cannot disagree about names, types, ranges or defaults.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace actorcrawl {
+
+struct CrawlConfig {
+  std::vector<std::string> seeds;  // `seed_url` and `seeds` both land here
+  std::string profile = "site";
+  std::int64_t max_depth = 5;
+  std::int64_t max_pages = 1000;
+  std::int64_t max_crawls_per_node = 3;
+  std::int64_t max_subdomains_per_root = 3;
+  std::int64_t max_outbound_links = 10;
+  std::int64_t concurrent_workers = 3;
+  std::int64_t request_timeout_ms = 5000;
+  std::int64_t retry_attempts = 3;
+  std::int64_t retry_delay_ms = 5000;
+  std::int64_t politeness_delay_ms = 1000;
+  std::int64_t max_body_bytes = 1 << 20;
+  std::int64_t max_redirects = 5;
+  std::string user_agent = "actorcrawl/0.1 (polite web crawler)";
+  bool respect_robots_txt = true;
+  std::vector<std::string> allowed_domains;
+  std::vector<std::string> exclude_patterns;
+  std::vector<std::string> strip_query_params;
+  std::int64_t revisit_after_ms = 0;  // key `revisit_after`; 0 = never
+  std::string db_path = "actorcrawl.db";
+  std::string metrics_path = "metrics.log";
+  std::string trace_path;
+  // Beyond SPEC section 5: the processor chain and the actors' sizing.
+  std::vector<std::string> processors = {"html_links"};
+  std::string save_pages_dir = "pages";
+  std::int64_t transfers_per_worker = 32;
+  std::int64_t frontier_window = 10000;
+  std::int64_t storage_batch = 512;
+  std::int64_t progress_interval_ms = 1000;
+};
+
+// A configuration that cannot be used. The message names the source (file
+// and line, flag or environment variable), the key and what was wrong.
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class ValueKind { integer, boolean, text, text_list, duration_ms, bytes };
+
+struct ConfigKey {
+  const char* name;  // YAML key, snake_case
+  ValueKind kind;
+  const char* help;
+  std::variant<std::int64_t CrawlConfig::*, bool CrawlConfig::*, std::string CrawlConfig::*,
+               std::vector<std::string> CrawlConfig::*>
+    member;
+  std::int64_t min = 0;  // numeric kinds
+  std::int64_t max = 0;
+  std::vector<std::string> choices = {};  // text kinds with a closed set
+};
+
+const std::vector<ConfigKey>& config_keys();
+
+// Reads a YAML mapping of config keys over `config`. Unknown keys, wrong
+// types, out-of-range values and YAML syntax errors throw ConfigError naming
+// `source` and the line.
+void apply_yaml(const std::string& yaml_text, const std::string& source, CrawlConfig& config);
+void apply_yaml_file(const std::string& path, CrawlConfig& config);
+
+// ACTORCRAWL_<KEY> for every key (lists comma-separated), plus the seed
+// designs' CRAWL_DELAY_MS (politeness_delay_ms) and SEED (seeds).
+void apply_environment(CrawlConfig& config,
+                       const std::function<const char*(const char*)>& lookup);
+
+// Parses `--flag value` / `--flag=value` arguments. Every key is a flag
+// (`max_pages` -> --max-pages; duration keys also without the -ms suffix,
+// taking units: --politeness-delay 1s), plus --seed, --workers, --db,
+// --metrics, --trace. A repeated list flag appends; the first one replaces
+// what the file said. Returns the arguments that are not flags; throws
+// ConfigError for an unknown flag or a bad value. `--config` must have been
+// taken out by the caller (see config_path_from_args).
+std::vector<std::string> apply_command_line(const std::vector<std::string>& args,
+                                            CrawlConfig& config);
+// The value of --config / -c, if given.
+std::string config_path_from_args(const std::vector<std::string>& args);
+
+// Checks that span keys (e.g. at least one seed is a valid http(s) URL).
+void validate(const CrawlConfig& config, bool seeds_required);
+
+// Every option with its flag, default and meaning, for --help.
+std::string options_help();
+
+// Parsers shared by the loaders; exposed for tests. Throw ConfigError with
+// a message that does not name the source (the caller adds it).
+std::int64_t parse_duration_ms(const std::string& text);
+std::int64_t parse_byte_size(const std::string& text);
+bool parse_boolean(const std::string& text);
+
+}  // namespace actorcrawl

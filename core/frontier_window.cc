@@ -1,0 +1,118 @@
+#include "core/frontier_window.h"
+
+#include <algorithm>
+
+#include "core/url.h"
+#include "core/url_fingerprint.h"
+
+namespace actorcrawl {
+
+FrontierWindow::FrontierWindow(Limits limits) : limits_(limits) {}
+
+void FrontierWindow::resume(const ResumeState& state) {
+  seen_.reserve(state.seen.size());
+  seen_.insert(state.seen.begin(), state.seen.end());
+  next_seq_ = std::max(next_seq_, state.next_seq);
+  spilled_ = static_cast<std::size_t>(state.queued);
+  refill_cursor_ = 0;
+  settled_ = state.settled;
+}
+
+std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
+                                                   const std::string& host_key,
+                                                   std::int32_t depth,
+                                                   const std::string& parent_url) {
+  // Depth is checked before the seen-set: BFS discovers every URL first at
+  // its smallest depth, so a URL refused here is never wanted later.
+  if (depth > limits_.max_depth)
+    return std::nullopt;
+  if (!seen_.insert(url_fingerprint(url)).second)
+    return std::nullopt;
+  FrontierEntry entry{next_seq_++, url, depth, parent_url};
+  enqueue(entry, host_key);
+  return entry;
+}
+
+std::optional<FrontierEntry> FrontierWindow::requeue(const std::string& url, const std::string& host_key,
+                                                     std::int32_t depth) {
+  seen_.insert(url_fingerprint(url));
+  FrontierEntry entry{next_seq_++, url, depth, std::string{}};
+  enqueue(entry, host_key);
+  return entry;
+}
+
+void FrontierWindow::enqueue(const FrontierEntry& entry, const std::string& host_key) {
+  if (spilled_ == 0 && window_.size() < limits_.window) {
+    window_.push_back(Queued{entry.seq, entry.url, host_key, entry.depth});
+    // Nothing is spilled, so every stored queued row is in memory: moving the
+    // cursor past this one keeps a later refill from loading it twice.
+    refill_cursor_ = entry.seq + 1;
+  } else {
+    ++spilled_;
+  }
+}
+
+std::vector<CrawlJob> FrontierWindow::take(std::size_t n) {
+  std::vector<CrawlJob> jobs;
+  while (jobs.size() < n && !window_.empty() && !budget_exhausted()) {
+    Queued& q = window_.front();
+    jobs.push_back(CrawlJob{static_cast<std::uint64_t>(q.seq), std::move(q.url),
+                            std::move(q.host_key), q.depth});
+    window_.pop_front();
+    ++in_flight_;
+  }
+  return jobs;
+}
+
+void FrontierWindow::settle(const CrawlJob&) {
+  if (in_flight_ > 0)
+    --in_flight_;
+  ++settled_;
+}
+
+void FrontierWindow::give_back(std::vector<CrawlJob> jobs) {
+  // Front of the window, oldest first, so they are the next to go out.
+  std::sort(jobs.begin(), jobs.end(),
+            [](const CrawlJob& a, const CrawlJob& b) { return a.seq > b.seq; });
+  for (auto& job : jobs) {
+    if (in_flight_ > 0)
+      --in_flight_;
+    window_.push_front(Queued{static_cast<std::int64_t>(job.seq), std::move(job.url),
+                              std::move(job.host_key), job.depth});
+  }
+}
+
+std::optional<RefillRequest> FrontierWindow::refill_request() {
+  if (refill_pending_ || spilled_ == 0 || window_.size() >= limits_.window / 2)
+    return std::nullopt;
+  refill_pending_ = true;
+  return RefillRequest{refill_cursor_, limits_.window - window_.size()};
+}
+
+void FrontierWindow::refilled(const std::vector<FrontierEntry>& rows, std::size_t requested) {
+  refill_pending_ = false;
+  for (const auto& row : rows) {
+    if (spilled_ > 0)
+      --spilled_;
+    refill_cursor_ = std::max(refill_cursor_, row.seq + 1);
+    // Rows store only the URL; the host key is derived again from it.
+    auto url = Url::parse(row.url);
+    window_.push_back(Queued{row.seq, row.url, url ? url->host_key() : std::string{}, row.depth});
+  }
+  // Fewer rows than asked for means the store holds no more: whatever the
+  // count said, nothing is spilled now.
+  if (rows.size() < requested)
+    spilled_ = 0;
+}
+
+bool FrontierWindow::budget_exhausted() const {
+  return settled_ + static_cast<std::int64_t>(in_flight_) >= limits_.max_pages;
+}
+
+bool FrontierWindow::finished() const {
+  if (in_flight_ > 0 || refill_pending_)
+    return false;
+  return budget_exhausted() || (window_.empty() && spilled_ == 0);
+}
+
+}  // namespace actorcrawl

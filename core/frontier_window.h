@@ -1,0 +1,99 @@
+// The Frontier's bookkeeping, free of actors: the seen-set, a bounded
+// in-memory window of queued URLs in BFS order, the spill to the database
+// when the window is full, the page budget and the count of URLs in flight.
+//
+// Persistence protocol (the FrontierActor carries it out): every URL accepted
+// by offer() is returned as a FrontierEntry to be written to the database as
+// 'queued' before anything else about it happens, and settle() marks it done
+// or failed. URLs beyond the window stay only in the database ("spilled");
+// refill_request() says which rows to load back, in seq order.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "core/crawl_job.h"
+#include "core/crawl_store.h"
+
+namespace actorcrawl {
+
+struct RefillRequest {
+  std::int64_t from_seq;
+  std::size_t limit;
+};
+
+class FrontierWindow {
+ public:
+  struct Limits {
+    std::size_t window = 10000;   // URLs held in memory
+    std::int64_t max_pages = 1000;  // fetches, including earlier runs
+    std::int32_t max_depth = 5;
+  };
+
+  explicit FrontierWindow(Limits limits);
+
+  // Continues a stopped crawl: every stored URL counts as seen, the queued
+  // ones are spilled (loaded through refills), settled ones use up budget.
+  void resume(const ResumeState& state);
+
+  // Accepts a URL unless it was seen before or is deeper than max_depth.
+  // Returns the row to persist; the URL is queued (in the window or spilled).
+  std::optional<FrontierEntry> offer(const std::string& url, const std::string& host_key,
+                                     std::int32_t depth, const std::string& parent_url);
+
+  // Queues a URL again although it was seen (re-drive of a dead letter).
+  // Returns the row to persist with its new seq.
+  std::optional<FrontierEntry> requeue(const std::string& url, const std::string& host_key,
+                                       std::int32_t depth);
+
+  // Leases up to `n` jobs in BFS order, within the page budget.
+  std::vector<CrawlJob> take(std::size_t n);
+
+  // A leased job ended: fetched (and its links offered), or dead-lettered.
+  void settle(const CrawlJob& job);
+  // Leased jobs that were never fetched (a worker died, the crawl is
+  // stopping) come back to the front of the window.
+  void give_back(std::vector<CrawlJob> jobs);
+
+  // Which stored rows to load when the window runs low, if any, and at most
+  // one at a time: call refilled() with the rows when they arrive.
+  std::optional<RefillRequest> refill_request();
+  void refilled(const std::vector<FrontierEntry>& rows, std::size_t requested);
+
+  bool budget_exhausted() const;
+  // Nothing queued (in memory or spilled) that the budget would allow, and
+  // nothing in flight: the crawl is over.
+  bool finished() const;
+
+  std::size_t queued() const { return window_.size() + spilled_; }
+  std::size_t in_flight() const { return in_flight_; }
+  std::size_t seen() const { return seen_.size(); }
+  std::int64_t settled() const { return settled_; }
+  std::int64_t next_seq() const { return next_seq_; }
+
+ private:
+  void enqueue(const FrontierEntry& entry, const std::string& host_key);
+
+  struct Queued {
+    std::int64_t seq;
+    std::string url;
+    std::string host_key;
+    std::int32_t depth;
+  };
+
+  Limits limits_;
+  std::deque<Queued> window_;
+  std::unordered_set<std::uint64_t> seen_;
+  std::size_t spilled_ = 0;        // queued rows only in the database
+  std::int64_t refill_cursor_ = 0; // every spilled row has seq >= this
+  bool refill_pending_ = false;
+  std::size_t in_flight_ = 0;
+  std::int64_t settled_ = 0;       // fetched or failed, this run and before
+  std::int64_t next_seq_ = 1;
+};
+
+}  // namespace actorcrawl

@@ -1,0 +1,68 @@
+// A normalized absolute http(s) URL, and the rules that make one.
+//
+// Every URL the crawler keeps passes through Url::parse or Url::resolve, so
+// the seen-set, the frontier and the database all compare one canonical
+// spelling. Normalization follows RFC 3986 section 6 (via Boost.URL): scheme
+// and host lowercased, default port dropped, dot segments removed,
+// percent-encoding normalized (unreserved characters decoded, hex digits
+// uppercased), fragment dropped, an empty path written as "/".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace actorcrawl {
+
+// Why a string is not a crawlable URL. Stored as text in the database, so the
+// names are part of the user-visible contract.
+enum class UrlError {
+  none,
+  empty,               // nothing but whitespace
+  malformed,           // not RFC 3986 syntax, even after lenient cleanup
+  unsupported_scheme,  // mailto:, javascript:, ftp:, data:, ...
+  missing_host,        // http:///path
+  too_long,            // longer than Url::kMaxLength
+};
+const char* to_string(UrlError e);
+
+class Url {
+ public:
+  // URLs longer than this are refused: real pages never need them, traps do.
+  static constexpr std::size_t kMaxLength = 2048;
+
+  // Parses an absolute http(s) URL. Leading/trailing ASCII whitespace is
+  // trimmed; characters that browsers tolerate but RFC 3986 forbids (spaces,
+  // non-ASCII, '|', ...) are percent-encoded rather than refused.
+  static std::optional<Url> parse(std::string_view raw, UrlError* why = nullptr);
+
+  // Resolves `ref` (an href as found in a page) against this URL per RFC 3986
+  // section 5, then normalizes. Fails for non-http(s) results.
+  std::optional<Url> resolve(std::string_view ref, UrlError* why = nullptr) const;
+
+  const std::string& str() const { return text_; }
+  std::string scheme() const;  // "http" or "https"
+  std::string host() const;    // lowercased; IPv6 without brackets
+  std::uint16_t port() const;  // the effective port (80/443 when default)
+  // "host" or "host:port" when the port is not the scheme's default: the key
+  // of a node in the domain graph and of a politeness clock.
+  std::string host_key() const;
+  std::string path() const;    // encoded path, at least "/"
+  std::string query() const;   // encoded query without '?', may be empty
+  bool has_query() const;
+
+  // This URL with the named query parameters removed. A name ending in '*'
+  // is a prefix ("utm_*"). The remaining parameters keep their order.
+  Url without_query_params(const std::vector<std::string>& names) const;
+
+  friend bool operator==(const Url& a, const Url& b) { return a.text_ == b.text_; }
+  friend bool operator!=(const Url& a, const Url& b) { return a.text_ != b.text_; }
+
+ private:
+  explicit Url(std::string text) : text_(std::move(text)) {}
+  std::string text_;
+};
+
+}  // namespace actorcrawl

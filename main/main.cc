@@ -1,0 +1,132 @@
+// actorcrawl's command line: `actorcrawl crawl ...` and help.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "actors/crawl_run.h"
+#include "core/console_log.h"
+#include "core/crawl_config.h"
+#include "core/crawl_store.h"
+#include "testweb/test_web.h"
+
+namespace {
+
+using namespace actorcrawl;
+
+constexpr const char* kVersion = "0.1.0";
+
+std::atomic<int> stop_requests{0};
+
+// First Ctrl-C / SIGTERM: stop gracefully (the crawl loop polls the flag).
+// Second: leave at once; the database is consistent and the next run resumes.
+extern "C" void on_stop_signal(int) {
+  if (stop_requests.fetch_add(1) >= 1) {
+    const char msg[] = "\nforced stop; run the same command again to resume\n";
+    ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(130);
+  }
+}
+
+void usage(std::ostream& out) {
+  out << "actorcrawl " << kVersion << " - a polite web crawler on the C++ Actor Framework\n\n"
+         "usage:\n"
+         "  actorcrawl crawl [--config FILE] [--seed URL]... [options]\n"
+         "      Crawl from the seeds; with no seed, crawl a small demo web started on\n"
+         "      loopback. Ctrl-C stops gracefully; the same command again resumes.\n"
+         "  actorcrawl --help | --version\n\n"
+         "options (each is also a YAML key of the config file, and an environment\n"
+         "variable ACTORCRAWL_<KEY>; flags override the environment, which overrides\n"
+         "the file):\n"
+         "  --config FILE, -c FILE\n"
+         "      YAML file of config keys (unknown keys are refused)\n"
+         "  --quiet\n"
+         "      only warnings and errors on stderr\n"
+      << options_help();
+}
+
+int crawl_command(std::vector<std::string> args) {
+  bool quiet = false;
+  for (auto it = args.begin(); it != args.end();) {
+    if (*it == "--help" || *it == "-h") {
+      usage(std::cout);
+      return 0;
+    }
+    if (*it == "--quiet" || *it == "-q") {
+      quiet = true;
+      it = args.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  set_quiet(quiet);
+  CrawlConfig config;
+  std::unique_ptr<testweb::TestWeb> demo;
+  try {
+    if (auto path = config_path_from_args(args); !path.empty())
+      apply_yaml_file(path, config);
+    apply_environment(config, [](const char* name) { return std::getenv(name); });
+    auto leftover = apply_command_line(args, config);
+    if (!leftover.empty())
+      throw ConfigError("unexpected argument '" + leftover.front() + "' (see actorcrawl --help)");
+    if (config.seeds.empty()) {
+      auto web = testweb::start_demo_web();
+      demo = std::move(web.web);
+      config.seeds = {web.seed_url};
+      if (config.allowed_domains.empty())
+        config.allowed_domains = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};
+      log_line(LogLevel::info, "no seed given: crawling the bundled demo web at " + web.seed_url);
+    }
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "actorcrawl: configuration error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "actorcrawl: cannot start the demo web: %s\n", e.what());
+    return 1;
+  }
+
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  try {
+    CrawlRunOptions options;
+    options.stop_requests = &stop_requests;
+    options.show_progress = !quiet;
+    auto result = run_crawl(config, options);
+    if (!result.error.empty()) {
+      std::fprintf(stderr, "actorcrawl: %s\n", result.error.c_str());
+      return 1;
+    }
+    return 0;
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "actorcrawl: configuration error: %s\n", e.what());
+    return 2;
+  } catch (const StoreError& e) {
+    std::fprintf(stderr, "actorcrawl: database error: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    usage(std::cout);
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "actorcrawl " << kVersion << "\n";
+    return 0;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  if (command == "crawl")
+    return crawl_command(std::move(args));
+  std::fprintf(stderr, "actorcrawl: unknown command '%s' (see actorcrawl --help)\n", command.c_str());
+  return 2;
+}

@@ -1,0 +1,69 @@
+// The message catalogue: every type that travels between actorcrawl's
+// actors, registered once with CAF under one name each. Every binary loads
+// exactly this block (register_messages), so a type never has two names on
+// two sides of a connection.
+#pragma once
+
+#include <caf/actor_system_config.hpp>
+#include <caf/type_id.hpp>
+
+#include "messages/fetch.h"
+#include "messages/frontier.h"
+#include "messages/storage.h"
+#include "messages/topology.h"
+
+CAF_BEGIN_TYPE_ID_BLOCK(actorcrawl, caf::first_custom_type_id)
+
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::topology))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::fetch_settings))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::worker_hello))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::worker_welcome))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::CrawlJob))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::DiscoveredLink))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::crawl_seeds))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::work_demand))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::crawl_batch))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::page_links))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::url_failed))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::leases_returned))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::redrive_urls))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::stop_crawl))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::crawl_finished))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::crawl_progress))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::fetch_job))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::fetch_result))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::fetch_done))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::fetch_failure))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::FrontierEntry))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::LinkRow))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::PageRow))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::DeadLetterRow))
+  CAF_ADD_TYPE_ID(actorcrawl, (std::vector<actorcrawl::DeadLetterRow>))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::ResumeState))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::StoreSummary))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::frontier_delta))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::store_page))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::store_dead_letter))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::load_frontier))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::frontier_rows))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::begin_run))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::end_run))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::summary_request))
+
+  // Signals that carry no data.
+  CAF_ADD_ATOM(actorcrawl, actorcrawl, drain_atom, "drain")
+  CAF_ADD_ATOM(actorcrawl, actorcrawl, progress_atom, "progress")
+  CAF_ADD_ATOM(actorcrawl, actorcrawl, resume_atom, "resume")
+  CAF_ADD_ATOM(actorcrawl, actorcrawl, flush_atom, "flush")
+  CAF_ADD_ATOM(actorcrawl, actorcrawl, tick_atom, "tick")
+  CAF_ADD_ATOM(actorcrawl, actorcrawl, redrive_atom, "redrive")
+  CAF_ADD_ATOM(actorcrawl, actorcrawl, ok_atom, "ok")
+
+CAF_END_TYPE_ID_BLOCK(actorcrawl)
+
+namespace actorcrawl {
+
+// Loads the catalogue (and the middleman, so any binary can go remote).
+void register_messages(caf::actor_system_config& config);
+
+}  // namespace actorcrawl

@@ -1,0 +1,83 @@
+// Messages around one transfer: the job to a FetchWorker, and its outcome to
+// the Processor (content), the HostSelector (completion) or the DeadLetter
+// (failure).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/meta/type_name.hpp>
+
+#include "messages/frontier.h"
+
+namespace actorcrawl {
+
+// HostSelector -> FetchWorker.
+struct fetch_job {
+  CrawlJob job;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, fetch_job& x) {
+  return f(caf::meta::type_name("fetch_job"), x.job);
+}
+
+// FetchWorker -> Processor: a response (any status below 500, or a 5xx/429
+// kept after the last retry is a failure instead).
+struct fetch_result {
+  CrawlJob job;
+  std::int32_t status_code = 0;
+  std::string content_type;  // media type, lowercased
+  std::string charset;
+  std::string body;          // moved, never copied, inside one process
+  bool truncated = false;
+  std::string final_url;
+  std::vector<std::string> redirect_urls;  // hop i answered redirect_statuses[i]
+  std::vector<std::int32_t> redirect_statuses;
+  std::int64_t fetch_ms = 0;
+  std::int64_t fetched_at_ms = 0;
+  std::int32_t attempts = 1;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, fetch_result& x) {
+  return f(caf::meta::type_name("fetch_result"), x.job, x.status_code, x.content_type, x.charset,
+           x.body, x.truncated, x.final_url, x.redirect_urls, x.redirect_statuses, x.fetch_ms,
+           x.fetched_at_ms, x.attempts);
+}
+
+// FetchWorker -> HostSelector: the lease on `job` ended and the host's
+// politeness clock starts. `returned` means the URL was not settled (the
+// crawl is stopping and its retry was called off): it goes back to the
+// Frontier. `server_delay_ms` is what the server asked for with Retry-After.
+struct fetch_done {
+  CrawlJob job;
+  bool returned = false;
+  std::int64_t server_delay_ms = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, fetch_done& x) {
+  return f(caf::meta::type_name("fetch_done"), x.job, x.returned, x.server_delay_ms);
+}
+
+// FetchWorker -> DeadLetter: the job failed after all retries.
+struct fetch_failure {
+  CrawlJob job;
+  std::string reason;  // stable name: timeout, dns_failure, http_503, ...
+  std::string detail;
+  std::int32_t status_code = 0;
+  std::int32_t attempts = 0;
+  std::int64_t fetch_ms = 0;
+  std::int64_t failed_at_ms = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, fetch_failure& x) {
+  return f(caf::meta::type_name("fetch_failure"), x.job, x.reason, x.detail, x.status_code,
+           x.attempts, x.fetch_ms, x.failed_at_ms);
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,137 @@
+// Messages to and from the FrontierActor: seeds in, leases out on demand,
+// outcomes back.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/meta/type_name.hpp>
+
+#include "core/crawl_job.h"
+
+namespace actorcrawl {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, CrawlJob& x) {
+  return f(caf::meta::type_name("CrawlJob"), x.seq, x.url, x.host_key, x.depth);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, DiscoveredLink& x) {
+  return f(caf::meta::type_name("DiscoveredLink"), x.url, x.host_key);
+}
+
+// main -> Frontier: start (or resume) the crawl from these URLs.
+struct crawl_seeds {
+  std::vector<std::string> urls;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, crawl_seeds& x) {
+  return f(caf::meta::type_name("crawl_seeds"), x.urls);
+}
+
+// HostSelector -> Frontier: send me up to `slots` more jobs. The Frontier
+// owes that many until it has sent them; nothing is sent unasked.
+struct work_demand {
+  std::int32_t slots = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, work_demand& x) {
+  return f(caf::meta::type_name("work_demand"), x.slots);
+}
+
+// Frontier -> HostSelector: leases, in BFS order.
+struct crawl_batch {
+  std::vector<CrawlJob> jobs;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, crawl_batch& x) {
+  return f(caf::meta::type_name("crawl_batch"), x.jobs);
+}
+
+// Processor -> Frontier: the job was fetched; these in-scope links were on
+// the page (empty for non-HTML, nofollow pages and errors pages).
+struct page_links {
+  CrawlJob job;
+  std::vector<DiscoveredLink> links;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, page_links& x) {
+  return f(caf::meta::type_name("page_links"), x.job, x.links);
+}
+
+// DeadLetter -> Frontier: the job failed for good.
+struct url_failed {
+  CrawlJob job;
+  std::string reason;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, url_failed& x) {
+  return f(caf::meta::type_name("url_failed"), x.job, x.reason);
+}
+
+// HostSelector -> Frontier: leases that ended without a fetch (a worker went
+// down, the crawl is stopping); the URLs are queued again.
+struct leases_returned {
+  std::vector<CrawlJob> jobs;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, leases_returned& x) {
+  return f(caf::meta::type_name("leases_returned"), x.jobs);
+}
+
+// DeadLetter -> Frontier: failed URLs to try again (re-drive).
+struct redrive_urls {
+  std::vector<CrawlJob> jobs;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, redrive_urls& x) {
+  return f(caf::meta::type_name("redrive_urls"), x.jobs);
+}
+
+// main -> Frontier: stop taking new work; finish what is in flight.
+struct stop_crawl {
+  std::string reason;  // becomes the termination reason, e.g. "signal"
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stop_crawl& x) {
+  return f(caf::meta::type_name("stop_crawl"), x.reason);
+}
+
+// Frontier -> whoever started the crawl: it is over and storage is flushed.
+struct crawl_finished {
+  std::string reason;  // queue_empty, max_pages, signal
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, crawl_finished& x) {
+  return f(caf::meta::type_name("crawl_finished"), x.reason);
+}
+
+// Frontier -> asker (reply to progress_atom): live counters.
+struct crawl_progress {
+  std::int64_t queued = 0;
+  std::int64_t in_flight = 0;
+  std::int64_t seen = 0;
+  std::int64_t fetched = 0;  // this run
+  std::int64_t failed = 0;   // this run
+  std::int64_t settled_total = 0;
+  bool stopping = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, crawl_progress& x) {
+  return f(caf::meta::type_name("crawl_progress"), x.queued, x.in_flight, x.seen, x.fetched,
+           x.failed, x.settled_total, x.stopping);
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,135 @@
+// Messages to the StorageActor: writes (fire and forget, batched there) and
+// reads (requests, answered after the open batch is committed).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/meta/type_name.hpp>
+
+#include "core/crawl_store.h"
+
+namespace actorcrawl {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, FrontierEntry& x) {
+  return f(caf::meta::type_name("FrontierEntry"), x.seq, x.url, x.depth, x.parent_url);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, LinkRow& x) {
+  return f(caf::meta::type_name("LinkRow"), x.url, x.nofollow);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, PageRow& x) {
+  return f(caf::meta::type_name("PageRow"), x.url, x.host_key, x.depth, x.status_code,
+           x.content_type, x.title, x.description, x.bytes, x.fetch_ms, x.fetched_at_ms, x.error,
+           x.final_url, x.redirect_chain, x.truncated, x.canonical_url, x.attempts, x.links,
+           x.link_host_keys);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, DeadLetterRow& x) {
+  return f(caf::meta::type_name("DeadLetterRow"), x.url, x.depth, x.reason, x.detail, x.attempts,
+           x.status_code, x.failed_at_ms);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ResumeState& x) {
+  return f(caf::meta::type_name("ResumeState"), x.seen, x.next_seq, x.queued, x.settled);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, StoreSummary& x) {
+  return f(caf::meta::type_name("StoreSummary"), x.nodes_discovered, x.nodes_crawled,
+           x.edges_recorded, x.pages_fetched, x.pages_failed, x.avg_fetch_time_ms);
+}
+
+// Frontier -> Storage: new queued rows, rows queued again (re-drive), and
+// settled ones, in one batch.
+struct frontier_delta {
+  std::vector<FrontierEntry> added;
+  std::vector<FrontierEntry> requeued;
+  std::vector<std::string> done;
+  std::vector<std::string> failed;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, frontier_delta& x) {
+  return f(caf::meta::type_name("frontier_delta"), x.added, x.requeued, x.done, x.failed);
+}
+
+// Processor / DeadLetter -> Storage.
+struct store_page {
+  PageRow page;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, store_page& x) {
+  return f(caf::meta::type_name("store_page"), x.page);
+}
+
+struct store_dead_letter {
+  DeadLetterRow row;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, store_dead_letter& x) {
+  return f(caf::meta::type_name("store_dead_letter"), x.row);
+}
+
+// Frontier -> Storage (request): queued rows to refill the window.
+struct load_frontier {
+  std::int64_t from_seq = 0;
+  std::int32_t limit = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, load_frontier& x) {
+  return f(caf::meta::type_name("load_frontier"), x.from_seq, x.limit);
+}
+
+struct frontier_rows {
+  std::vector<FrontierEntry> rows;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, frontier_rows& x) {
+  return f(caf::meta::type_name("frontier_rows"), x.rows);
+}
+
+// main -> Storage (requests): the run log and the end-of-crawl summary.
+struct begin_run {
+  std::int64_t started_at_ms = 0;
+  std::string seeds_json;
+  std::int64_t revisit_after_ms = 0;  // re-queue pages older than this
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, begin_run& x) {
+  return f(caf::meta::type_name("begin_run"), x.started_at_ms, x.seeds_json, x.revisit_after_ms);
+}
+
+struct end_run {
+  std::int64_t run_id = 0;
+  std::int64_t ended_at_ms = 0;
+  std::string reason;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, end_run& x) {
+  return f(caf::meta::type_name("end_run"), x.run_id, x.ended_at_ms, x.reason);
+}
+
+struct summary_request {
+  std::int64_t since_ms = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, summary_request& x) {
+  return f(caf::meta::type_name("summary_request"), x.since_ms);
+}
+
+}  // namespace actorcrawl

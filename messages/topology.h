@@ -1,0 +1,71 @@
+// Wiring: how the actors of one crawl learn each other's handles, and how a
+// FetchWorker (in this process or another) joins the HostSelector.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <caf/actor.hpp>
+#include <caf/meta/type_name.hpp>
+
+namespace actorcrawl {
+
+// The handles of one crawl's actors. Sent to each of them once, before any
+// other message, and to every worker that registers.
+struct topology {
+  caf::actor frontier;
+  caf::actor host_selector;
+  caf::actor processor;
+  caf::actor storage;
+  caf::actor dead_letter;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, topology& x) {
+  return f(caf::meta::type_name("topology"), x.frontier, x.host_selector, x.processor, x.storage,
+           x.dead_letter);
+}
+
+// What a FetchWorker needs to know about how to fetch. Comes from the
+// coordinator's config, so every worker of a crawl behaves alike.
+struct fetch_settings {
+  std::string user_agent;
+  std::int64_t request_timeout_ms = 5000;
+  std::int64_t max_body_bytes = 1 << 20;
+  std::int32_t max_redirects = 5;
+  std::int32_t retry_attempts = 3;
+  std::int64_t retry_delay_ms = 5000;
+  std::int64_t politeness_delay_ms = 1000;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, fetch_settings& x) {
+  return f(caf::meta::type_name("fetch_settings"), x.user_agent, x.request_timeout_ms,
+           x.max_body_bytes, x.max_redirects, x.retry_attempts, x.retry_delay_ms,
+           x.politeness_delay_ms);
+}
+
+// FetchWorker -> HostSelector (request): I can run `capacity` transfers.
+struct worker_hello {
+  caf::actor worker;
+  std::string name;
+  std::int32_t capacity = 1;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, worker_hello& x) {
+  return f(caf::meta::type_name("worker_hello"), x.worker, x.name, x.capacity);
+}
+
+// HostSelector -> FetchWorker: the reply to worker_hello.
+struct worker_welcome {
+  topology actors;
+  fetch_settings settings;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, worker_welcome& x) {
+  return f(caf::meta::type_name("worker_welcome"), x.actors, x.settings);
+}
+
+}  // namespace actorcrawl

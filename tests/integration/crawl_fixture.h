@@ -1,0 +1,54 @@
+// What the integration tests share: a scratch directory, a config tuned for
+// fast loopback crawls, and exact queries on the database a crawl leaves.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include "actors/crawl_run.h"
+#include "core/crawl_config.h"
+#include "testweb/test_web.h"
+
+namespace actorcrawl::testing {
+
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+// Politeness, retries and timeouts shortened so a test crawl takes well
+// under a second per host; everything else is the shipped default.
+CrawlConfig fast_config(const ScratchDir& dir, const std::string& seed);
+
+// Runs a crawl quietly; REQUIREs that it ended without an error.
+CrawlRunResult crawl(const CrawlConfig& config);
+
+// Runs a crawl and asks it to stop once `stop_when()` turns true.
+CrawlRunResult crawl_until(const CrawlConfig& config, const std::function<bool()>& stop_when);
+
+// Single-column query results, and a count.
+std::vector<std::string> column(const std::string& db, const std::string& sql);
+std::int64_t count(const std::string& db, const std::string& sql);
+
+// HTML with the given title and links.
+std::string page(const std::string& title, const std::vector<std::string>& hrefs,
+                 const std::string& extra_head = "");
+
+// host key "127.0.0.N:PORT" -> "127.0.0.N"
+std::string ip_of(const std::string& host_key);
+
+// Requests the web saw, per target, for one host.
+std::map<std::string, int> targets_seen(const testweb::TestWeb& web, const std::string& host_key);
+
+}  // namespace actorcrawl::testing

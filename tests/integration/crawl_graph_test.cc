@@ -1,0 +1,159 @@
+// The site profile end to end: what lands in the database, and what the
+// test web was asked for.
+#include <catch2/catch.hpp>
+
+#include "crawl_fixture.h"
+
+using namespace actorcrawl;
+using namespace actorcrawl::testing;
+using testweb::Response;
+using testweb::TestWeb;
+
+TEST_CASE("a 3-host loop gives exactly its nodes, edges and weights", "[integration][graph]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  auto c = web.add_host("127.0.0.3");
+  web.route(a, "/", Response{200, "text/html", page("A", {TestWeb::url(b, "/")})});
+  web.route(b, "/", Response{200, "text/html", page("B", {TestWeb::url(c, "/")})});
+  web.route(c, "/", Response{200, "text/html", page("C", {TestWeb::url(a, "/")})});
+
+  auto config = fast_config(dir, TestWeb::url(a, "/"));
+  config.allowed_domains = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};
+  auto result = crawl(config);
+
+  CHECK(result.termination_reason == "queue_empty");
+  const auto db = config.db_path;
+  CHECK(column(db, "SELECT domain_name FROM nodes ORDER BY domain_name") == std::vector<std::string>{a, b, c});
+  CHECK(column(db, R"(SELECT f.domain_name || ' -> ' || t.domain_name || ' ' || e.weight FROM edges e
+                      JOIN nodes f ON f.node_id = e.from_node_id JOIN nodes t ON t.node_id = e.to_node_id
+                      ORDER BY f.domain_name)")
+        == std::vector<std::string>{a + " -> " + b + " 1", b + " -> " + c + " 1", c + " -> " + a + " 1"});
+  CHECK(column(db, "SELECT crawl_count FROM nodes ORDER BY domain_name") == std::vector<std::string>{"1", "1", "1"});
+  CHECK(column(db, "SELECT description FROM nodes ORDER BY domain_name") == std::vector<std::string>{"A", "B", "C"});
+  CHECK(column(db, "SELECT url || ' ' || status_code || ' ' || title || ' ' || depth FROM pages ORDER BY depth")
+        == std::vector<std::string>{TestWeb::url(a, "/") + " 200 A 0", TestWeb::url(b, "/") + " 200 B 1",
+                                    TestWeb::url(c, "/") + " 200 C 2"});
+  CHECK(web.requests().size() == 3);
+  CHECK(count(db, "SELECT COUNT(*) FROM frontier WHERE state = 1") == 3);
+  CHECK(result.summary.pages_fetched == 3);
+  CHECK(result.summary.edges_recorded == 3);
+}
+
+TEST_CASE("max_depth is honoured exactly", "[integration][budget]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  for (int i = 0; i < 6; ++i)
+    web.route(h, "/p" + std::to_string(i), Response{200, "text/html", page("P" + std::to_string(i), {"/p" + std::to_string(i + 1)})});
+  auto config = fast_config(dir, TestWeb::url(h, "/p0"));
+  config.max_depth = 2;
+  crawl(config);
+  CHECK(column(config.db_path, "SELECT url FROM pages ORDER BY depth")
+        == std::vector<std::string>{TestWeb::url(h, "/p0"), TestWeb::url(h, "/p1"), TestWeb::url(h, "/p2")});
+  CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/p0", 1}, {"/p1", 1}, {"/p2", 1}});
+  // Links found at the last level are recorded, not queued.
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM links WHERE to_url LIKE '%/p3'") == 1);
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM frontier") == 3);
+}
+
+TEST_CASE("max_pages is honoured exactly", "[integration][budget]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  std::vector<std::string> links;
+  for (int i = 0; i < 40; ++i) {
+    links.push_back("/item/" + std::to_string(i));
+    web.route(h, links.back(), Response{200, "text/html", page("Item", {"/"})});
+  }
+  web.route(h, "/", Response{200, "text/html", page("Index", links)});
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.max_pages = 7;
+  auto result = crawl(config);
+  CHECK(result.termination_reason == "max_pages");
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM pages") == 7);
+  CHECK(web.requests().size() == 7);
+  // BFS: the index first, then the first items in document order.
+  CHECK(column(config.db_path, "SELECT url FROM pages ORDER BY page_id")[0] == TestWeb::url(h, "/"));
+  // What was discovered but not fetched stays queued for a later run.
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM frontier WHERE state = 0") == 34);
+}
+
+TEST_CASE("no URL is requested twice, however it is spelled", "[integration][dedup]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  const std::string abs = TestWeb::url(h, "/a");
+  web.route(h, "/", Response{200, "text/html",
+                             page("Root", {"/a", "/a#section", "./a", "/b/../a", "/%61", abs, "/b", "/b?", "/B"})});
+  web.route(h, "/a", Response{200, "text/html", page("A", {"/", "/b", abs})});
+  web.route(h, "/b", Response{200, "text/html", page("B", {"/a", "/"})});
+  web.route(h, "/B", Response{200, "text/html", page("B upper", {"/a"})});
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  crawl(config);
+  // Paths are case-sensitive, so /B is a different page; everything else
+  // is one of three URLs.
+  CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/a", 1}, {"/b", 1}, {"/B", 1}});
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM pages") == 4);
+  CHECK(column(config.db_path, "SELECT to_url FROM links l JOIN pages p ON p.page_id = l.from_page_id WHERE p.url = '" +
+                                 TestWeb::url(h, "/") + "' ORDER BY position")
+        == std::vector<std::string>{TestWeb::url(h, "/a"), TestWeb::url(h, "/b"), TestWeb::url(h, "/B")});
+}
+
+TEST_CASE("links resolve against <base href> and nofollow is honoured", "[integration][links]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", Response{200, "text/html",
+                             "<html><head><base href=\"/docs/\"><link rel=canonical href=\"/home\"></head><body>"
+                             "<a href=\"intro\">intro</a><a rel=\"nofollow\" href=\"/private\">p</a>"
+                             "<a href=\"http://elsewhere.example/\">out</a></body></html>"});
+  web.route(h, "/docs/intro", Response{200, "text/html", page("Intro", {}, "<meta name=robots content=nofollow>") +
+                                                          "<a href=/docs/hidden>h</a>"});
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  crawl(config);
+  CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/docs/intro", 1}});
+  CHECK(column(config.db_path, "SELECT canonical_url FROM pages WHERE url = '" + TestWeb::url(h, "/") + "'")
+        == std::vector<std::string>{TestWeb::url(h, "/home")});
+  CHECK(column(config.db_path, "SELECT to_url || ' ' || nofollow FROM links ORDER BY from_page_id, position")
+        == std::vector<std::string>{TestWeb::url(h, "/docs/intro") + " 0", TestWeb::url(h, "/private") + " 1",
+                                    "http://elsewhere.example/ 0", TestWeb::url(h, "/docs/hidden") + " 0"});
+  // The off-site link is a node and an edge of the domain graph, not a fetch.
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM nodes WHERE domain_name = 'elsewhere.example'") == 1);
+  CHECK(count(config.db_path, "SELECT crawl_count FROM nodes WHERE domain_name = 'elsewhere.example'") == 0);
+}
+
+TEST_CASE("consecutive requests to one host are at least the politeness delay apart", "[integration][politeness]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  auto g = web.add_host("127.0.0.2");
+  std::vector<std::string> links;
+  for (int i = 0; i < 5; ++i) {
+    links.push_back("/p" + std::to_string(i));
+    web.route(h, links.back(), Response{200, "text/html", page("P", {})});
+    web.route(g, links.back(), Response{200, "text/html", page("Q", {})});
+  }
+  std::vector<std::string> root_links = links;
+  for (const auto& l : links)
+    root_links.push_back(TestWeb::url(g, l));
+  web.route(h, "/", Response{200, "text/html", page("Root", root_links)});
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
+  config.politeness_delay_ms = 150;
+  auto start = std::chrono::steady_clock::now();
+  crawl(config);
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  for (const auto& host : {h, g}) {
+    std::vector<std::chrono::steady_clock::time_point> times;
+    for (const auto& r : web.requests())
+      if (r.host_key == host)
+        times.push_back(r.at);
+    REQUIRE(times.size() == (host == h ? 6u : 5u));
+    for (std::size_t i = 1; i < times.size(); ++i)
+      CHECK(times[i] - times[i - 1] >= std::chrono::milliseconds{150});
+  }
+  // The two hosts were crawled side by side, not one after the other.
+  CHECK(elapsed < std::chrono::milliseconds{6 * 150 + 5 * 150});
+}

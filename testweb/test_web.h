@@ -1,0 +1,77 @@
+// An in-process web of loopback hosts for tests, the demo crawl and
+// benchmarks. Each host is a cpp-httplib server with a thread pool bound to
+// its own 127.0.0.N address on an ephemeral port; every request it serves is
+// recorded (host, path, time on a steady clock, headers) so tests can assert
+// on what the crawler actually asked for, not on what it logged.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace actorcrawl::testweb {
+
+struct Response {
+  int status = 200;
+  std::string content_type = "text/html; charset=utf-8";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // e.g. Location
+  int delay_ms = 0;  // sleep before answering (slow servers, timeouts)
+};
+
+struct ServedRequest {
+  std::string host_key;  // "127.0.0.N:PORT"
+  std::string target;    // path with query, as requested
+  std::string method;
+  std::chrono::steady_clock::time_point at;  // when the request arrived
+  std::string user_agent;
+  std::string accept_encoding;
+};
+
+class TestWeb {
+ public:
+  TestWeb();
+  ~TestWeb();  // stops every host
+  TestWeb(const TestWeb&) = delete;
+  TestWeb& operator=(const TestWeb&) = delete;
+
+  // Starts a host listening on `ip` (any 127.0.0.0/8 address) and an
+  // ephemeral port; returns its host key "ip:port". Throws std::runtime_error
+  // when it cannot bind.
+  std::string add_host(const std::string& ip);
+
+  // Serves `response` at `path` (exact match on the path; the query is
+  // ignored for matching). Unrouted paths answer 404 with a small HTML body.
+  void route(const std::string& host_key, const std::string& path, Response response);
+  // Serves whatever `handler` returns; `hit` counts requests to this path on
+  // this host, starting at 1 (for "fails twice, then succeeds").
+  void route(const std::string& host_key, const std::string& path,
+             std::function<Response(int hit)> handler);
+
+  // "http://<host_key><path>"
+  static std::string url(const std::string& host_key, const std::string& path);
+
+  std::vector<ServedRequest> requests() const;  // in arrival order
+  int count(const std::string& host_key, const std::string& target) const;  // exact target
+  void clear_requests();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The bundled demo web crawled when `actorcrawl crawl` is given no seed:
+// three hosts (127.0.0.1-3) linking in a loop, a few pages each, a dead link
+// (404), a non-HTML file (PDF), a redirect, and an off-site link.
+struct DemoWeb {
+  std::unique_ptr<TestWeb> web;
+  std::string seed_url;
+  std::vector<std::string> host_keys;
+};
+DemoWeb start_demo_web();
+
+}  // namespace actorcrawl::testweb
