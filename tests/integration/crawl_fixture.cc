@@ -83,6 +83,14 @@ std::string page(const std::string& title, const std::vector<std::string>& hrefs
   return html + "</body></html>";
 }
 
+testweb::Response html(std::string body, int status) {
+  testweb::Response r;
+  r.status = status;
+  r.content_type = "text/html; charset=utf-8";
+  r.body = std::move(body);
+  return r;
+}
+
 std::string ip_of(const std::string& host_key) { return host_key.substr(0, host_key.find(':')); }
 
 std::map<std::string, int> targets_seen(const testweb::TestWeb& web, const std::string& host_key) {

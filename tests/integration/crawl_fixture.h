@@ -45,6 +45,9 @@ std::int64_t count(const std::string& db, const std::string& sql);
 std::string page(const std::string& title, const std::vector<std::string>& hrefs,
                  const std::string& extra_head = "");
 
+// A response with an HTML body.
+testweb::Response html(std::string body, int status = 200);
+
 // host key "127.0.0.N:PORT" -> "127.0.0.N"
 std::string ip_of(const std::string& host_key);
 

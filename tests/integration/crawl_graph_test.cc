@@ -15,9 +15,9 @@ TEST_CASE("a 3-host loop gives exactly its nodes, edges and weights", "[integrat
   auto a = web.add_host("127.0.0.1");
   auto b = web.add_host("127.0.0.2");
   auto c = web.add_host("127.0.0.3");
-  web.route(a, "/", Response{200, "text/html", page("A", {TestWeb::url(b, "/")})});
-  web.route(b, "/", Response{200, "text/html", page("B", {TestWeb::url(c, "/")})});
-  web.route(c, "/", Response{200, "text/html", page("C", {TestWeb::url(a, "/")})});
+  web.route(a, "/", html(page("A", {TestWeb::url(b, "/")})));
+  web.route(b, "/", html(page("B", {TestWeb::url(c, "/")})));
+  web.route(c, "/", html(page("C", {TestWeb::url(a, "/")})));
 
   auto config = fast_config(dir, TestWeb::url(a, "/"));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};
@@ -46,7 +46,7 @@ TEST_CASE("max_depth is honoured exactly", "[integration][budget]") {
   TestWeb web;
   auto h = web.add_host("127.0.0.1");
   for (int i = 0; i < 6; ++i)
-    web.route(h, "/p" + std::to_string(i), Response{200, "text/html", page("P" + std::to_string(i), {"/p" + std::to_string(i + 1)})});
+    web.route(h, "/p" + std::to_string(i), html(page("P" + std::to_string(i), {"/p" + std::to_string(i + 1)})));
   auto config = fast_config(dir, TestWeb::url(h, "/p0"));
   config.max_depth = 2;
   crawl(config);
@@ -65,9 +65,9 @@ TEST_CASE("max_pages is honoured exactly", "[integration][budget]") {
   std::vector<std::string> links;
   for (int i = 0; i < 40; ++i) {
     links.push_back("/item/" + std::to_string(i));
-    web.route(h, links.back(), Response{200, "text/html", page("Item", {"/"})});
+    web.route(h, links.back(), html(page("Item", {"/"})));
   }
-  web.route(h, "/", Response{200, "text/html", page("Index", links)});
+  web.route(h, "/", html(page("Index", links)));
   auto config = fast_config(dir, TestWeb::url(h, "/"));
   config.max_pages = 7;
   auto result = crawl(config);
@@ -85,11 +85,10 @@ TEST_CASE("no URL is requested twice, however it is spelled", "[integration][ded
   TestWeb web;
   auto h = web.add_host("127.0.0.1");
   const std::string abs = TestWeb::url(h, "/a");
-  web.route(h, "/", Response{200, "text/html",
-                             page("Root", {"/a", "/a#section", "./a", "/b/../a", "/%61", abs, "/b", "/b?", "/B"})});
-  web.route(h, "/a", Response{200, "text/html", page("A", {"/", "/b", abs})});
-  web.route(h, "/b", Response{200, "text/html", page("B", {"/a", "/"})});
-  web.route(h, "/B", Response{200, "text/html", page("B upper", {"/a"})});
+  web.route(h, "/", html(page("Root", {"/a", "/a#section", "./a", "/b/../a", "/%61", abs, "/b", "/b?", "/B"})));
+  web.route(h, "/a", html(page("A", {"/", "/b", abs})));
+  web.route(h, "/b", html(page("B", {"/a", "/"})));
+  web.route(h, "/B", html(page("B upper", {"/a"})));
   auto config = fast_config(dir, TestWeb::url(h, "/"));
   crawl(config);
   // Paths are case-sensitive, so /B is a different page; everything else
@@ -105,12 +104,11 @@ TEST_CASE("links resolve against <base href> and nofollow is honoured", "[integr
   ScratchDir dir;
   TestWeb web;
   auto h = web.add_host("127.0.0.1");
-  web.route(h, "/", Response{200, "text/html",
-                             "<html><head><base href=\"/docs/\"><link rel=canonical href=\"/home\"></head><body>"
+  web.route(h, "/", html("<html><head><base href=\"/docs/\"><link rel=canonical href=\"/home\"></head><body>"
                              "<a href=\"intro\">intro</a><a rel=\"nofollow\" href=\"/private\">p</a>"
-                             "<a href=\"http://elsewhere.example/\">out</a></body></html>"});
-  web.route(h, "/docs/intro", Response{200, "text/html", page("Intro", {}, "<meta name=robots content=nofollow>") +
-                                                          "<a href=/docs/hidden>h</a>"});
+                             "<a href=\"http://elsewhere.example/\">out</a></body></html>"));
+  web.route(h, "/docs/intro",
+            html(page("Intro", {}, "<meta name=robots content=nofollow>") + "<a href=/docs/hidden>h</a>"));
   auto config = fast_config(dir, TestWeb::url(h, "/"));
   crawl(config);
   CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/docs/intro", 1}});
@@ -132,13 +130,13 @@ TEST_CASE("consecutive requests to one host are at least the politeness delay ap
   std::vector<std::string> links;
   for (int i = 0; i < 5; ++i) {
     links.push_back("/p" + std::to_string(i));
-    web.route(h, links.back(), Response{200, "text/html", page("P", {})});
-    web.route(g, links.back(), Response{200, "text/html", page("Q", {})});
+    web.route(h, links.back(), html(page("P", {})));
+    web.route(g, links.back(), html(page("Q", {})));
   }
   std::vector<std::string> root_links = links;
   for (const auto& l : links)
     root_links.push_back(TestWeb::url(g, l));
-  web.route(h, "/", Response{200, "text/html", page("Root", root_links)});
+  web.route(h, "/", html(page("Root", root_links)));
   auto config = fast_config(dir, TestWeb::url(h, "/"));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
   config.politeness_delay_ms = 150;

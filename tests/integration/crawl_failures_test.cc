@@ -1,0 +1,203 @@
+// Bad answers from the web: each ends with a named reason in the database,
+// the right number of attempts on the server, and the crawl carrying on.
+#include <catch2/catch.hpp>
+
+#include "crawl_fixture.h"
+
+using namespace actorcrawl;
+using namespace actorcrawl::testing;
+using testweb::Response;
+using testweb::TestWeb;
+
+namespace {
+
+Response with_status(int status, std::string body = "") {
+  Response r;
+  r.status = status;
+  r.body = std::move(body);
+  return r;
+}
+
+Response redirect(int status, const std::string& location) {
+  Response r;
+  r.status = status;
+  r.headers = {{"Location", location}};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a 500 that recovers on retry is a fetched page", "[integration][retry]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html(page("Root", {"/flaky", "/ok"})));
+  web.route(h, "/ok", html(page("OK", {})));
+  web.route(h, "/flaky", std::function<Response(int)>([](int hit) {
+              return hit <= 2 ? with_status(500, "oops") : html(page("Flaky", {}));
+            }));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.retry_attempts = 3;
+  crawl(config);
+  CHECK(web.count(h, "/flaky") == 3);
+  CHECK(column(config.db_path, "SELECT status_code || ' ' || title || ' ' || attempts || ' ' || IFNULL(error, '-') "
+                               "FROM pages WHERE url LIKE '%/flaky'")
+        == std::vector<std::string>{"200 Flaky 3 -"});
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM dead_letters") == 0);
+}
+
+TEST_CASE("a URL that fails every time goes to the dead letters with its reason", "[integration][retry]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html(page("Root", {"/broken", "/ok"})));
+  web.route(h, "/ok", html(page("OK", {})));
+  web.route(h, "/broken", with_status(503, "down"));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.retry_attempts = 2;
+  auto result = crawl(config);
+  CHECK(result.termination_reason == "queue_empty");
+  CHECK(web.count(h, "/broken") == 3);  // the first try and two retries
+  CHECK(column(config.db_path, "SELECT url || ' ' || reason || ' ' || attempts || ' ' || status_code FROM dead_letters")
+        == std::vector<std::string>{TestWeb::url(h, "/broken") + " http_503 3 503"});
+  CHECK(column(config.db_path, "SELECT error FROM pages WHERE url LIKE '%/broken'") == std::vector<std::string>{"http_503"});
+  CHECK(column(config.db_path, "SELECT state FROM frontier WHERE url LIKE '%/broken'") == std::vector<std::string>{"2"});
+  CHECK(web.count(h, "/ok") == 1);
+  CHECK(result.summary.pages_failed == 1);
+  CHECK(result.summary.pages_fetched == 2);
+}
+
+TEST_CASE("a DNS failure is not retried", "[integration][retry]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  // A 64-character label: the resolver refuses it without sending a query,
+  // so this fails name resolution with no traffic off the machine.
+  const std::string unresolvable = "http://" + std::string(64, 'a') + ".test/";
+  web.route(h, "/", html(page("Root", {unresolvable})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.allowed_domains = {"127.0.0.1", "test"};
+  config.retry_attempts = 3;
+  crawl(config);
+  CHECK(column(config.db_path, "SELECT reason || ' ' || attempts FROM dead_letters") == std::vector<std::string>{"dns_failure 1"});
+}
+
+TEST_CASE("a redirect chain is followed and every hop recorded", "[integration][redirect]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html(page("Root", {"/r1"})));
+  web.route(h, "/r1", redirect(301, "/r2"));
+  web.route(h, "/r2", redirect(302, TestWeb::url(h, "/final")));
+  web.route(h, "/final", html(page("Final", {"relative"})));
+  web.route(h, "/relative", html(page("Relative", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  crawl(config);
+  CHECK(column(config.db_path, "SELECT status_code || ' ' || title || ' ' || final_url FROM pages WHERE url LIKE '%/r1'")
+        == std::vector<std::string>{"200 Final " + TestWeb::url(h, "/final")});
+  CHECK(column(config.db_path, "SELECT redirect_chain FROM pages WHERE url LIKE '%/r1'")
+        == std::vector<std::string>{R"([{"status":301,"url":")" + TestWeb::url(h, "/r1") + R"("},{"status":302,"url":")" +
+                                    TestWeb::url(h, "/r2") + R"("}])"});
+  // Relative links on the final page resolve against the final URL.
+  CHECK(web.count(h, "/relative") == 1);
+  CHECK(web.count(h, "/r1") == 1);
+}
+
+TEST_CASE("a redirect loop is a dead letter, not a hang", "[integration][redirect]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html(page("Root", {"/loop-a", "/many-0"})));
+  web.route(h, "/loop-a", redirect(302, "/loop-b"));
+  web.route(h, "/loop-b", redirect(302, "/loop-a"));
+  for (int i = 0; i < 10; ++i)
+    web.route(h, "/many-" + std::to_string(i), redirect(302, "/many-" + std::to_string(i + 1)));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.max_redirects = 5;
+  crawl(config);
+  CHECK(column(config.db_path, "SELECT reason || ' ' || attempts FROM dead_letters ORDER BY url")
+        == std::vector<std::string>{"redirect_loop 1", "too_many_redirects 1"});
+  CHECK(web.count(h, "/loop-a") == 1);
+  CHECK(web.count(h, "/loop-b") == 1);
+}
+
+TEST_CASE("a body over the limit is cut and the page marked truncated", "[integration][limits]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  std::string big = "<html><head><title>Big</title></head><body><a href=\"/after\">x</a>" + std::string(3 << 20, 'x') +
+                    "<a href=\"/never\">y</a></body></html>";
+  web.route(h, "/", html(big));
+  web.route(h, "/after", html(page("After", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.max_body_bytes = 1 << 20;
+  crawl(config);
+  CHECK(column(config.db_path, "SELECT bytes || ' ' || truncated || ' ' || title FROM pages WHERE url = '" +
+                                 TestWeb::url(h, "/") + "'")
+        == std::vector<std::string>{"1048576 1 Big"});
+  // What was read before the cut is used; what came after is not.
+  CHECK(web.count(h, "/after") == 1);
+  CHECK(web.count(h, "/never") == 0);
+}
+
+TEST_CASE("non-HTML is recorded with its type and not parsed", "[integration][content]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html(page("Root", {"/guide.pdf", "/data.json"})));
+  Response pdf;
+  pdf.content_type = "application/pdf";
+  pdf.body = "%PDF-1.4 <a href=\"/from-pdf\">";
+  web.route(h, "/guide.pdf", pdf);
+  Response json;
+  json.content_type = "application/json";
+  json.body = R"({"link": "<a href='/from-json'>"})";
+  web.route(h, "/data.json", json);
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  crawl(config);
+  CHECK(column(config.db_path, "SELECT content_type || ' ' || status_code || ' ' || IFNULL(title, '-') FROM pages "
+                               "WHERE url NOT LIKE '%/' ORDER BY url")
+        == std::vector<std::string>{"application/json 200 -", "application/pdf 200 -"});
+  CHECK(web.count(h, "/from-pdf") == 0);
+  CHECK(web.count(h, "/from-json") == 0);
+}
+
+TEST_CASE("malformed HTML and bad hrefs still give the links a browser would see", "[integration][content]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html("<html><title>Broken <b>markup</title><body><div><p><a href=/one>one<a href='/two'>two"
+                         "</div></span><a href=\"http://[bad\">bad</a><a href=\"javascript:alert(1)\">js</a>"
+                         "<a href=\"mailto:x@y\">m</a><table><a href=/three>three</table>\xff\xfe garbage"));
+  for (const auto* p : {"/one", "/two", "/three"})
+    web.route(h, p, html(page("Leaf", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  crawl(config);
+  CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/one", 1}, {"/two", 1}, {"/three", 1}});
+  CHECK(column(config.db_path, "SELECT title FROM pages WHERE url = '" + TestWeb::url(h, "/") + "'")
+        == std::vector<std::string>{"Broken <b>markup"});
+}
+
+TEST_CASE("a dead server and a slow one end as named dead letters", "[integration][retry]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  // A port that nobody listens on: taken from a host that is then dropped.
+  std::string dead_host;
+  {
+    TestWeb gone;
+    dead_host = gone.add_host("127.0.0.2");
+  }
+  Response slow = html(page("Slow", {}));
+  slow.delay_ms = 1500;
+  web.route(h, "/slow", slow);
+  web.route(h, "/", html(page("Root", {"/slow", TestWeb::url(dead_host, "/")})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
+  config.request_timeout_ms = 300;
+  config.retry_attempts = 1;
+  auto result = crawl(config);
+  CHECK(result.termination_reason == "queue_empty");
+  CHECK(column(config.db_path, "SELECT reason || ' ' || attempts FROM dead_letters ORDER BY reason")
+        == std::vector<std::string>{"connect_failed 2", "timeout 2"});
+}
