@@ -1,0 +1,184 @@
+// The actorcrawl binary as a user runs it: exit codes, error messages that
+// name the problem, --help, the demo crawl, and Ctrl-C then resume.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/crawl_config.h"
+#include "crawl_fixture.h"
+
+using namespace actorcrawl;
+using namespace actorcrawl::testing;
+using testweb::TestWeb;
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Outcome run(const std::string& args) {
+  std::string cmd = std::string{ACTORCRAWL_BINARY} + " " + args + " 2>&1";
+  Outcome out;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+    out.output.append(buf.data(), n);
+  int status = pclose(p);
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+std::string write_file(const ScratchDir& dir, const std::string& name, const std::string& text) {
+  std::ofstream(dir.path(name)) << text;
+  return dir.path(name);
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("--help lists every option with its default", "[cli]") {
+  auto out = run("--help");
+  CHECK(out.exit_code == 0);
+  for (const auto& key : config_keys()) {
+    INFO(key.name);
+    CHECK(contains(out.output, std::string{"["} + key.name + ", default "));
+  }
+  CHECK(contains(out.output, "--max-pages"));
+  CHECK(contains(out.output, "--politeness-delay"));
+  CHECK(contains(out.output, "--workers"));
+}
+
+TEST_CASE("a bad config file is refused before anything starts, naming key and line", "[cli]") {
+  ScratchDir dir;
+  auto unknown = write_file(dir, "unknown.yaml", "seed_url: http://127.0.0.1:1/\nmax_dept: 3\n");
+  auto out = run("crawl --config " + unknown + " --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "line 2: unknown key 'max_dept' (did you mean 'max_depth'?)"));
+
+  auto negative = write_file(dir, "neg.yaml", "seed_url: http://127.0.0.1:1/\n\nmax_depth: -1\n");
+  out = run("crawl --config " + negative + " --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "line 3: key 'max_depth': must be between 0 and 1000, got -1"));
+
+  auto zero = write_file(dir, "zero.yaml", "seed_url: http://127.0.0.1:1/\nconcurrent_workers: 0\n");
+  out = run("crawl --config " + zero + " --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "line 2: key 'concurrent_workers': must be between 1 and 256, got 0"));
+
+  auto wrong_type = write_file(dir, "type.yaml", "seed_url: http://127.0.0.1:1/\nmax_pages: lots\n");
+  out = run("crawl --config " + wrong_type + " --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "line 2: key 'max_pages': expected an integer, got 'lots'"));
+
+  auto syntax = write_file(dir, "syntax.yaml", "seed_url: [unclosed\n");
+  out = run("crawl --config " + syntax + " --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "invalid YAML"));
+
+  out = run("crawl --seed 'ftp://example.com/' --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "seed 'ftp://example.com/' is not a crawlable URL (unsupported_scheme)"));
+
+  out = run("crawl --seed http://127.0.0.1:1/ --max-pages 0");
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "option '--max-pages': must be between 1"));
+
+  out = run("crawl --seed http://127.0.0.1:1/ --no-such-flag 3");
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "unknown option '--no-such-flag'"));
+
+  // Nothing was created for any of them.
+  CHECK_FALSE(std::filesystem::exists(dir.path("x.db")));
+}
+
+TEST_CASE("an unwritable database is a clear error", "[cli]") {
+  ScratchDir dir;
+  auto out = run("crawl --quiet --seed http://127.0.0.1:1/ --db " + dir.path("missing-dir/crawl.db"));
+  CHECK(out.exit_code == 1);
+  CHECK(contains(out.output, "database error: cannot open database"));
+  write_file(dir, "garbage.db", std::string(4096, 'g'));
+  out = run("crawl --quiet --seed http://127.0.0.1:1/ --db " + dir.path("garbage.db"));
+  CHECK(out.exit_code == 1);
+  CHECK(contains(out.output, "database error"));
+}
+
+TEST_CASE("with no seed, the bundled demo web is crawled", "[cli][demo]") {
+  ScratchDir dir;
+  auto out = run("crawl --quiet --politeness-delay 50ms --db " + dir.path("demo.db") + " --metrics " +
+                 dir.path("metrics.log"));
+  INFO(out.output);
+  REQUIRE(out.exit_code == 0);
+  const auto db = dir.path("demo.db");
+  // Three hosts crawled; the off-site link is a node but never fetched.
+  CHECK(count(db, "SELECT COUNT(*) FROM nodes WHERE crawl_count > 0") == 3);
+  CHECK(count(db, "SELECT COUNT(*) FROM nodes WHERE domain_name = 'example.invalid'") == 1);
+  CHECK(count(db, "SELECT COUNT(*) FROM pages WHERE status_code = 404") == 1);
+  CHECK(count(db, "SELECT COUNT(*) FROM pages WHERE content_type = 'application/pdf'") == 1);
+  CHECK(count(db, "SELECT COUNT(*) FROM pages WHERE redirect_chain IS NOT NULL") == 1);
+  std::ifstream in(dir.path("metrics.log"));
+  auto metrics = nlohmann::json::parse(in);
+  CHECK(metrics["termination_reason"] == "queue_empty");
+  for (const char* field : {"start_time", "end_time", "nodes_discovered", "nodes_crawled", "edges_recorded",
+                            "pages_fetched", "pages_failed", "avg_fetch_time_ms"})
+    CHECK(metrics.contains(field));
+  CHECK(metrics["pages_fetched"].get<int>() == count(db, "SELECT COUNT(*) FROM pages WHERE error IS NULL"));
+  CHECK(metrics["nodes_crawled"] == 3);
+}
+
+TEST_CASE("SIGINT stops gracefully with exit 0, and the same command resumes", "[cli][resume]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  for (int i = 0; i < 40; ++i)
+    web.route(h, "/p" + std::to_string(i),
+              html(page("P", {"/p" + std::to_string(i + 1), "/p" + std::to_string(i + 2)})));
+  const std::string args = "crawl --quiet --seed " + TestWeb::url(h, "/p0") + " --politeness-delay 40ms --max-depth 100 --db " +
+                           dir.path("c.db") + " --metrics " + dir.path("metrics.log");
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::string cmd = std::string{ACTORCRAWL_BINARY} + " " + args + " >/dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{20};
+  while (web.requests().size() < 10 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds{5});
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  std::ifstream in(dir.path("metrics.log"));
+  auto metrics = nlohmann::json::parse(in);
+  CHECK(metrics["termination_reason"] == "signal");
+  const auto first = web.requests().size();
+  CHECK(first < 40);
+
+  auto out = run(args);
+  CHECK(out.exit_code == 0);
+  auto seen = targets_seen(web, h);
+  CHECK(seen.size() == 42);  // p0..p39, and p40, p41 which answer 404
+  for (const auto& [target, times] : seen) {
+    INFO(target);
+    CHECK(times == 1);
+  }
+}
