@@ -136,11 +136,14 @@ std::int64_t parse_with_units(const std::string& raw,
   if (end == 0)
     throw ConfigError(std::string{"expected "} + what + ", got '" + raw + "'");
   double number = 0;
+  std::size_t used = 0;
   try {
-    number = std::stod(text.substr(0, end));
+    number = std::stod(text.substr(0, end), &used);
   } catch (const std::exception&) {
     throw ConfigError(std::string{"expected "} + what + ", got '" + raw + "'");
   }
+  if (used != end)  // "1.2.3s": stod stops at the second '.'
+    throw ConfigError(std::string{"expected "} + what + ", got '" + raw + "'");
   std::string unit = trim(text.substr(end));
   for (const auto& [suffix, factor] : units) {
     if (unit == suffix) {
@@ -416,7 +419,8 @@ std::string config_path_from_args(const std::vector<std::string>& args) {
 
 std::vector<std::string> apply_command_line(const std::vector<std::string>& args, CrawlConfig& config) {
   std::vector<std::string> rest;
-  std::vector<const ConfigKey*> lists_replaced;
+  // By member, not key: --seed-url, --seeds and --seed all fill `seeds`.
+  std::vector<std::vector<std::string> C::*> lists_replaced;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
@@ -459,9 +463,10 @@ std::vector<std::string> apply_command_line(const std::vector<std::string>& args
     }
     bool append = false;
     if (key->kind == ValueKind::text_list) {
-      append = std::find(lists_replaced.begin(), lists_replaced.end(), key) != lists_replaced.end();
+      auto member = std::get<std::vector<std::string> C::*>(key->member);
+      append = std::find(lists_replaced.begin(), lists_replaced.end(), member) != lists_replaced.end();
       if (!append)
-        lists_replaced.push_back(key);
+        lists_replaced.push_back(member);
     }
     try {
       assign_scalar(*key, *value, config, append);
@@ -480,6 +485,8 @@ void validate(const CrawlConfig& config, bool seeds_required) {
     if (!Url::parse(seed, &why))
       throw ConfigError("seed '" + seed + "' is not a crawlable URL (" + to_string(why) + ")");
   }
+  if (config.profile == "domains")
+    throw ConfigError("profile 'domains' is not available in this version; use profile: site");
   if (config.db_path.empty())
     throw ConfigError("db_path must not be empty");
 }
