@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <mutex>
@@ -215,8 +216,14 @@ struct FetchEngine::Impl {
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending;
   std::uint64_t order = 0;
 
+  std::string no_proxy;
+
   Impl() {
     global_init_once();
+    no_proxy = "localhost,127.0.0.0/8,::1";
+    for (const char* var : {"no_proxy", "NO_PROXY"})
+      if (const char* v = std::getenv(var); v != nullptr && *v != '\0')
+        no_proxy += std::string{","} + v;
     multi = curl_multi_init();
     // One connection per host is all a polite crawler uses; a larger total
     // cache keeps connections to many hosts alive between their requests.
@@ -270,6 +277,8 @@ struct FetchEngine::Impl {
     // limit applies to decoded bytes, which is what defeats gzip bombs.
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(h, CURLOPT_USERAGENT, t->request.user_agent.c_str());
+    // Proxies from the environment are honoured, but never for loopback.
+    curl_easy_setopt(h, CURLOPT_NOPROXY, no_proxy.c_str());
     curl_multi_add_handle(multi, h);
     live.insert(t);
     ++running;
@@ -309,7 +318,8 @@ struct FetchEngine::Impl {
       out.error_detail = "redirect loop back to " + t->current_url;
     } else if (code != CURLE_OK) {
       out.error = classify(code);
-      if (code == CURLE_UNSUPPORTED_PROTOCOL && !out.redirects.empty())
+      // A Location curl will not follow: another scheme, or no URL at all.
+      if ((code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_URL_MALFORMAT) && !out.redirects.empty())
         out.error = FetchError::bad_redirect;
       out.error_detail = curl_easy_strerror(code);
     }

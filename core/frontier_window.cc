@@ -49,6 +49,8 @@ void FrontierWindow::enqueue(const FrontierEntry& entry, const std::string& host
     refill_cursor_ = entry.seq + 1;
   } else {
     ++spilled_;
+    if (refill_pending_)
+      ++spilled_since_ask_;
   }
 }
 
@@ -86,23 +88,29 @@ std::optional<RefillRequest> FrontierWindow::refill_request() {
   if (refill_pending_ || spilled_ == 0 || window_.size() >= limits_.window / 2)
     return std::nullopt;
   refill_pending_ = true;
+  refill_asked_seq_ = next_seq_;
+  spilled_since_ask_ = 0;
   return RefillRequest{refill_cursor_, limits_.window - window_.size()};
 }
 
 void FrontierWindow::refilled(const std::vector<FrontierEntry>& rows, std::size_t requested) {
   refill_pending_ = false;
+  std::size_t unseen_late = spilled_since_ask_;
   for (const auto& row : rows) {
     if (spilled_ > 0)
       --spilled_;
+    if (row.seq >= refill_asked_seq_ && unseen_late > 0)
+      --unseen_late;
     refill_cursor_ = std::max(refill_cursor_, row.seq + 1);
     // Rows store only the URL; the host key is derived again from it.
     auto url = Url::parse(row.url);
     window_.push_back(Queued{row.seq, row.url, url ? url->host_key() : std::string{}, row.depth});
   }
-  // Fewer rows than asked for means the store holds no more: whatever the
-  // count said, nothing is spilled now.
+  // Fewer rows than asked for means the store held no more when it was read:
+  // whatever the count said, only rows spilled after the request can remain.
   if (rows.size() < requested)
-    spilled_ = 0;
+    spilled_ = std::min(spilled_, unseen_late);
+  spilled_since_ask_ = 0;
 }
 
 bool FrontierWindow::budget_exhausted() const {

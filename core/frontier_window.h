@@ -91,6 +91,8 @@ class FrontierWindow {
   std::size_t spilled_ = 0;        // queued rows only in the database
   std::int64_t refill_cursor_ = 0; // every spilled row has seq >= this
   bool refill_pending_ = false;
+  std::int64_t refill_asked_seq_ = 0;
+  std::size_t spilled_since_ask_ = 0;
   std::size_t in_flight_ = 0;
   std::int64_t settled_ = 0;       // fetched or failed, this run and before
   std::int64_t next_seq_ = 1;

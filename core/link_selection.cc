@@ -25,9 +25,8 @@ SelectedLinks select_links(const Url& page_url, const PageAnalysis& analysis, co
     if (!resolved)
       continue;  // mailto:, malformed, too long: nothing to keep
     Url url = strip_query_params.empty() ? *resolved : resolved->without_query_params(strip_query_params);
-    if (!seen_links.insert(url.str()).second)
-      continue;
-    out.all.push_back(LinkRow{url.str(), link.nofollow});
+    if (seen_links.insert(url.str()).second)
+      out.all.push_back(LinkRow{url.str(), link.nofollow});
     std::string host = url.host_key();
     if (host != own_host && seen_hosts.insert(host).second)
       out.other_hosts.push_back(host);

@@ -10,12 +10,18 @@
 namespace actorcrawl {
 
 std::string iso8601_utc(std::int64_t epoch_ms) {
-  std::time_t secs = static_cast<std::time_t>(epoch_ms / 1000);
+  std::int64_t millis = epoch_ms % 1000;
+  std::int64_t whole = epoch_ms / 1000;
+  if (millis < 0) {
+    millis += 1000;
+    --whole;
+  }
+  std::time_t secs = static_cast<std::time_t>(whole);
   std::tm tm{};
   gmtime_r(&secs, &tm);
-  char buf[40];
+  char buf[80];
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(epoch_ms % 1000));
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(millis));
   return buf;
 }
 
