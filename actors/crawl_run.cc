@@ -8,6 +8,7 @@
 
 #include "actors/crawl_topology.h"
 #include "core/console_log.h"
+#include "core/domain_link_filter.h"
 #include "core/link_scope.h"
 #include "core/metrics_report.h"
 #include "core/page_processor.h"
@@ -37,6 +38,12 @@ CrawlParts prepare(const CrawlConfig& config) {
   if (!error.empty())
     throw ConfigError(error);
   CrawlParts parts;
+  if (config.profile == "domains") {
+    parts.domains = DomainLinkFilter::make(config.excluded_domains,
+                                           static_cast<std::size_t>(config.max_outbound_links), &error);
+    if (!parts.domains)
+      throw ConfigError(error);
+  }
   parts.scope = std::move(scope);
   parts.chain = std::make_shared<const ProcessorChain>(std::move(chain));
   parts.store = std::make_shared<CrawlStore>(config.db_path, static_cast<std::size_t>(config.storage_batch));

@@ -10,6 +10,7 @@
 #include "actors/host_selector_actor.h"
 #include "actors/processor_actor.h"
 #include "actors/storage_actor.h"
+#include "core/robots_txt.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {
@@ -37,7 +38,8 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   t.storage = spawn_storage(sys, std::move(parts.store));
   t.dead_letter = spawn_dead_letter(sys);
   t.processor = spawn_processor(sys, ProcessorSettings{std::move(parts.chain), std::move(parts.scope),
-                                                       config.strip_query_params});
+                                                       std::move(parts.domains), config.strip_query_params,
+                                                       product_token_of(config.user_agent)});
   fetch_settings settings;
   settings.user_agent = config.user_agent;
   settings.request_timeout_ms = config.request_timeout_ms;
@@ -46,12 +48,32 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   settings.retry_attempts = static_cast<std::int32_t>(config.retry_attempts);
   settings.retry_delay_ms = config.retry_delay_ms;
   settings.politeness_delay_ms = config.politeness_delay_ms;
-  t.host_selector = spawn_host_selector(sys, settings);
-  FrontierWindow::Limits limits;
-  limits.window = static_cast<std::size_t>(config.frontier_window);
-  limits.max_pages = config.max_pages;
-  limits.max_depth = static_cast<std::int32_t>(config.max_depth);
-  t.frontier = spawn_frontier(sys, limits, std::move(observer));
+  settings.resolve = config.resolve;
+  using std::chrono::milliseconds;
+  HostScheduler::Settings politeness;
+  politeness.delay = milliseconds{config.politeness_delay_ms};
+  politeness.max_delay = milliseconds{config.max_politeness_delay_ms};
+  politeness.delay_factor_percent = static_cast<int>(config.politeness_delay_factor_percent);
+  politeness.respect_robots = config.respect_robots_txt;
+  politeness.robots_ttl = milliseconds{config.robots_cache_ttl_ms};
+  politeness.robots_attempts = static_cast<int>(config.retry_attempts) + 1;
+  politeness.robots_retry_delay = milliseconds{std::max<std::int64_t>(config.retry_delay_ms, 1)};
+  t.host_selector = spawn_host_selector(sys, politeness, settings);
+
+  FrontierSettings frontier;
+  frontier.domains = config.profile == "domains";
+  frontier.site.window = static_cast<std::size_t>(config.frontier_window);
+  frontier.site.max_pages = config.max_pages;
+  frontier.site.max_depth = static_cast<std::int32_t>(config.max_depth);
+  frontier.traps = TrapGuard::Limits{static_cast<std::size_t>(config.max_url_length),
+                                     static_cast<std::size_t>(config.max_repeated_path_segments),
+                                     static_cast<std::size_t>(config.max_pages_per_host),
+                                     static_cast<std::size_t>(config.max_query_variants_per_path)};
+  frontier.domain.max_depth = static_cast<std::int32_t>(config.max_depth);
+  frontier.domain.max_pages = config.max_pages;
+  frontier.domain.max_crawls_per_node = config.max_crawls_per_node;
+  frontier.domain.max_subdomains_per_root = static_cast<std::size_t>(config.max_subdomains_per_root);
+  t.frontier = spawn_frontier(sys, std::move(frontier), std::move(observer));
 
   topology wiring{t.frontier, t.host_selector, t.processor, t.storage, t.dead_letter};
   for (const auto& a : {t.frontier, t.host_selector, t.processor, t.dead_letter})

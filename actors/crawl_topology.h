@@ -15,6 +15,7 @@
 namespace actorcrawl {
 
 class CrawlStore;
+class DomainLinkFilter;
 class LinkScope;
 class ProcessorChain;
 
@@ -32,6 +33,7 @@ struct CrawlTopology {
 struct CrawlParts {
   std::shared_ptr<CrawlStore> store;
   std::shared_ptr<const LinkScope> scope;
+  std::shared_ptr<const DomainLinkFilter> domains;  // set for profile: domains
   std::shared_ptr<const ProcessorChain> chain;
 };
 

@@ -69,6 +69,7 @@ class fetch_worker : public caf::blocking_actor {
         });
     if (joined) {
       monitor(selector_);
+      engine_.set_resolve(settings_.resolve);
       policy_ = RetryPolicy{RetryPolicy::Settings{settings_.retry_attempts, settings_.retry_delay_ms,
                                                   settings_.request_timeout_ms, settings_.politeness_delay_ms}};
     }
@@ -80,6 +81,7 @@ class fetch_worker : public caf::blocking_actor {
     while (more && running_) {
       receive(
         [&](fetch_job& j) { start(std::move(j.job)); },
+        [&](robots_fetch& r) { start_robots(std::move(r)); },
         [&](drain_atom) { call_off_retries(); },
         [&](caf::down_msg&) { running_ = false; },
         [&](caf::exit_msg& m) {
@@ -108,6 +110,35 @@ class fetch_worker : public caf::blocking_actor {
     engine_.start(std::move(request));
   }
 
+  // robots.txt is tried once here: the HostSelector owns the decision to try
+  // again (RFC 9309 2.3.1.3), and 5 redirects and 500 KiB are the RFC's.
+  void start_robots(robots_fetch r) {
+    FetchRequest req;
+    req.token = kRobotsToken | next_robots_++;
+    req.url = r.url;
+    req.timeout_ms = settings_.request_timeout_ms;
+    req.max_body_bytes = 512000;
+    req.max_redirects = 5;
+    req.user_agent = settings_.user_agent;
+    robots_[req.token] = std::move(r);
+    engine_.start(std::move(req));
+  }
+
+  void settle_robots(FetchOutcome outcome) {
+    auto it = robots_.find(outcome.token);
+    if (it == robots_.end())
+      return;
+    robots_result r{std::move(it->second.host_key), std::move(it->second.url), 0, {}, {}, outcome.elapsed_ms};
+    robots_.erase(it);
+    if (outcome.error == FetchError::none) {
+      r.status_code = outcome.status_code;
+      r.body = std::move(outcome.body);
+    } else {
+      r.error = to_string(outcome.error);
+    }
+    send(actors_.host_selector, std::move(r));
+  }
+
   // Stopping: a URL waiting for its retry goes back to the Frontier rather
   // than hold the shutdown for a backoff that may be minutes long.
   void call_off_retries() {
@@ -115,12 +146,16 @@ class fetch_worker : public caf::blocking_actor {
       auto it = inflight_.find(token);
       if (it == inflight_.end())
         continue;
-      send(actors_.host_selector, fetch_done{std::move(it->second.job), true, 0});
+      send(actors_.host_selector, fetch_done{std::move(it->second.job), true, 0, 0});
       inflight_.erase(it);
     }
   }
 
   void settle(FetchOutcome outcome) {
+    if (outcome.token & kRobotsToken) {
+      settle_robots(std::move(outcome));
+      return;
+    }
     auto it = inflight_.find(outcome.token);
     if (it == inflight_.end())
       return;
@@ -153,13 +188,14 @@ class fetch_worker : public caf::blocking_actor {
       r.fetch_ms = outcome.elapsed_ms;
       r.fetched_at_ms = now_ms();
       r.attempts = attempts;
+      r.x_robots_tag = std::move(outcome.x_robots_tag);
       send(actors_.processor, std::move(r));
     } else {
       fetch_failure failure{job, d.reason, outcome.error_detail, outcome.status_code, attempts,
                             outcome.elapsed_ms, now_ms()};
       send(actors_.dead_letter, std::move(failure));
     }
-    send(actors_.host_selector, fetch_done{std::move(job), false, server_delay});
+    send(actors_.host_selector, fetch_done{std::move(job), false, server_delay, outcome.elapsed_ms});
   }
 
   caf::actor selector_;
@@ -169,7 +205,11 @@ class fetch_worker : public caf::blocking_actor {
   fetch_settings settings_;
   RetryPolicy policy_{RetryPolicy::Settings{}};
   FetchEngine engine_;
+  // Tokens of robots.txt transfers carry the top bit; job seqs never do.
+  static constexpr std::uint64_t kRobotsToken = 1ULL << 63;
   std::unordered_map<std::uint64_t, InFlight> inflight_;
+  std::unordered_map<std::uint64_t, robots_fetch> robots_;
+  std::uint64_t next_robots_ = 1;
   bool running_ = true;
 };
 

@@ -11,15 +11,15 @@ namespace actorcrawl {
 namespace {
 
 struct frontier_state {
-  explicit frontier_state() : window(FrontierWindow::Limits{}) {}
-
   topology actors;
   caf::actor observer;
-  FrontierWindow window;
+  FrontierSettings settings;
+  std::unique_ptr<CrawlFrontier> frontier;
   frontier_delta delta;          // rows to persist, sent once per message
   std::int64_t demand = 0;       // jobs the HostSelector asked for
   std::int64_t fetched = 0;
   std::int64_t failed = 0;
+  std::int64_t refused = 0;
   bool started = false;
   bool stopping = false;
   bool finishing = false;
@@ -34,7 +34,9 @@ using frontier_ptr = caf::stateful_actor<frontier_state>*;
 // happen to the URL elsewhere.
 void persist(frontier_ptr self) {
   auto& d = self->state.delta;
-  if (d.added.empty() && d.requeued.empty() && d.done.empty() && d.failed.empty())
+  for (auto& r : self->state.frontier->take_refused())
+    d.refused.push_back(std::move(r));
+  if (d.added.empty() && d.requeued.empty() && d.done.empty() && d.failed.empty() && d.refused.empty())
     return;
   self->send(self->state.actors.storage, std::move(d));
   d = frontier_delta{};
@@ -42,7 +44,7 @@ void persist(frontier_ptr self) {
 
 void offer(frontier_ptr self, const std::string& url, const std::string& host_key, std::int32_t depth,
            const std::string& parent) {
-  if (auto entry = self->state.window.offer(url, host_key, depth, parent))
+  if (auto entry = self->state.frontier->offer(url, host_key, depth, parent))
     self->state.delta.added.push_back(std::move(*entry));
 }
 
@@ -53,18 +55,18 @@ void refill(frontier_ptr self) {
   auto& st = self->state;
   if (st.stopping)
     return;
-  auto req = st.window.refill_request();
+  auto req = st.frontier->refill_request();
   if (!req)
     return;
   self->request(st.actors.storage, caf::infinite, load_frontier{req->from_seq, static_cast<std::int32_t>(req->limit)})
     .then(
       [self, limit = req->limit](frontier_rows& rows) {
-        self->state.window.refilled(rows.rows, limit);
+        self->state.frontier->refilled(rows.rows, limit);
         dispatch_more(self);
       },
       [self](caf::error& err) {
         log_line(LogLevel::error, "frontier refill failed: " + to_string(err));
-        self->state.window.refilled({}, 0);
+        self->state.frontier->refilled({}, 0);
         maybe_finish(self);
       });
 }
@@ -73,7 +75,7 @@ void dispatch_more(frontier_ptr self) {
   auto& st = self->state;
   persist(self);
   if (st.started && !st.stopping && st.demand > 0) {
-    auto jobs = st.window.take(static_cast<std::size_t>(st.demand));
+    auto jobs = st.frontier->take(static_cast<std::size_t>(st.demand));
     if (!jobs.empty()) {
       st.demand -= static_cast<std::int64_t>(jobs.size());
       self->send(st.actors.host_selector, crawl_batch{std::move(jobs)});
@@ -87,12 +89,12 @@ void maybe_finish(frontier_ptr self) {
   auto& st = self->state;
   if (!st.started || st.finishing)
     return;
-  const bool done = st.stopping ? st.window.in_flight() == 0 : st.window.finished();
+  const bool done = st.stopping ? st.frontier->in_flight() == 0 : st.frontier->finished();
   if (!done)
     return;
   st.finishing = true;
   std::string reason = st.stopping ? st.stop_reason
-                       : st.window.budget_exhausted() ? "max_pages"
+                       : st.frontier->budget_exhausted() ? "max_pages"
                                                       : "queue_empty";
   persist(self);
   // The observer hears of the end only once every write before it is
@@ -105,19 +107,49 @@ void maybe_finish(frontier_ptr self) {
           });
 }
 
-caf::behavior frontier_actor(frontier_ptr self, FrontierWindow::Limits limits, caf::actor observer) {
-  self->state.window = FrontierWindow{limits};
+caf::behavior frontier_actor(frontier_ptr self, FrontierSettings settings, caf::actor observer) {
+  self->state.settings = std::move(settings);
   self->state.observer = std::move(observer);
+  // Until the seeds arrive (and resume decides), an empty frontier answers.
+  self->state.frontier = std::make_unique<FrontierWindow>(FrontierWindow::Limits{});
   return {
     [self](topology& t) { self->state.actors = std::move(t); },
     [self](crawl_seeds& seeds) {
-      self->request(self->state.actors.storage, caf::infinite, resume_atom_v)
+      auto& st = self->state;
+      if (st.settings.domains) {
+        // Seeds are hosts: their root pages, with the seed's scheme.
+        std::vector<std::pair<std::string, std::string>> roots;
+        for (const auto& raw : seeds.urls)
+          if (auto url = Url::parse(raw))
+            roots.emplace_back(url->scheme() + "://" + url->host_key() + "/", url->host_key());
+        if (roots.empty())
+          return;
+        self->request(st.actors.storage, caf::infinite,
+                      domain_resume_request{roots.front().second, st.settings.domain.max_crawls_per_node})
+          .then([self, roots](DomainResume& state) {
+            auto& st = self->state;
+            auto domains = std::make_unique<DomainFrontier>(st.settings.domain);
+            const bool resumed = domains->resume(state);
+            st.frontier = std::move(domains);
+            if (resumed)
+              log_line(LogLevel::info, "resuming: " + std::to_string(state.nodes.size()) +
+                                         " nodes below max_crawls_per_node queued again at depth 0");
+            for (const auto& [root, host_key] : roots)
+              offer(self, root, host_key, 0, "");
+            st.started = true;
+            dispatch_more(self);
+          });
+        return;
+      }
+      self->request(st.actors.storage, caf::infinite, resume_atom_v)
         .then([self, urls = std::move(seeds.urls)](ResumeState& state) {
           auto& st = self->state;
           if (!state.seen.empty())
             log_line(LogLevel::info, "resuming: " + std::to_string(state.queued) + " URLs queued, " +
                                        std::to_string(state.settled) + " already crawled");
-          st.window.resume(state);
+          auto window = std::make_unique<FrontierWindow>(st.settings.site, st.settings.traps);
+          window->resume(state);
+          st.frontier = std::move(window);
           for (const auto& raw : urls)
             if (auto url = Url::parse(raw))
               offer(self, url->str(), url->host_key(), 0, "");
@@ -131,7 +163,7 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierWindow::Limits limits, c
     },
     [self](page_links& p) {
       auto& st = self->state;
-      st.window.settle(p.job);
+      st.frontier->settle(p.job);
       ++st.fetched;
       st.delta.done.push_back(p.job.url);
       for (const auto& link : p.links)
@@ -140,18 +172,27 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierWindow::Limits limits, c
     },
     [self](url_failed& f) {
       auto& st = self->state;
-      st.window.settle(f.job);
+      st.frontier->settle(f.job);
       ++st.failed;
       st.delta.failed.push_back(f.job.url);
       dispatch_more(self);
     },
+    [self](url_refused& r) {
+      auto& st = self->state;
+      st.frontier->refused(r.job);
+      ++st.refused;
+      st.delta.refused.push_back(FrontierRefusal{FrontierEntry{static_cast<std::int64_t>(r.job.seq), r.job.url,
+                                                               r.job.depth, std::string{}},
+                                                 std::move(r.reason)});
+      dispatch_more(self);
+    },
     [self](leases_returned& r) {
-      self->state.window.give_back(std::move(r.jobs));
+      self->state.frontier->give_back(std::move(r.jobs));
       dispatch_more(self);
     },
     [self](redrive_urls& r) {
       for (auto& job : r.jobs)
-        if (auto entry = self->state.window.requeue(job.url, job.host_key, job.depth))
+        if (auto entry = self->state.frontier->requeue(job.url, job.host_key, job.depth))
           self->state.delta.requeued.push_back(std::move(*entry));
       dispatch_more(self);
     },
@@ -162,7 +203,7 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierWindow::Limits limits, c
       st.stopping = true;
       st.stop_reason = s.reason;
       st.demand = 0;
-      log_line(LogLevel::info, "stopping (" + s.reason + "): letting " + std::to_string(st.window.in_flight()) +
+      log_line(LogLevel::info, "stopping (" + s.reason + "): letting " + std::to_string(st.frontier->in_flight()) +
                                  " URLs in flight finish");
       if (st.actors.host_selector)
         self->send(st.actors.host_selector, drain_atom_v);
@@ -173,12 +214,12 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierWindow::Limits limits, c
     },
     [self](progress_atom) {
       auto& st = self->state;
-      return crawl_progress{static_cast<std::int64_t>(st.window.queued()),
-                            static_cast<std::int64_t>(st.window.in_flight()),
-                            static_cast<std::int64_t>(st.window.seen()),
+      return crawl_progress{static_cast<std::int64_t>(st.frontier->queued()),
+                            static_cast<std::int64_t>(st.frontier->in_flight()),
+                            static_cast<std::int64_t>(st.frontier->seen()),
                             st.fetched,
                             st.failed,
-                            st.window.settled(),
+                            st.frontier->settled(),
                             st.stopping};
     },
   };
@@ -186,8 +227,8 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierWindow::Limits limits, c
 
 }  // namespace
 
-caf::actor spawn_frontier(caf::actor_system& sys, FrontierWindow::Limits limits, caf::actor observer) {
-  return sys.spawn(frontier_actor, limits, std::move(observer));
+caf::actor spawn_frontier(caf::actor_system& sys, FrontierSettings settings, caf::actor observer) {
+  return sys.spawn(frontier_actor, std::move(settings), std::move(observer));
 }
 
 }  // namespace actorcrawl

@@ -8,10 +8,21 @@
 
 #include <caf/fwd.hpp>
 
+#include <optional>
+#include <string>
+
+#include "core/domain_frontier.h"
 #include "core/frontier_window.h"
 
 namespace actorcrawl {
 
-caf::actor spawn_frontier(caf::actor_system& sys, FrontierWindow::Limits limits, caf::actor observer);
+struct FrontierSettings {
+  bool domains = false;  // profile: domains (DomainFrontier) or site (FrontierWindow)
+  FrontierWindow::Limits site;
+  std::optional<TrapGuard::Limits> traps;
+  DomainFrontier::Limits domain;
+};
+
+caf::actor spawn_frontier(caf::actor_system& sys, FrontierSettings settings, caf::actor observer);
 
 }  // namespace actorcrawl

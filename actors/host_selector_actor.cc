@@ -7,6 +7,7 @@
 
 #include "core/console_log.h"
 #include "core/host_scheduler.h"
+#include "core/robots_txt.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {
@@ -16,10 +17,11 @@ namespace {
 using Clock = HostScheduler::Clock;
 
 struct host_selector_state {
-  explicit host_selector_state() : scheduler(std::chrono::milliseconds{0}) {}
+  host_selector_state() : scheduler(std::chrono::milliseconds{0}) {}
 
   topology actors;
   fetch_settings settings;
+  std::string product_token;  // what robots.txt groups are matched against
   HostScheduler scheduler;
   std::map<caf::actor_addr, HostScheduler::WorkerId> worker_ids;
   std::unordered_map<HostScheduler::WorkerId, caf::actor> workers;
@@ -58,9 +60,15 @@ void dispatch(selector_ptr self) {
   const auto now = Clock::now();
   for (auto& d : st.scheduler.take_ready(now)) {
     auto w = st.workers.find(d.worker);
-    if (w != st.workers.end())
+    if (w == st.workers.end())
+      continue;
+    if (d.kind == HostScheduler::Kind::robots)
+      self->send(w->second, robots_fetch{d.job.host_key, d.job.url});
+    else
       self->send(w->second, fetch_job{std::move(d.job)});
   }
+  for (auto& r : st.scheduler.take_refused())
+    self->send(st.actors.frontier, url_refused{std::move(r.job), std::move(r.reason)});
   // One timer for the earliest host whose politeness clock runs out.
   if (auto wake = st.scheduler.next_wakeup(); wake && *wake > now) {
     if (!st.tick_armed || *wake < st.tick_at) {
@@ -73,9 +81,34 @@ void dispatch(selector_ptr self) {
   ask_for_work(self);
 }
 
-caf::behavior host_selector_actor(selector_ptr self, fetch_settings settings) {
+// RFC 9309 2.3.1: 2xx is parsed, 4xx allows everything, and a server error
+// or no answer at all is "unreachable" — retried before it is believed.
+std::shared_ptr<const RobotsRules> rules_from(const robots_result& r, const std::string& token) {
+  if (r.status_code == 0 || r.status_code >= 500 || r.status_code == 429)
+    return nullptr;
+  return std::make_shared<const RobotsRules>(RobotsRules::from_response(r.status_code, r.body, token));
+}
+
+const char* outcome_name(const RobotsRules* rules) {
+  if (rules == nullptr)
+    return "unreachable";
+  switch (rules->source()) {
+    case RobotsRules::Source::parsed: return "parsed";
+    case RobotsRules::Source::allow_all: return "allow_all";
+    case RobotsRules::Source::disallow_all: return "disallow_all";
+  }
+  return "parsed";
+}
+
+std::int64_t epoch_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings politeness, fetch_settings settings) {
   self->state.settings = settings;
-  self->state.scheduler = HostScheduler{std::chrono::milliseconds{settings.politeness_delay_ms}};
+  self->state.product_token = product_token_of(settings.user_agent);
+  self->state.scheduler = HostScheduler{politeness};
   self->set_down_handler([self](caf::down_msg& msg) {
     auto& st = self->state;
     auto it = st.worker_ids.find(msg.source);
@@ -123,10 +156,30 @@ caf::behavior host_selector_actor(selector_ptr self, fetch_settings settings) {
       auto& st = self->state;
       const auto now = Clock::now();
       if (!done.returned) {
-        st.scheduler.complete(done.job.seq, now, std::chrono::milliseconds{done.server_delay_ms});
+        st.scheduler.complete(done.job.seq, now, std::chrono::milliseconds{done.server_delay_ms},
+                              std::chrono::milliseconds{done.response_ms});
       } else if (auto job = st.scheduler.abandon(done.job.seq, now)) {
         return_to_frontier(self, {std::move(*job)});
       }
+      dispatch(self);
+    },
+    [self](robots_result& r) {
+      auto& st = self->state;
+      auto rules = rules_from(r, st.product_token);
+      RobotsRecord record{r.host_key, r.url, r.status_code, outcome_name(rules.get()), -1, {}, epoch_ms()};
+      if (rules) {
+        record.crawl_delay_ms = rules->crawl_delay_ms().value_or(-1);
+        record.sitemaps = rules->sitemaps();
+      } else {
+        log_line(LogLevel::warn, "robots.txt of " + r.host_key + " unreachable (" +
+                                   (r.error.empty() ? "http_" + std::to_string(r.status_code) : r.error) +
+                                   "); its URLs wait");
+      }
+      self->send(st.actors.storage, store_robots{std::move(record)});
+      // A name that does not resolve will not resolve on a retry either.
+      const std::string final_reason = r.error == "dns_failure" ? r.error : std::string{};
+      st.scheduler.robots_done(r.host_key, std::move(rules), Clock::now(), std::chrono::milliseconds{r.fetch_ms},
+                               final_reason);
       dispatch(self);
     },
     [self](drain_atom) {
@@ -146,8 +199,9 @@ caf::behavior host_selector_actor(selector_ptr self, fetch_settings settings) {
 
 }  // namespace
 
-caf::actor spawn_host_selector(caf::actor_system& sys, fetch_settings settings) {
-  return sys.spawn(host_selector_actor, std::move(settings));
+caf::actor spawn_host_selector(caf::actor_system& sys, HostScheduler::Settings politeness,
+                               fetch_settings settings) {
+  return sys.spawn(host_selector_actor, politeness, std::move(settings));
 }
 
 }  // namespace actorcrawl

@@ -8,10 +8,14 @@
 
 #include <caf/fwd.hpp>
 
+#include "core/host_scheduler.h"
 #include "messages/topology.h"
 
 namespace actorcrawl {
 
-caf::actor spawn_host_selector(caf::actor_system& sys, fetch_settings settings);
+// `politeness` says how hosts are paced and whether robots.txt gates them;
+// `settings` is what every worker receives when it registers.
+caf::actor spawn_host_selector(caf::actor_system& sys, HostScheduler::Settings politeness,
+                               fetch_settings settings);
 
 }  // namespace actorcrawl

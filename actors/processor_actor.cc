@@ -3,6 +3,8 @@
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core/domain_link_filter.h"
+#include "core/robots_directives.h"
 #include "core/link_selection.h"
 #include "core/page_processor.h"
 #include "messages/catalogue.h"
@@ -35,6 +37,12 @@ caf::behavior processor_actor(caf::stateful_actor<processor_state>* self, Proces
       FetchedPage page{r.job.url, r.final_url.empty() ? r.job.url : r.final_url, r.job.depth, r.status_code,
                        r.content_type, r.charset, r.body, r.truncated};
       PageAnalysis analysis = st.settings.chain->run(page);
+      RobotsDirectives robots;
+      robots.nofollow = !analysis.follow_links;
+      robots.noindex = analysis.noindex;
+      if (!r.x_robots_tag.empty())
+        read_x_robots_tag(r.x_robots_tag, st.settings.robots_token, robots);
+      analysis.follow_links = !robots.nofollow;
 
       PageRow row;
       row.url = r.job.url;
@@ -49,14 +57,21 @@ caf::behavior processor_actor(caf::stateful_actor<processor_state>* self, Proces
       row.redirect_chain = redirect_chain_json(r);
       row.truncated = r.truncated;
       row.attempts = r.attempts;
-      row.title = std::move(analysis.title);
-      row.description = std::move(analysis.description);
+      row.robots_directives = robots.text();
+      // noindex: the page is recorded (it was fetched, its links count) but
+      // its text is not kept.
+      if (!robots.noindex) {
+        row.title = std::move(analysis.title);
+        row.description = std::move(analysis.description);
+      }
 
       page_links found{r.job, {}};
       // Links resolve against where the body came from: after a redirect,
       // that is the final URL, not the one that was asked for.
       if (auto base = Url::parse(page.final_url)) {
-        SelectedLinks links = select_links(*base, analysis, *st.settings.scope, st.settings.strip_query_params);
+        SelectedLinks links = st.settings.domains
+                                ? st.settings.domains->select(*base, analysis)
+                                : select_links(*base, analysis, *st.settings.scope, st.settings.strip_query_params);
         row.links = std::move(links.all);
         row.link_host_keys = std::move(links.other_hosts);
         row.canonical_url = std::move(links.canonical);

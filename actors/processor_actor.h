@@ -12,13 +12,16 @@
 
 namespace actorcrawl {
 
+class DomainLinkFilter;
 class LinkScope;
 class ProcessorChain;
 
 struct ProcessorSettings {
   std::shared_ptr<const ProcessorChain> chain;
-  std::shared_ptr<const LinkScope> scope;
+  std::shared_ptr<const LinkScope> scope;  // site profile
+  std::shared_ptr<const DomainLinkFilter> domains;  // domains profile, when set
   std::vector<std::string> strip_query_params;
+  std::string robots_token;  // product token X-Robots-Tag agents are matched to
 };
 
 caf::actor spawn_processor(caf::actor_system& sys, ProcessorSettings settings);

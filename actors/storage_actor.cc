@@ -59,6 +59,8 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
         db.settle_frontier(url, FrontierState::done);
       for (const auto& url : d.failed)
         db.settle_frontier(url, FrontierState::failed);
+      if (!d.refused.empty())
+        db.refuse_frontier(d.refused);
       after_write(self);
     },
     [self, &db](store_page& m) {
@@ -69,6 +71,11 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
       db.record_dead_letter(m.row);
       after_write(self);
     },
+    [self, &db](store_robots& m) {
+      db.record_robots(m.record);
+      after_write(self);
+    },
+    [&db](domain_resume_request& m) { return db.load_domain_resume(m.seed_host_key, m.max_crawls_per_node); },
     [&db](load_frontier& m) {
       return frontier_rows{db.load_queued(m.from_seq, static_cast<std::size_t>(std::max(m.limit, 0)))};
     },

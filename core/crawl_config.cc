@@ -48,6 +48,15 @@ const std::vector<ConfigKey>& config_keys() {
     {"db_path", ValueKind::text, "SQLite database", &C::db_path},
     {"metrics_path", ValueKind::text, "metrics written at the end of a crawl", &C::metrics_path},
     {"trace_path", ValueKind::text, "message trace (JSON Lines); empty: off", &C::trace_path},
+    {"max_politeness_delay_ms", ValueKind::duration_ms, "upper bound of a host's delay (Crawl-delay, Retry-After, slow responses)", &C::max_politeness_delay_ms, 0, kHour},
+    {"politeness_delay_factor_percent", ValueKind::integer, "a host's delay is at least this % of its last response time (0: off)", &C::politeness_delay_factor_percent, 0, 10000},
+    {"robots_cache_ttl", ValueKind::duration_ms, "how long a host's robots.txt is trusted before it is fetched again", &C::robots_cache_ttl_ms, 1000, 365LL * 24 * kHour},
+    {"max_url_length", ValueKind::integer, "trap defence: longer URLs are refused", &C::max_url_length, 16, 1'000'000},
+    {"max_repeated_path_segments", ValueKind::integer, "trap defence: a path segment repeated more often is refused", &C::max_repeated_path_segments, 1, 1000},
+    {"max_pages_per_host", ValueKind::integer, "trap defence: URLs queued per host (0: unlimited)", &C::max_pages_per_host, 0, 1'000'000'000},
+    {"max_query_variants_per_path", ValueKind::integer, "trap defence: distinct query strings per path (0: unlimited)", &C::max_query_variants_per_path, 0, 1'000'000'000},
+    {"excluded_domains", ValueKind::text_list, "domains profile: RE2 patterns of hosts never linked or crawled", &C::excluded_domains},
+    {"resolve", ValueKind::text_list, "host:port:address entries that bypass DNS (as curl --resolve)", &C::resolve},
     {"processors", ValueKind::text_list, "processor chain: html_links, save_pages", &C::processors},
     {"save_pages_dir", ValueKind::text, "where save_pages writes bodies", &C::save_pages_dir},
     {"transfers_per_worker", ValueKind::integer, "transfers one FetchWorker runs at once", &C::transfers_per_worker, 1, 4096},
@@ -485,8 +494,6 @@ void validate(const CrawlConfig& config, bool seeds_required) {
     if (!Url::parse(seed, &why))
       throw ConfigError("seed '" + seed + "' is not a crawlable URL (" + to_string(why) + ")");
   }
-  if (config.profile == "domains")
-    throw ConfigError("profile 'domains' is not available in this version; use profile: site");
   if (config.db_path.empty())
     throw ConfigError("db_path must not be empty");
 }

@@ -40,6 +40,22 @@ struct CrawlConfig {
   std::string db_path = "actorcrawl.db";
   std::string metrics_path = "metrics.log";
   std::string trace_path;
+  // Politeness beyond the fixed delay.
+  std::int64_t max_politeness_delay_ms = 30000;  // cap for Crawl-delay, Retry-After, adaptive delay
+  std::int64_t politeness_delay_factor_percent = 200;  // delay >= this % of the last response time
+  std::int64_t robots_cache_ttl_ms = 24LL * 3600 * 1000;
+  // Crawler-trap defences (site profile).
+  std::int64_t max_url_length = 1024;
+  std::int64_t max_repeated_path_segments = 3;
+  std::int64_t max_pages_per_host = 0;  // 0: unlimited
+  std::int64_t max_query_variants_per_path = 100;
+  // Domains profile: hosts never crawled nor linked (RE2, searched in the host).
+  std::vector<std::string> excluded_domains = {
+    R"((^|\.)facebook\.com$)", R"((^|\.)twitter\.com$)", R"((^|\.)instagram\.com$)",
+    R"((^|\.)linkedin\.com$)", R"((^|\.)google-analytics\.com$)", R"((^|\.)doubleclick\.net$)",
+    R"(^ads\.)", R"(^analytics\.)"};
+  // Name resolution overrides, as curl's --resolve: "host:port:address".
+  std::vector<std::string> resolve;
   // Beyond SPEC section 5: the processor chain and the actors' sizing.
   std::vector<std::string> processors = {"html_links"};
   std::string save_pages_dir = "pages";

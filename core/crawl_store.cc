@@ -63,7 +63,8 @@ CREATE TABLE IF NOT EXISTS pages (
     redirect_chain TEXT,
     truncated INTEGER,
     canonical_url TEXT,
-    attempts INTEGER
+    attempts INTEGER,
+    robots_directives TEXT
 );
 CREATE TABLE IF NOT EXISTS links (
     from_page_id INTEGER NOT NULL REFERENCES pages(page_id),
@@ -79,9 +80,10 @@ CREATE TABLE IF NOT EXISTS frontier (
     url TEXT UNIQUE NOT NULL,
     depth INTEGER NOT NULL,
     parent_url TEXT,
-    state INTEGER NOT NULL DEFAULT 0 CHECK (state IN (0, 1, 2)),
+    state INTEGER NOT NULL DEFAULT 0 CHECK (state IN (0, 1, 2, 3)),
     discovered_at INTEGER,
-    settled_at INTEGER
+    settled_at INTEGER,
+    refusal TEXT
 );
 CREATE INDEX IF NOT EXISTS idx_frontier_state ON frontier(state, seq);
 
@@ -98,6 +100,16 @@ CREATE TABLE IF NOT EXISTS dead_letters (
 );
 CREATE INDEX IF NOT EXISTS idx_dead_letters_pending
     ON dead_letters(id) WHERE redriven = 0;
+
+CREATE TABLE IF NOT EXISTS robots_txt (
+    host TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    status_code INTEGER,
+    outcome TEXT NOT NULL,
+    crawl_delay_ms INTEGER,
+    sitemaps TEXT,
+    fetched_at INTEGER
+);
 
 CREATE TABLE IF NOT EXISTS crawl_runs (
     run_id INTEGER PRIMARY KEY,
@@ -376,6 +388,7 @@ struct CrawlStore::Impl {
     s.bind(14, page.truncated ? 1 : 0);
     bind_text(s, 15, page.canonical_url);
     s.bind(16, page.attempts);
+    bind_text(s, 17, page.robots_directives);
     s.executeStep();
     return s.getColumn(0).getInt64();
   }
@@ -407,6 +420,26 @@ struct CrawlStore::Impl {
         continue;
       add_edge(node_id, node_id_for(host_key));
     }
+  }
+
+  // The root URL of a host, with the scheme it was discovered with: from the
+  // frontier if it was ever queued, else from any link to it, else http.
+  std::string root_url_of(const std::string& host_key) {
+    {
+      StatementUse use(root_in_frontier);
+      root_in_frontier.bind(1, host_key);
+      if (root_in_frontier.executeStep())
+        return column_text(root_in_frontier.getColumn(0));
+    }
+    for (const char* scheme : {"https://", "http://"}) {
+      const std::string prefix = scheme + host_key + "/";
+      StatementUse use(link_to_host);
+      link_to_host.bind(1, prefix);
+      link_to_host.bind(2, prefix.substr(0, prefix.size() - 1) + "0");  // '/' + 1
+      if (link_to_host.executeStep())
+        return prefix;
+    }
+    return "http://" + host_key + "/";
   }
 
   // -- frontier --------------------------------------------------------------
@@ -461,9 +494,10 @@ struct CrawlStore::Impl {
       const auto* bytes = static_cast<const char*>(url.getBlob());
       const auto size = static_cast<std::size_t>(url.getBytes());
       state.seen.push_back(url_fingerprint(std::string_view(bytes, size)));
-      if (scan_frontier.getColumn(2).getInt() == static_cast<int>(FrontierState::queued))
+      const int row_state = scan_frontier.getColumn(2).getInt();
+      if (row_state == static_cast<int>(FrontierState::queued))
         ++state.queued;
-      else
+      else if (row_state != static_cast<int>(FrontierState::refused))
         ++state.settled;
     }
     state.next_seq = max_seq + 1;
@@ -575,8 +609,8 @@ struct CrawlStore::Impl {
   SQLite::Statement upsert_page{db, R"sql(
       INSERT INTO pages(url, node_id, depth, status_code, content_type, title, description,
                         bytes, fetch_ms, fetched_at, error, final_url, redirect_chain,
-                        truncated, canonical_url, attempts)
-      VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+                        truncated, canonical_url, attempts, robots_directives)
+      VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
       ON CONFLICT(url) DO UPDATE SET
         node_id = excluded.node_id, depth = excluded.depth,
         status_code = excluded.status_code, content_type = excluded.content_type,
@@ -585,7 +619,7 @@ struct CrawlStore::Impl {
         fetched_at = excluded.fetched_at, error = excluded.error,
         final_url = excluded.final_url, redirect_chain = excluded.redirect_chain,
         truncated = excluded.truncated, canonical_url = excluded.canonical_url,
-        attempts = excluded.attempts
+        attempts = excluded.attempts, robots_directives = excluded.robots_directives
       RETURNING page_id)sql"};
   SQLite::Statement delete_links{db, "DELETE FROM links WHERE from_page_id = ?1"};
   // A repeated target keeps its first position; the header promises unique
@@ -598,6 +632,27 @@ struct CrawlStore::Impl {
       INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at)
       VALUES(?1, ?2, ?3, ?4, 0, ?5)
       ON CONFLICT(url) DO NOTHING)sql"};
+  SQLite::Statement refuse_row{db, R"sql(
+      INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at, settled_at, refusal)
+      VALUES(?1, ?2, ?3, ?4, 3, ?5, ?5, ?6)
+      ON CONFLICT(url) DO UPDATE SET state = 3, settled_at = excluded.settled_at,
+                                     refusal = excluded.refusal)sql"};
+  SQLite::Statement upsert_robots{db, R"sql(
+      INSERT INTO robots_txt(host, url, status_code, outcome, crawl_delay_ms, sitemaps, fetched_at)
+      VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)
+      ON CONFLICT(host) DO UPDATE SET url = excluded.url, status_code = excluded.status_code,
+        outcome = excluded.outcome, crawl_delay_ms = excluded.crawl_delay_ms,
+        sitemaps = excluded.sitemaps, fetched_at = excluded.fetched_at)sql"};
+  SQLite::Statement find_seed_node{db, "SELECT 1 FROM nodes WHERE domain_name = ?1"};
+  SQLite::Statement nodes_to_resume{
+      db, "SELECT domain_name, crawl_count FROM nodes WHERE crawl_count < ?1 ORDER BY node_id"};
+  SQLite::Statement root_in_frontier{
+      db, "SELECT url FROM frontier WHERE url = 'https://' || ?1 || '/' OR url = 'http://' || ?1 || '/' LIMIT 1"};
+  // A range on the links index: any link to the host tells its scheme.
+  SQLite::Statement link_to_host{
+      db, "SELECT to_url FROM links WHERE to_url >= ?1 AND to_url < ?2 LIMIT 1"};
+  SQLite::Statement count_pages{db, "SELECT COUNT(*) FROM pages"};
+  SQLite::Statement max_seq{db, "SELECT IFNULL(MAX(seq), 0) FROM frontier"};
   // Re-drive: the row takes the new seq so it sorts after what is queued.
   SQLite::Statement requeue_row{db, R"sql(
       INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at)
@@ -661,6 +716,79 @@ void CrawlStore::add_frontier(const std::vector<FrontierEntry>& entries) {
     const std::int64_t discovered_at = now_ms();
     for (const auto& entry : entries)
       impl_->insert_frontier_row(entry, discovered_at);
+  });
+}
+
+void CrawlStore::refuse_frontier(const std::vector<FrontierRefusal>& refusals) {
+  if (refusals.empty())
+    return;
+  impl_->write("refuse_frontier", refusals.size(), [&] {
+    const std::int64_t at = now_ms();
+    for (const auto& r : refusals) {
+      auto& st = impl_->refuse_row;
+      StatementUse use(st);
+      st.bind(1, r.entry.seq);
+      st.bind(2, r.entry.url);
+      st.bind(3, r.entry.depth);
+      bind_text(st, 4, r.entry.parent_url);
+      st.bind(5, at);
+      st.bind(6, r.reason);
+      st.exec();
+    }
+  });
+}
+
+void CrawlStore::record_robots(const RobotsRecord& r) {
+  impl_->write("record_robots", 1, [&] {
+    auto& st = impl_->upsert_robots;
+    StatementUse use(st);
+    st.bind(1, r.host_key);
+    st.bind(2, r.url);
+    bind_nonzero(st, 3, r.status_code);
+    st.bind(4, r.outcome);
+    if (r.crawl_delay_ms >= 0)
+      st.bind(5, r.crawl_delay_ms);
+    else
+      st.bind(5);
+    std::string sitemaps;
+    for (const auto& m : r.sitemaps)
+      sitemaps += (sitemaps.empty() ? "" : "\n") + m;
+    bind_text(st, 6, sitemaps);
+    st.bind(7, r.fetched_at_ms);
+    st.exec();
+  });
+}
+
+DomainResume CrawlStore::load_domain_resume(const std::string& seed_host_key, std::int64_t max_crawls_per_node) {
+  return impl_->read("load_domain_resume", [&] {
+    DomainResume out;
+    {
+      StatementUse use(impl_->find_seed_node);
+      impl_->find_seed_node.bind(1, seed_host_key);
+      out.seed_known = impl_->find_seed_node.executeStep();
+    }
+    {
+      StatementUse use(impl_->count_pages);
+      impl_->count_pages.executeStep();
+      out.pages_fetched = impl_->count_pages.getColumn(0).getInt64();
+    }
+    {
+      StatementUse use(impl_->max_seq);
+      impl_->max_seq.executeStep();
+      out.next_seq = impl_->max_seq.getColumn(0).getInt64() + 1;
+    }
+    if (!out.seed_known)
+      return out;
+    StatementUse use(impl_->nodes_to_resume);
+    impl_->nodes_to_resume.bind(1, max_crawls_per_node);
+    while (impl_->nodes_to_resume.executeStep()) {
+      DomainNode node;
+      node.host_key = column_text(impl_->nodes_to_resume.getColumn(0));
+      node.crawl_count = impl_->nodes_to_resume.getColumn(1).getInt64();
+      node.root_url = impl_->root_url_of(node.host_key);
+      out.nodes.push_back(std::move(node));
+    }
+    return out;
   });
 }
 

@@ -27,13 +27,47 @@ class StoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class FrontierState : int { queued = 0, done = 1, failed = 2 };
+// refused: never fetched, because a rule said no (frontier.refusal names it).
+enum class FrontierState : int { queued = 0, done = 1, failed = 2, refused = 3 };
 
 struct FrontierEntry {
   std::int64_t seq = 0;  // assigned by the Frontier; BFS order
   std::string url;       // normalized
   std::int32_t depth = 0;
   std::string parent_url;  // page it was discovered on; empty for seeds
+};
+
+// A URL the crawl will not fetch, and the rule that said so: robots_txt,
+// robots_unreachable, max_url_length, max_repeated_path_segments,
+// max_pages_per_host, max_query_variants_per_path, max_subdomains_per_root.
+struct FrontierRefusal {
+  FrontierEntry entry;
+  std::string reason;
+};
+
+// A host of the domain graph, as the domains profile resumes it.
+struct DomainNode {
+  std::string host_key;
+  std::string root_url;  // with the scheme it was discovered with
+  std::int64_t crawl_count = 0;
+};
+
+struct DomainResume {
+  bool seed_known = false;         // the seed's host is already a node
+  std::vector<DomainNode> nodes;   // nodes with crawl_count < max
+  std::int64_t pages_fetched = 0;  // rows in pages: the budget used so far
+  std::int64_t next_seq = 1;
+};
+
+// A host's robots.txt as fetched, for the record.
+struct RobotsRecord {
+  std::string host_key;
+  std::string url;
+  std::int32_t status_code = 0;  // 0: unreachable
+  std::string outcome;           // parsed, allow_all, disallow_all
+  std::int64_t crawl_delay_ms = -1;
+  std::vector<std::string> sitemaps;
+  std::int64_t fetched_at_ms = 0;
 };
 
 struct LinkRow {
@@ -58,6 +92,7 @@ struct PageRow {
   bool truncated = false;          // body cut at max_body_bytes
   std::string canonical_url;
   std::int32_t attempts = 1;
+  std::string robots_directives;  // "noindex", "nofollow" from meta or X-Robots-Tag
   std::vector<LinkRow> links;  // outgoing links, document order, unique
   // Distinct host keys of links to other hosts: each adds 1 to the weight of
   // the edge host_key -> it (and creates the target node if needed).
@@ -103,9 +138,13 @@ class CrawlStore {
   // Inserts rows as 'queued'; a URL already present is left as it is.
   void add_frontier(const std::vector<FrontierEntry>& entries);
   void settle_frontier(const std::string& url, FrontierState state);
+  // Records refused URLs: inserted as 'refused', or a queued row turned so.
+  void refuse_frontier(const std::vector<FrontierRefusal>& refusals);
   // Up to `limit` queued rows with seq >= from_seq, in seq order.
   std::vector<FrontierEntry> load_queued(std::int64_t from_seq, std::size_t limit);
   ResumeState load_resume_state();
+  // The domains profile's resume (seed 004 section 7).
+  DomainResume load_domain_resume(const std::string& seed_host_key, std::int64_t max_crawls_per_node);
   // Queues rows again under new seqs (re-driven dead letters): a URL present
   // in any state becomes 'queued' with the entry's seq and depth.
   void requeue_frontier(const std::vector<FrontierEntry>& entries);
@@ -120,6 +159,7 @@ class CrawlStore {
   // and edge in link_host_keys (weight += 1).
   void record_page(const PageRow& page);
   void record_dead_letter(const DeadLetterRow& row);
+  void record_robots(const RobotsRecord& record);
   // Dead letters not yet re-driven; marks them re-driven.
   std::vector<DeadLetterRow> take_dead_letters_for_redrive();
 

@@ -123,6 +123,7 @@ struct Transfer {
   std::unordered_set<std::string> visited;
   bool loop_detected = false;
   std::string retry_after;
+  std::string x_robots_tag;
 };
 
 std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
@@ -151,10 +152,17 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
     t->current_status = sp == std::string_view::npos ? 0 : std::atoi(std::string{line.substr(sp + 1, 3)}.c_str());
     t->current_location.clear();
     t->retry_after.clear();
+    t->x_robots_tag.clear();
     return bytes;
   }
   if (starts_with_nocase(line, "location:")) {
     t->current_location = trim(line.substr(9));
+    return bytes;
+  }
+  if (starts_with_nocase(line, "x-robots-tag:")) {
+    // Several headers may carry directives; keep them all.
+    std::string value = trim(line.substr(13));
+    t->x_robots_tag += (t->x_robots_tag.empty() ? "" : ", ") + value;
     return bytes;
   }
   if (starts_with_nocase(line, "retry-after:")) {
@@ -217,6 +225,7 @@ struct FetchEngine::Impl {
   std::uint64_t order = 0;
 
   std::string no_proxy;
+  curl_slist* resolve = nullptr;
 
   Impl() {
     global_init_once();
@@ -240,6 +249,7 @@ struct FetchEngine::Impl {
     for (CURL* h : idle_handles)
       curl_easy_cleanup(h);
     curl_multi_cleanup(multi);
+    curl_slist_free_all(resolve);
   }
 
   CURL* acquire_handle() {
@@ -279,6 +289,8 @@ struct FetchEngine::Impl {
     curl_easy_setopt(h, CURLOPT_USERAGENT, t->request.user_agent.c_str());
     // Proxies from the environment are honoured, but never for loopback.
     curl_easy_setopt(h, CURLOPT_NOPROXY, no_proxy.c_str());
+    if (resolve != nullptr)
+      curl_easy_setopt(h, CURLOPT_RESOLVE, resolve);
     curl_multi_add_handle(multi, h);
     live.insert(t);
     ++running;
@@ -308,6 +320,7 @@ struct FetchEngine::Impl {
     if (auto normalized = Url::parse(out.final_url))
       out.final_url = normalized->str();
     out.retry_after_ms = parse_retry_after(t->retry_after);
+    out.x_robots_tag = std::move(t->x_robots_tag);
     out.elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t->started).count();
 
     if (code == CURLE_WRITE_ERROR && out.truncated) {
@@ -380,6 +393,13 @@ std::vector<FetchOutcome> FetchEngine::perform(std::chrono::milliseconds max_wai
   curl_multi_perform(impl_->multi, &still_running);
   impl_->collect(done);
   return done;
+}
+
+void FetchEngine::set_resolve(const std::vector<std::string>& entries) {
+  curl_slist_free_all(impl_->resolve);
+  impl_->resolve = nullptr;
+  for (const auto& e : entries)
+    impl_->resolve = curl_slist_append(impl_->resolve, e.c_str());
 }
 
 void FetchEngine::wakeup() { curl_multi_wakeup(impl_->multi); }

@@ -60,6 +60,7 @@ struct FetchOutcome {
   std::vector<RedirectHop> redirects;
   std::int64_t elapsed_ms = 0;
   std::int64_t retry_after_ms = -1;  // from Retry-After (seconds or a date)
+  std::string x_robots_tag;          // the final response's X-Robots-Tag
 };
 
 class FetchEngine {
@@ -80,6 +81,10 @@ class FetchEngine {
   // Drives transfers and returns those that finished. Waits up to
   // `max_wait` for network activity, a due retry, or wakeup().
   std::vector<FetchOutcome> perform(std::chrono::milliseconds max_wait);
+
+  // Name resolution overrides for every later transfer, as curl --resolve
+  // ("host:port:address"): how a crawl reaches test hosts by name.
+  void set_resolve(const std::vector<std::string>& entries);
 
   // Thread-safe: makes a waiting perform() return early.
   void wakeup();

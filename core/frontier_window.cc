@@ -7,7 +7,23 @@
 
 namespace actorcrawl {
 
-FrontierWindow::FrontierWindow(Limits limits) : limits_(limits) {}
+FrontierWindow::FrontierWindow(Limits limits, std::optional<TrapGuard::Limits> traps) : limits_(limits) {
+  if (traps)
+    traps_ = std::make_unique<TrapGuard>(*traps);
+}
+
+FrontierWindow::~FrontierWindow() = default;
+
+std::vector<FrontierRefusal> FrontierWindow::take_refused() {
+  std::vector<FrontierRefusal> out;
+  out.swap(refusals_);
+  return out;
+}
+
+void FrontierWindow::refused(const CrawlJob&) {
+  if (in_flight_ > 0)
+    --in_flight_;
+}
 
 void FrontierWindow::resume(const ResumeState& state) {
   seen_.reserve(state.seen.size());
@@ -29,6 +45,16 @@ std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
   if (!seen_.insert(url_fingerprint(url)).second)
     return std::nullopt;
   FrontierEntry entry{next_seq_++, url, depth, parent_url};
+  // Trap rules run after the seen-set, so each URL is judged (and counted)
+  // once; a refused URL stays seen and is recorded with the rule's name.
+  if (traps_) {
+    if (auto parsed = Url::parse(url)) {
+      if (auto rule = traps_->admit(*parsed)) {
+        refusals_.push_back(FrontierRefusal{std::move(entry), std::move(*rule)});
+        return std::nullopt;
+      }
+    }
+  }
   enqueue(entry, host_key);
   return entry;
 }

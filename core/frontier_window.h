@@ -16,17 +16,16 @@
 #include <unordered_set>
 #include <vector>
 
+#include <memory>
+
+#include "core/crawl_frontier.h"
 #include "core/crawl_job.h"
 #include "core/crawl_store.h"
+#include "core/trap_guard.h"
 
 namespace actorcrawl {
 
-struct RefillRequest {
-  std::int64_t from_seq;
-  std::size_t limit;
-};
-
-class FrontierWindow {
+class FrontierWindow : public CrawlFrontier {
  public:
   struct Limits {
     std::size_t window = 10000;   // URLs held in memory
@@ -34,7 +33,10 @@ class FrontierWindow {
     std::int32_t max_depth = 5;
   };
 
-  explicit FrontierWindow(Limits limits);
+  // With `traps`, each new URL must also pass the crawler-trap defences
+  // (counted from the start of this run).
+  explicit FrontierWindow(Limits limits, std::optional<TrapGuard::Limits> traps = std::nullopt);
+  ~FrontierWindow() override;
 
   // Continues a stopped crawl: every stored URL counts as seen, the queued
   // ones are spilled (loaded through refills), settled ones use up budget.
@@ -43,36 +45,38 @@ class FrontierWindow {
   // Accepts a URL unless it was seen before or is deeper than max_depth.
   // Returns the row to persist; the URL is queued (in the window or spilled).
   std::optional<FrontierEntry> offer(const std::string& url, const std::string& host_key,
-                                     std::int32_t depth, const std::string& parent_url);
+                                     std::int32_t depth, const std::string& parent_url) override;
+  std::vector<FrontierRefusal> take_refused() override;
 
   // Queues a URL again although it was seen (re-drive of a dead letter).
   // Returns the row to persist with its new seq.
   std::optional<FrontierEntry> requeue(const std::string& url, const std::string& host_key,
-                                       std::int32_t depth);
+                                       std::int32_t depth) override;
 
   // Leases up to `n` jobs in BFS order, within the page budget.
-  std::vector<CrawlJob> take(std::size_t n);
+  std::vector<CrawlJob> take(std::size_t n) override;
 
   // A leased job ended: fetched (and its links offered), or dead-lettered.
-  void settle(const CrawlJob& job);
+  void settle(const CrawlJob& job) override;
+  void refused(const CrawlJob& job) override;
   // Leased jobs that were never fetched (a worker died, the crawl is
   // stopping) come back to the front of the window.
-  void give_back(std::vector<CrawlJob> jobs);
+  void give_back(std::vector<CrawlJob> jobs) override;
 
   // Which stored rows to load when the window runs low, if any, and at most
   // one at a time: call refilled() with the rows when they arrive.
-  std::optional<RefillRequest> refill_request();
-  void refilled(const std::vector<FrontierEntry>& rows, std::size_t requested);
+  std::optional<RefillRequest> refill_request() override;
+  void refilled(const std::vector<FrontierEntry>& rows, std::size_t requested) override;
 
-  bool budget_exhausted() const;
+  bool budget_exhausted() const override;
   // Nothing queued (in memory or spilled) that the budget would allow, and
   // nothing in flight: the crawl is over.
-  bool finished() const;
+  bool finished() const override;
 
-  std::size_t queued() const { return window_.size() + spilled_; }
-  std::size_t in_flight() const { return in_flight_; }
-  std::size_t seen() const { return seen_.size(); }
-  std::int64_t settled() const { return settled_; }
+  std::size_t queued() const override { return window_.size() + spilled_; }
+  std::size_t in_flight() const override { return in_flight_; }
+  std::size_t seen() const override { return seen_.size(); }
+  std::int64_t settled() const override { return settled_; }
   std::int64_t next_seq() const { return next_seq_; }
 
  private:
@@ -86,6 +90,8 @@ class FrontierWindow {
   };
 
   Limits limits_;
+  std::unique_ptr<TrapGuard> traps_;
+  std::vector<FrontierRefusal> refusals_;
   std::deque<Queued> window_;
   std::unordered_set<std::uint64_t> seen_;
   std::size_t spilled_ = 0;        // queued rows only in the database

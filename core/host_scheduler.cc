@@ -3,9 +3,55 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/robots_txt.h"
+
 namespace actorcrawl {
 
-HostScheduler::HostScheduler(std::chrono::milliseconds delay) : delay_(delay) {}
+namespace {
+
+// "/path?query" of a normalized absolute URL: what robots.txt rules match.
+std::string_view path_and_query(const std::string& url) {
+  auto scheme_end = url.find("://");
+  auto path = url.find('/', scheme_end == std::string::npos ? 0 : scheme_end + 3);
+  if (path == std::string::npos)
+    return "/";
+  return std::string_view{url}.substr(path);
+}
+
+std::string scheme_of(const std::string& url) {
+  auto end = url.find("://");
+  return end == std::string::npos ? "http" : url.substr(0, end);
+}
+
+}  // namespace
+
+HostScheduler::HostScheduler(std::chrono::milliseconds delay) {
+  settings_.delay = delay;
+  settings_.max_delay = std::max(delay, settings_.max_delay);
+}
+
+HostScheduler::HostScheduler(Settings settings) : settings_(settings) {}
+
+HostScheduler::~HostScheduler() = default;
+HostScheduler::HostScheduler(HostScheduler&&) noexcept = default;
+HostScheduler& HostScheduler::operator=(HostScheduler&&) noexcept = default;
+
+std::chrono::milliseconds HostScheduler::delay_of(const Host& host) const {
+  auto d = std::max({settings_.delay, host.crawl_delay, host.adaptive_delay});
+  // The configured delay is a floor the cap never lowers.
+  return std::min(d, std::max(settings_.delay, settings_.max_delay));
+}
+
+std::chrono::milliseconds HostScheduler::host_delay(const std::string& host_key) const {
+  auto it = hosts_.find(host_key);
+  return it == hosts_.end() ? settings_.delay : delay_of(it->second);
+}
+
+std::vector<HostScheduler::Refusal> HostScheduler::take_refused() {
+  std::vector<Refusal> out;
+  out.swap(refused_);
+  return out;
+}
 
 void HostScheduler::add_worker(WorkerId id, std::size_t capacity) {
   workers_[id].capacity = std::max<std::size_t>(capacity, 1);
@@ -45,7 +91,7 @@ std::vector<CrawlJob> HostScheduler::remove_worker(WorkerId id) {
       // running as if it had, so a retry elsewhere is still polite.
       auto& host = hosts_[lease->second.job.host_key];
       host.busy = false;
-      host.next_allowed = Clock::now() + delay_;
+      host.next_allowed = Clock::now() + delay_of(host);
       orphaned.push_back(std::move(lease->second.job));
       lease = leases_.erase(lease);
     } else {
@@ -53,6 +99,11 @@ std::vector<CrawlJob> HostScheduler::remove_worker(WorkerId id) {
     }
   }
   for (auto& [key, host] : hosts_) {
+    if (host.robots_worker == id) {  // its robots.txt fetch died with it
+      host.robots_worker.reset();
+      host.robots = RobotsState::unknown;
+      host.busy = false;
+    }
     if (host.worker == id) {
       host.worker.reset();
       host.scheduled = false;
@@ -126,6 +177,8 @@ std::vector<HostScheduler::Dispatch> HostScheduler::take_ready(Clock::time_point
       worker.waiting.push_back(key);
       continue;
     }
+    if (settings_.respect_robots && !robots_gate(key, host, now, *worker_id, out))
+      continue;
     CrawlJob job = std::move(host.queue.front());
     host.queue.pop_front();
     --queued_;
@@ -137,11 +190,87 @@ std::vector<HostScheduler::Dispatch> HostScheduler::take_ready(Clock::time_point
   return out;
 }
 
+bool HostScheduler::robots_gate(const std::string& key, Host& host, Clock::time_point now, WorkerId worker_id,
+                                std::vector<Dispatch>& out) {
+  if (host.robots == RobotsState::ready && now >= host.rules_expire)
+    host.robots = RobotsState::unknown;  // stale: fetch it again first
+  if (host.robots == RobotsState::unknown) {
+    CrawlJob robots{0, scheme_of(host.queue.front().url) + "://" + key + "/robots.txt", key, 0};
+    host.robots = RobotsState::pending;
+    host.robots_worker = worker_id;
+    host.busy = true;
+    ++workers_[worker_id].active;
+    out.push_back(Dispatch{worker_id, std::move(robots), Kind::robots});
+    return false;
+  }
+  if (host.robots == RobotsState::pending)
+    return false;
+  // Refusals cost no request, so they do not touch the host's clock.
+  while (!host.queue.empty()) {
+    const CrawlJob& front = host.queue.front();
+    const char* reason = nullptr;
+    if (!host.rules)
+      reason = host.refusal.c_str();
+    else if (!host.rules->allowed(path_and_query(front.url)))
+      reason = "robots_txt";
+    if (reason == nullptr)
+      return true;
+    refused_.push_back(Refusal{std::move(host.queue.front()), reason});
+    host.queue.pop_front();
+    --queued_;
+  }
+  return false;
+}
+
+void HostScheduler::robots_done(const std::string& host_key, std::shared_ptr<const RobotsRules> rules,
+                                Clock::time_point now, std::chrono::milliseconds response_time,
+                                const std::string& final_reason) {
+  auto it = hosts_.find(host_key);
+  if (it == hosts_.end())
+    return;
+  Host& host = it->second;
+  host.busy = false;
+  if (host.robots_worker) {
+    auto w = workers_.find(*host.robots_worker);
+    if (w != workers_.end()) {
+      if (w->second.active > 0)
+        --w->second.active;
+      wake(w->second.waiting);
+    }
+    host.robots_worker.reset();
+  }
+  if (settings_.delay_factor_percent > 0)
+    host.adaptive_delay = response_time * settings_.delay_factor_percent / 100;
+  host.next_allowed = now + delay_of(host);
+  if (rules) {
+    host.robots = RobotsState::ready;
+    host.rules = std::move(rules);
+    host.rules_expire = now + settings_.robots_ttl;
+    host.robots_failures = 0;
+    if (auto cd = host.rules->crawl_delay_ms())
+      host.crawl_delay = std::chrono::milliseconds{*cd};
+  } else if (final_reason.empty() && ++host.robots_failures < settings_.robots_attempts) {
+    // RFC 9309 2.3.1.3: unreachable means disallow all, for now. The URLs
+    // wait while the robots.txt is tried again with backoff.
+    host.robots = RobotsState::unknown;
+    auto backoff = settings_.robots_retry_delay * (1 << std::min(host.robots_failures - 1, 10));
+    host.next_allowed = now + std::max(delay_of(host), backoff);
+  } else {
+    host.robots = RobotsState::ready;
+    host.rules.reset();  // refuse its URLs
+    host.refusal = final_reason.empty() ? "robots_unreachable" : final_reason;
+    host.rules_expire = now + settings_.robots_retry_delay * 8;
+    host.robots_failures = 0;
+  }
+  host.scheduled = false;
+  schedule(host_key, host);
+}
+
 void HostScheduler::release(const Lease& lease, Clock::time_point now,
                             std::chrono::milliseconds extra) {
   auto& host = hosts_[lease.job.host_key];
   host.busy = false;
-  host.next_allowed = now + std::max(delay_, extra);
+  host.next_allowed = now + std::max(delay_of(host), std::min(extra, std::max(settings_.delay, settings_.max_delay)));
   schedule(lease.job.host_key, host);
   auto w = workers_.find(lease.worker);
   if (w == workers_.end())
@@ -154,12 +283,19 @@ void HostScheduler::release(const Lease& lease, Clock::time_point now,
 }
 
 bool HostScheduler::complete(std::uint64_t seq, Clock::time_point now,
-                             std::chrono::milliseconds server_delay) {
+                             std::chrono::milliseconds server_delay, std::chrono::milliseconds response_time) {
   auto it = leases_.find(seq);
   if (it == leases_.end())
     return false;
   Lease lease = std::move(it->second);
   leases_.erase(it);
+  if (settings_.delay_factor_percent > 0) {
+    // A slow answer means a busy server: give it more room (Heritrix's
+    // delay factor), within the configured bounds.
+    auto h = hosts_.find(lease.job.host_key);
+    if (h != hosts_.end())
+      h->second.adaptive_delay = response_time * settings_.delay_factor_percent / 100;
+  }
   release(lease, now, server_delay);
   return true;
 }

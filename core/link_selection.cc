@@ -4,8 +4,10 @@
 
 namespace actorcrawl {
 
-SelectedLinks select_links(const Url& page_url, const PageAnalysis& analysis, const LinkScope& scope,
-                           const std::vector<std::string>& strip_query_params) {
+namespace {
+
+SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const LinkScope* scope,
+                     const std::vector<std::string>& strip_query_params) {
   SelectedLinks out;
   Url base = page_url;
   if (!analysis.base_href.empty()) {
@@ -32,12 +34,24 @@ SelectedLinks select_links(const Url& page_url, const PageAnalysis& analysis, co
       out.other_hosts.push_back(host);
     if (!analysis.follow_links || link.nofollow)
       continue;
-    if (scope.check(url) != ScopeVerdict::in_scope)
+    if (scope == nullptr || scope->check(url) != ScopeVerdict::in_scope)
       continue;
     if (seen_crawl.insert(url.str()).second)
       out.to_crawl.push_back(DiscoveredLink{url.str(), std::move(host)});
   }
   return out;
+}
+
+}  // namespace
+
+SelectedLinks select_links(const Url& page_url, const PageAnalysis& analysis, const LinkScope& scope,
+                           const std::vector<std::string>& strip_query_params) {
+  return select(page_url, analysis, &scope, strip_query_params);
+}
+
+SelectedLinks select_links(const Url& page_url, const PageAnalysis& analysis,
+                           const std::vector<std::string>& strip_query_params) {
+  return select(page_url, analysis, nullptr, strip_query_params);
 }
 
 }  // namespace actorcrawl

@@ -26,5 +26,8 @@ struct SelectedLinks {
 // resolve against it, or against <base href> when the page has one.
 SelectedLinks select_links(const Url& page_url, const PageAnalysis& analysis, const LinkScope& scope,
                            const std::vector<std::string>& strip_query_params);
+// The same with no scope at all: every link recorded, none to crawl.
+SelectedLinks select_links(const Url& page_url, const PageAnalysis& analysis,
+                           const std::vector<std::string>& strip_query_params);
 
 }  // namespace actorcrawl

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <iomanip>
 
+#include "core/charset.h"
 #include "core/url_fingerprint.h"
 
 namespace actorcrawl {
@@ -23,12 +24,22 @@ class HtmlLinksProcessor final : public PageProcessor {
   void process(const FetchedPage& page, PageAnalysis& a) override {
     if (!is_html(page.content_type) || page.status_code < 200 || page.status_code >= 300)
       return;
-    HtmlDocument doc = parse_html(page.body);
+    // gumbo reads UTF-8: a page in another charset is converted first, so
+    // its title and description are stored as valid UTF-8.
+    const std::string charset = sniff_charset(page.body, page.charset);
+    std::string converted;
+    std::string_view body = page.body;
+    if (charset != "utf-8") {
+      converted = to_utf8(page.body, charset);
+      body = converted;
+    }
+    HtmlDocument doc = parse_html(body);
     a.title = std::move(doc.title);
     a.description = std::move(doc.description);
     a.canonical = std::move(doc.canonical);
     a.base_href = std::move(doc.base_href);
     a.follow_links = !doc.meta_nofollow;
+    a.noindex = doc.meta_noindex;
     a.links = std::move(doc.links);
   }
 };

@@ -31,6 +31,7 @@ struct PageAnalysis {
   std::string canonical;          // as written; resolved by link selection
   std::string base_href;          // as written
   bool follow_links = true;       // false for <meta name=robots nofollow>
+  bool noindex = false;           // <meta name=robots noindex>
   std::vector<HtmlLink> links;    // raw hrefs in document order
   std::string saved_path;         // where save_pages wrote the body
 };

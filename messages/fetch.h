@@ -39,13 +39,43 @@ struct fetch_result {
   std::int64_t fetch_ms = 0;
   std::int64_t fetched_at_ms = 0;
   std::int32_t attempts = 1;
+  std::string x_robots_tag;  // the X-Robots-Tag header, if any
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, fetch_result& x) {
   return f(caf::meta::type_name("fetch_result"), x.job, x.status_code, x.content_type, x.charset,
            x.body, x.truncated, x.final_url, x.redirect_urls, x.redirect_statuses, x.fetch_ms,
-           x.fetched_at_ms, x.attempts);
+           x.fetched_at_ms, x.attempts, x.x_robots_tag);
+}
+
+// HostSelector -> FetchWorker: fetch a host's robots.txt (no retries here:
+// the HostSelector decides when to try again).
+struct robots_fetch {
+  std::string host_key;
+  std::string url;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, robots_fetch& x) {
+  return f(caf::meta::type_name("robots_fetch"), x.host_key, x.url);
+}
+
+// FetchWorker -> HostSelector: what the robots.txt fetch gave. status 0
+// means no response (error names why).
+struct robots_result {
+  std::string host_key;
+  std::string url;
+  std::int32_t status_code = 0;
+  std::string body;
+  std::string error;
+  std::int64_t fetch_ms = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, robots_result& x) {
+  return f(caf::meta::type_name("robots_result"), x.host_key, x.url, x.status_code, x.body, x.error,
+           x.fetch_ms);
 }
 
 // FetchWorker -> HostSelector: the lease on `job` ended and the host's
@@ -56,11 +86,12 @@ struct fetch_done {
   CrawlJob job;
   bool returned = false;
   std::int64_t server_delay_ms = 0;
+  std::int64_t response_ms = 0;  // how long the last request took
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, fetch_done& x) {
-  return f(caf::meta::type_name("fetch_done"), x.job, x.returned, x.server_delay_ms);
+  return f(caf::meta::type_name("fetch_done"), x.job, x.returned, x.server_delay_ms, x.response_ms);
 }
 
 // FetchWorker -> DeadLetter: the job failed after all retries.

@@ -76,6 +76,18 @@ typename Inspector::result_type inspect(Inspector& f, url_failed& x) {
   return f(caf::meta::type_name("url_failed"), x.job, x.reason);
 }
 
+// HostSelector -> Frontier: the job was refused before any request
+// (robots_txt, robots_unreachable); settled without using budget.
+struct url_refused {
+  CrawlJob job;
+  std::string reason;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, url_refused& x) {
+  return f(caf::meta::type_name("url_refused"), x.job, x.reason);
+}
+
 // HostSelector -> Frontier: leases that ended without a fetch (a worker went
 // down, the crawl is stopping); the URLs are queued again.
 struct leases_returned {

@@ -18,6 +18,27 @@ typename Inspector::result_type inspect(Inspector& f, FrontierEntry& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, FrontierRefusal& x) {
+  return f(caf::meta::type_name("FrontierRefusal"), x.entry, x.reason);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, DomainNode& x) {
+  return f(caf::meta::type_name("DomainNode"), x.host_key, x.root_url, x.crawl_count);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, DomainResume& x) {
+  return f(caf::meta::type_name("DomainResume"), x.seed_known, x.nodes, x.pages_fetched, x.next_seq);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, RobotsRecord& x) {
+  return f(caf::meta::type_name("RobotsRecord"), x.host_key, x.url, x.status_code, x.outcome,
+           x.crawl_delay_ms, x.sitemaps, x.fetched_at_ms);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, LinkRow& x) {
   return f(caf::meta::type_name("LinkRow"), x.url, x.nofollow);
 }
@@ -26,8 +47,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, PageRow& x) {
   return f(caf::meta::type_name("PageRow"), x.url, x.host_key, x.depth, x.status_code,
            x.content_type, x.title, x.description, x.bytes, x.fetch_ms, x.fetched_at_ms, x.error,
-           x.final_url, x.redirect_chain, x.truncated, x.canonical_url, x.attempts, x.links,
-           x.link_host_keys);
+           x.final_url, x.redirect_chain, x.truncated, x.canonical_url, x.attempts,
+           x.robots_directives, x.links, x.link_host_keys);
 }
 
 template <class Inspector>
@@ -47,18 +68,40 @@ typename Inspector::result_type inspect(Inspector& f, StoreSummary& x) {
            x.edges_recorded, x.pages_fetched, x.pages_failed, x.avg_fetch_time_ms);
 }
 
-// Frontier -> Storage: new queued rows, rows queued again (re-drive), and
-// settled ones, in one batch.
+// Frontier -> Storage: new queued rows, rows queued again (re-drive),
+// settled ones and refused ones (with the rule), in one batch.
 struct frontier_delta {
   std::vector<FrontierEntry> added;
   std::vector<FrontierEntry> requeued;
   std::vector<std::string> done;
   std::vector<std::string> failed;
+  std::vector<FrontierRefusal> refused;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, frontier_delta& x) {
-  return f(caf::meta::type_name("frontier_delta"), x.added, x.requeued, x.done, x.failed);
+  return f(caf::meta::type_name("frontier_delta"), x.added, x.requeued, x.done, x.failed, x.refused);
+}
+
+// HostSelector -> Storage: a host's robots.txt, for the record.
+struct store_robots {
+  RobotsRecord record;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, store_robots& x) {
+  return f(caf::meta::type_name("store_robots"), x.record);
+}
+
+// Frontier -> Storage (request): the domains profile's resume -> DomainResume.
+struct domain_resume_request {
+  std::string seed_host_key;
+  std::int64_t max_crawls_per_node = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, domain_resume_request& x) {
+  return f(caf::meta::type_name("domain_resume_request"), x.seed_host_key, x.max_crawls_per_node);
 }
 
 // Processor / DeadLetter -> Storage.

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/meta/type_name.hpp>
@@ -36,13 +37,14 @@ struct fetch_settings {
   std::int32_t retry_attempts = 3;
   std::int64_t retry_delay_ms = 5000;
   std::int64_t politeness_delay_ms = 1000;
+  std::vector<std::string> resolve;  // host:port:address, as curl --resolve
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, fetch_settings& x) {
   return f(caf::meta::type_name("fetch_settings"), x.user_agent, x.request_timeout_ms,
            x.max_body_bytes, x.max_redirects, x.retry_attempts, x.retry_delay_ms,
-           x.politeness_delay_ms);
+           x.politeness_delay_ms, x.resolve);
 }
 
 // FetchWorker -> HostSelector (request): I can run `capacity` transfers.

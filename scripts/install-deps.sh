@@ -6,6 +6,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake pkg-config ccache
+  clang libclang-rt-14-dev
   libcaf-dev
   libcurl4-openssl-dev libbrotli-dev zlib1g-dev
   libgumbo-dev

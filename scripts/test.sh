@@ -7,3 +7,6 @@ cd "$(dirname "$0")/.."
 bash scripts/build.sh
 cd "${BUILD_DIR:-build}"
 ctest --output-on-failure -j "${JOBS:-$(nproc)}" --timeout 300 "$@"
+# The fuzz targets (label fuzz), built apart with clang; $OLDPWD is the
+# repository root, where the cd above started.
+(cd "$OLDPWD" && bash scripts/fuzz.sh)

@@ -160,7 +160,7 @@ TEST_CASE("SIGINT stops gracefully with exit 0, and the same command resumes", "
     _exit(127);
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{20};
-  while (web.requests().size() < 10 && std::chrono::steady_clock::now() < deadline)
+  while (page_requests(web) < 10 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds{5});
   kill(pid, SIGINT);
   int status = 0;
@@ -170,7 +170,7 @@ TEST_CASE("SIGINT stops gracefully with exit 0, and the same command resumes", "
   std::ifstream in(dir.path("metrics.log"));
   auto metrics = nlohmann::json::parse(in);
   CHECK(metrics["termination_reason"] == "signal");
-  const auto first = web.requests().size();
+  const auto first = page_requests(web);
   CHECK(first < 40);
 
   auto out = run(args);
@@ -200,7 +200,7 @@ TEST_CASE("after kill -9 the same command completes the crawl and loses no URL",
     _exit(127);
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{20};
-  while (web.requests().size() < 15 && std::chrono::steady_clock::now() < deadline)
+  while (page_requests(web) < 15 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds{5});
   kill(pid, SIGKILL);
   int status = 0;

@@ -78,6 +78,7 @@ TEST_CASE("a DNS failure is not retried", "[integration][retry]") {
   auto config = fast_config(dir, TestWeb::url(h, "/"));
   config.allowed_domains = {"127.0.0.1", "test"};
   config.retry_attempts = 3;
+  config.respect_robots_txt = false;  // robots.txt of such a host: see the robots tests
   crawl(config);
   CHECK(column(config.db_path, "SELECT reason || ' ' || attempts FROM dead_letters") == std::vector<std::string>{"dns_failure 1"});
 }
@@ -196,6 +197,7 @@ TEST_CASE("a dead server and a slow one end as named dead letters", "[integratio
   config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
   config.request_timeout_ms = 300;
   config.retry_attempts = 1;
+  config.respect_robots_txt = false;  // robots.txt of a dead host: see the robots tests
   auto result = crawl(config);
   CHECK(result.termination_reason == "queue_empty");
   CHECK(column(config.db_path, "SELECT reason || ' ' || attempts FROM dead_letters ORDER BY reason")

@@ -96,9 +96,16 @@ std::string ip_of(const std::string& host_key) { return host_key.substr(0, host_
 std::map<std::string, int> targets_seen(const testweb::TestWeb& web, const std::string& host_key) {
   std::map<std::string, int> seen;
   for (const auto& r : web.requests())
-    if (r.host_key == host_key)
+    if (r.host_key == host_key && r.target != "/robots.txt")
       ++seen[r.target];
   return seen;
+}
+
+std::size_t page_requests(const testweb::TestWeb& web) {
+  std::size_t n = 0;
+  for (const auto& r : web.requests())
+    n += r.target != "/robots.txt";
+  return n;
 }
 
 }  // namespace actorcrawl::testing

@@ -51,7 +51,11 @@ testweb::Response html(std::string body, int status = 200);
 // host key "127.0.0.N:PORT" -> "127.0.0.N"
 std::string ip_of(const std::string& host_key);
 
-// Requests the web saw, per target, for one host.
+// Requests the web saw for pages, per target, for one host: /robots.txt
+// (fetched once per host by default) is left out; robots tests look at it
+// themselves.
 std::map<std::string, int> targets_seen(const testweb::TestWeb& web, const std::string& host_key);
+// How many page requests (not /robots.txt) the web saw.
+std::size_t page_requests(const testweb::TestWeb& web);
 
 }  // namespace actorcrawl::testing

@@ -34,9 +34,9 @@ TEST_CASE("an interrupted crawl resumes where it stopped", "[integration][resume
   config.politeness_delay_ms = 20;
   config.max_depth = 100;
 
-  auto first = crawl_until(config, [&] { return web.requests().size() >= 8; });
+  auto first = crawl_until(config, [&] { return page_requests(web) >= 8; });
   CHECK(first.termination_reason == "signal");
-  const auto after_first = web.requests().size();
+  const auto after_first = page_requests(web);
   CHECK(after_first < static_cast<std::size_t>(n));
   const auto fetched_first = count(config.db_path, "SELECT COUNT(*) FROM pages");
   CHECK(fetched_first == static_cast<std::int64_t>(after_first));
@@ -64,10 +64,10 @@ TEST_CASE("a finished crawl run again fetches nothing", "[integration][resume]")
   build_site(web, h, 10);
   auto config = fast_config(dir, TestWeb::url(h, "/p0"));
   crawl(config);
-  CHECK(web.requests().size() == 10);
+  CHECK(page_requests(web) == 10);
   auto again = crawl(config);
   CHECK(again.termination_reason == "queue_empty");
-  CHECK(web.requests().size() == 10);
+  CHECK(page_requests(web) == 10);
 }
 
 TEST_CASE("max_pages counts over runs, so a resumed crawl completes the budget", "[integration][resume]") {
@@ -78,11 +78,11 @@ TEST_CASE("max_pages counts over runs, so a resumed crawl completes the budget",
   auto config = fast_config(dir, TestWeb::url(h, "/p0"));
   config.max_pages = 12;
   config.politeness_delay_ms = 20;
-  crawl_until(config, [&] { return web.requests().size() >= 5; });
+  crawl_until(config, [&] { return page_requests(web) >= 5; });
   auto second = crawl(config);
   CHECK(second.termination_reason == "max_pages");
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM pages") == 12);
-  CHECK(web.requests().size() == 12);
+  CHECK(page_requests(web) == 12);
 }
 
 TEST_CASE("revisit_after re-fetches pages older than the interval", "[integration][resume]") {
@@ -92,11 +92,11 @@ TEST_CASE("revisit_after re-fetches pages older than the interval", "[integratio
   build_site(web, h, 4);
   auto config = fast_config(dir, TestWeb::url(h, "/p0"));
   crawl(config);
-  CHECK(web.requests().size() == 4);
+  CHECK(page_requests(web) == 4);
   config.revisit_after_ms = 1;  // everything fetched before now is stale
   std::this_thread::sleep_for(std::chrono::milliseconds{5});
   crawl(config);
-  CHECK(web.requests().size() == 8);
+  CHECK(page_requests(web) == 8);
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM pages") == 4);
 }
 
