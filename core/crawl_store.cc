@@ -645,7 +645,7 @@ struct CrawlStore::Impl {
         sitemaps = excluded.sitemaps, fetched_at = excluded.fetched_at)sql"};
   SQLite::Statement find_seed_node{db, "SELECT 1 FROM nodes WHERE domain_name = ?1"};
   SQLite::Statement nodes_to_resume{
-      db, "SELECT domain_name, crawl_count FROM nodes WHERE crawl_count < ?1 ORDER BY node_id"};
+      db, "SELECT domain_name, crawl_count FROM nodes ORDER BY node_id"};
   SQLite::Statement root_in_frontier{
       db, "SELECT url FROM frontier WHERE url = 'https://' || ?1 || '/' OR url = 'http://' || ?1 || '/' LIMIT 1"};
   // A range on the links index: any link to the host tells its scheme.
@@ -780,11 +780,14 @@ DomainResume CrawlStore::load_domain_resume(const std::string& seed_host_key, st
     if (!out.seed_known)
       return out;
     StatementUse use(impl_->nodes_to_resume);
-    impl_->nodes_to_resume.bind(1, max_crawls_per_node);
     while (impl_->nodes_to_resume.executeStep()) {
       DomainNode node;
       node.host_key = column_text(impl_->nodes_to_resume.getColumn(0));
       node.crawl_count = impl_->nodes_to_resume.getColumn(1).getInt64();
+      if (node.crawl_count >= max_crawls_per_node) {
+        out.saturated.push_back(std::move(node));
+        continue;
+      }
       node.root_url = impl_->root_url_of(node.host_key);
       out.nodes.push_back(std::move(node));
     }

@@ -55,6 +55,9 @@ struct DomainNode {
 struct DomainResume {
   bool seed_known = false;         // the seed's host is already a node
   std::vector<DomainNode> nodes;   // nodes with crawl_count < max
+  // Nodes crawled max times already: not queued, but their counts must be
+  // known so a link to them does not queue them again.
+  std::vector<DomainNode> saturated;
   std::int64_t pages_fetched = 0;  // rows in pages: the budget used so far
   std::int64_t next_seq = 1;
 };

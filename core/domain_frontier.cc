@@ -25,9 +25,16 @@ bool DomainFrontier::resume(const DomainResume& state) {
   settled_ = state.pages_fetched;
   if (!state.seed_known)
     return false;
+  for (const auto& node : state.saturated) {
+    crawls_[node.host_key] = node.crawl_count;
+    admit_host(node.host_key);
+  }
+  // Crawled hosts keep their places under the subdomain cap first; a node
+  // that was only linked, beyond the cap, stays out on resume too.
   for (const auto& node : state.nodes) {
     crawls_[node.host_key] = node.crawl_count;
-    admit_host(node.host_key);  // known hosts keep their place under the cap
+    if (!admit_host(node.host_key))
+      continue;
     if (node.crawl_count < limits_.max_crawls_per_node)
       push(Entry{next_seq_++, node.root_url, node.host_key, 0});
   }

@@ -29,7 +29,8 @@ typename Inspector::result_type inspect(Inspector& f, DomainNode& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, DomainResume& x) {
-  return f(caf::meta::type_name("DomainResume"), x.seed_known, x.nodes, x.pages_fetched, x.next_seq);
+  return f(caf::meta::type_name("DomainResume"), x.seed_known, x.nodes, x.saturated, x.pages_fetched,
+           x.next_seq);
 }
 
 template <class Inspector>
