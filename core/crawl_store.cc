@@ -636,7 +636,8 @@ struct CrawlStore::Impl {
       INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at, settled_at, refusal)
       VALUES(?1, ?2, ?3, ?4, 3, ?5, ?5, ?6)
       ON CONFLICT(url) DO UPDATE SET state = 3, settled_at = excluded.settled_at,
-                                     refusal = excluded.refusal)sql"};
+                                     refusal = excluded.refusal
+      WHERE frontier.state = 0)sql"};
   SQLite::Statement upsert_robots{db, R"sql(
       INSERT INTO robots_txt(host, url, status_code, outcome, crawl_delay_ms, sitemaps, fetched_at)
       VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)

@@ -247,8 +247,10 @@ void HostScheduler::robots_done(const std::string& host_key, std::shared_ptr<con
     host.rules = std::move(rules);
     host.rules_expire = now + settings_.robots_ttl;
     host.robots_failures = 0;
-    if (auto cd = host.rules->crawl_delay_ms())
-      host.crawl_delay = std::chrono::milliseconds{*cd};
+    // The Crawl-delay of the file now in force (none: no longer any), and it
+    // already spaces the next request from this robots.txt request.
+    host.crawl_delay = std::chrono::milliseconds{host.rules->crawl_delay_ms().value_or(0)};
+    host.next_allowed = now + delay_of(host);
   } else if (final_reason.empty() && ++host.robots_failures < settings_.robots_attempts) {
     // RFC 9309 2.3.1.3: unreachable means disallow all, for now. The URLs
     // wait while the robots.txt is tried again with backoff.
@@ -256,11 +258,20 @@ void HostScheduler::robots_done(const std::string& host_key, std::shared_ptr<con
     auto backoff = settings_.robots_retry_delay * (1 << std::min(host.robots_failures - 1, 10));
     host.next_allowed = now + std::max(delay_of(host), backoff);
   } else {
+    // Final for now: what waits is refused at once. The verdict is trusted
+    // for a while (not for a politeness delay, which could expire it before
+    // the host's turn comes), then robots.txt is tried again.
     host.robots = RobotsState::ready;
-    host.rules.reset();  // refuse its URLs
+    host.rules.reset();
     host.refusal = final_reason.empty() ? "robots_unreachable" : final_reason;
-    host.rules_expire = now + settings_.robots_retry_delay * 8;
+    host.rules_expire = now + std::min<std::chrono::milliseconds>(
+                                std::max<std::chrono::milliseconds>(settings_.robots_retry_delay * 8, std::chrono::minutes{5}),
+                                settings_.robots_ttl);
     host.robots_failures = 0;
+    for (auto& job : host.queue)
+      refused_.push_back(Refusal{std::move(job), host.refusal});
+    queued_ -= host.queue.size();
+    host.queue.clear();
   }
   host.scheduled = false;
   schedule(host_key, host);
