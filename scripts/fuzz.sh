@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 CXX=${FUZZ_CXX:-clang++} cmake -S tests/fuzz -B "$BUILD_DIR" \
-  ${FUZZ_SECONDS:+-DFUZZ_SECONDS="$FUZZ_SECONDS"} >/dev/null
+  -DFUZZ_SECONDS="${FUZZ_SECONDS:-20}" >/dev/null
 cmake --build "$BUILD_DIR" -j "${JOBS:-$(nproc)}"
 cd "$BUILD_DIR"
 ctest -L fuzz --output-on-failure

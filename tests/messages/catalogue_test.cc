@@ -78,6 +78,7 @@ PageRow page() {
   p.truncated = true;
   p.canonical_url = "http://a.example/c";
   p.attempts = 2;
+  p.robots_directives = "noindex";
   p.links = {LinkRow{"http://b.example/", false}, LinkRow{"http://c.example/", true}};
   p.link_host_keys = {"b.example", "c.example"};
   return p;
@@ -92,9 +93,9 @@ TEST_CASE("topology messages round-trip", "[messages]") {
   auto& sys = *shared_fixture().sys;
   caf::scoped_actor self{sys};
   check_round_trip(topology{self, self, self, self, self});
-  check_round_trip(fetch_settings{"ua/1", 1, 2, 3, 4, 5, 6});
+  check_round_trip(fetch_settings{"ua/1", 1, 2, 3, 4, 5, 6, {"a.test:80:127.0.0.2"}});
   check_round_trip(worker_hello{self, "worker-1@node", 32});
-  check_round_trip(worker_welcome{topology{self, self, self, self, self}, fetch_settings{"ua", 1, 2, 3, 4, 5, 6}});
+  check_round_trip(worker_welcome{topology{self, self, self, self, self}, fetch_settings{"ua", 1, 2, 3, 4, 5, 6, {}}});
 }
 
 TEST_CASE("frontier messages round-trip", "[messages]") {
@@ -106,6 +107,7 @@ TEST_CASE("frontier messages round-trip", "[messages]") {
   check_round_trip(crawl_batch{{job(), job()}});
   check_round_trip(page_links{job(), {DiscoveredLink{"http://b/", "b"}}});
   check_round_trip(url_failed{job(), "dns_failure"});
+  check_round_trip(url_refused{job(), "robots_txt"});
   check_round_trip(leases_returned{{job()}});
   check_round_trip(redrive_urls{{job()}});
   check_round_trip(stop_crawl{"signal"});
@@ -129,8 +131,11 @@ TEST_CASE("fetch messages round-trip", "[messages]") {
   r.fetch_ms = 5;
   r.fetched_at_ms = 6;
   r.attempts = 2;
+  r.x_robots_tag = "noindex";
   check_round_trip(r);
-  check_round_trip(fetch_done{job(), true, 1500});
+  check_round_trip(fetch_done{job(), true, 1500, 37});
+  check_round_trip(robots_fetch{"a.test", "http://a.test/robots.txt"});
+  check_round_trip(robots_result{"a.test", "http://a.test/robots.txt", 200, "User-agent: *\nDisallow: /x\n", "", 12});
   check_round_trip(fetch_failure{job(), "http_503", "Service Unavailable", 503, 4, 12, 13});
 }
 
@@ -144,7 +149,14 @@ TEST_CASE("storage messages round-trip", "[messages]") {
   check_round_trip(ResumeState{{1, 2, 0xffffffffffffffffULL}, 10, 3, 4});
   check_round_trip(StoreSummary{1, 2, 3, 4, 5, 6});
   check_round_trip(frontier_delta{{FrontierEntry{1, "http://a/", 0, ""}}, {FrontierEntry{2, "http://b/", 1, ""}},
-                                  {"http://c/"}, {"http://d/"}});
+                                  {"http://c/"}, {"http://d/"},
+                                  {FrontierRefusal{FrontierEntry{3, "http://e/", 2, "http://a/"}, "robots_txt"}}});
+  check_round_trip(FrontierRefusal{FrontierEntry{3, "http://e/", 2, "http://a/"}, "max_url_length"});
+  check_round_trip(DomainResume{true, {DomainNode{"a.test", "https://a.test/", 1}}, {DomainNode{"b.test", "", 3}}, 7, 9});
+  check_round_trip(RobotsRecord{"a.test:8080", "http://a.test:8080/robots.txt", 200, "parsed", 1500,
+                                {"http://a.test/sitemap.xml"}, 42});
+  check_round_trip(store_robots{RobotsRecord{"a.test", "http://a.test/robots.txt", 0, "unreachable", -1, {}, 1}});
+  check_round_trip(domain_resume_request{"a.test:8080", 3});
   check_round_trip(store_page{page()});
   check_round_trip(store_dead_letter{dead()});
   check_round_trip(load_frontier{10, 500});
