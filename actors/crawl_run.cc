@@ -50,12 +50,14 @@ CrawlParts prepare(const CrawlConfig& config) {
   return parts;
 }
 
-std::string progress_text(const crawl_progress& p, double rate) {
+// The domains profile counts hosts (seed 004's "Queue | Nodes" line); the
+// site profile counts URLs.
+std::string progress_text(const crawl_progress& p, double rate, bool domains) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "queue %lld | in flight %lld | pages %lld (%.1f/s) | errors %lld | seen %lld%s",
+  std::snprintf(buf, sizeof buf, "queue %lld | in flight %lld | pages %lld (%.1f/s) | errors %lld | %s %lld%s",
                 static_cast<long long>(p.queued), static_cast<long long>(p.in_flight),
                 static_cast<long long>(p.fetched), rate, static_cast<long long>(p.failed),
-                static_cast<long long>(p.seen), p.stopping ? " | stopping" : "");
+                domains ? "nodes" : "seen", static_cast<long long>(p.seen), p.stopping ? " | stopping" : "");
   return buf;
 }
 
@@ -117,7 +119,8 @@ CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& optio
       self->request(t.frontier, std::chrono::seconds{2}, progress_atom_v)
         .receive(
           [&](crawl_progress& p) {
-            show_progress(progress_text(p, static_cast<double>(p.fetched - last_fetched) / secs));
+            show_progress(progress_text(p, static_cast<double>(p.fetched - last_fetched) / secs,
+                                        config.profile == "domains"));
             last_fetched = p.fetched;
             last = p;
           },

@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core/console_log.h"
 #include "core/domain_link_filter.h"
 #include "core/robots_directives.h"
 #include "core/link_selection.h"
@@ -76,6 +77,9 @@ caf::behavior processor_actor(caf::stateful_actor<processor_state>* self, Proces
         row.link_host_keys = std::move(links.other_hosts);
         row.canonical_url = std::move(links.canonical);
         found.links = std::move(links.to_crawl);
+        if (st.settings.domains)  // seed 004 section 8: a line per host crawled
+          log_line(LogLevel::info, "fetched " + r.job.host_key + " (depth=" + std::to_string(r.job.depth) + ", " +
+                                     std::to_string(found.links.size()) + " outbound links)");
       }
       self->send(st.actors.storage, store_page{std::move(row)});
       self->send(st.actors.frontier, std::move(found));
