@@ -8,6 +8,7 @@
 #include <limits>
 #include <sstream>
 
+#include "core/ascii.h"
 #include "core/url.h"
 
 namespace actorcrawl {
@@ -69,20 +70,6 @@ const std::vector<ConfigKey>& config_keys() {
 
 namespace {
 
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos)
-    return {};
-  auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 const ConfigKey* find_key(const std::string& name) {
   for (const auto& k : config_keys())
     if (name == k.name)
@@ -120,7 +107,7 @@ std::string suggestion(const std::string& unknown) {
 }
 
 std::int64_t parse_integer(const std::string& raw) {
-  std::string text = trim(raw);
+  std::string text = std::string{ascii::trim(raw)};
   if (text.empty())
     throw ConfigError("expected an integer, got an empty value");
   std::size_t i = (text[0] == '-' || text[0] == '+') ? 1 : 0;
@@ -138,7 +125,7 @@ std::int64_t parse_integer(const std::string& raw) {
 std::int64_t parse_with_units(const std::string& raw,
                               const std::vector<std::pair<std::string, double>>& units,
                               const char* what) {
-  std::string text = lower(trim(raw));
+  std::string text = ascii::lowercase(ascii::trim(raw));
   std::size_t end = 0;
   while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.'))
     ++end;
@@ -153,7 +140,7 @@ std::int64_t parse_with_units(const std::string& raw,
   }
   if (used != end)  // "1.2.3s": stod stops at the second '.'
     throw ConfigError(std::string{"expected "} + what + ", got '" + raw + "'");
-  std::string unit = trim(text.substr(end));
+  std::string unit = std::string{ascii::trim(text.substr(end))};
   for (const auto& [suffix, factor] : units) {
     if (unit == suffix) {
       double value = number * factor;
@@ -302,7 +289,7 @@ std::int64_t parse_byte_size(const std::string& text) {
 }
 
 bool parse_boolean(const std::string& raw) {
-  std::string t = lower(trim(raw));
+  std::string t = ascii::lowercase(ascii::trim(raw));
   if (t == "true" || t == "yes" || t == "on" || t == "1")
     return true;
   if (t == "false" || t == "no" || t == "off" || t == "0")
@@ -393,8 +380,8 @@ void apply_environment(CrawlConfig& config, const std::function<const char*(cons
         std::stringstream ss{raw};
         std::string item;
         while (std::getline(ss, item, ','))
-          if (!trim(item).empty())
-            list.push_back(trim(item));
+          if (!ascii::trim(item).empty())
+            list.push_back(std::string{ascii::trim(item)});
       } else {
         assign_scalar(key, raw, config, false);
       }

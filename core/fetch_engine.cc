@@ -11,6 +11,7 @@
 #include <queue>
 #include <unordered_set>
 
+#include "core/ascii.h"
 #include "core/url.h"
 
 namespace actorcrawl {
@@ -38,30 +39,6 @@ namespace {
 void global_init_once() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string trim(std::string_view s) {
-  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (!s.empty() && is_space(s.front()))
-    s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back()))
-    s.remove_suffix(1);
-  return std::string{s};
-}
-
-bool starts_with_nocase(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size())
-    return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[i])) != prefix[i])
-      return false;
-  return true;
 }
 
 // Retry-After is either delta-seconds or an HTTP-date (RFC 9110 10.2.3).
@@ -155,21 +132,21 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
     t->x_robots_tag.clear();
     return bytes;
   }
-  if (starts_with_nocase(line, "location:")) {
-    t->current_location = trim(line.substr(9));
+  if (ascii::starts_with_nocase(line, "location:")) {
+    t->current_location = std::string{ascii::trim(line.substr(9))};
     return bytes;
   }
-  if (starts_with_nocase(line, "x-robots-tag:")) {
+  if (ascii::starts_with_nocase(line, "x-robots-tag:")) {
     // Several headers may carry directives; keep them all.
-    std::string value = trim(line.substr(13));
+    std::string value{ascii::trim(line.substr(13))};
     t->x_robots_tag += (t->x_robots_tag.empty() ? "" : ", ") + value;
     return bytes;
   }
-  if (starts_with_nocase(line, "retry-after:")) {
-    t->retry_after = trim(line.substr(12));
+  if (ascii::starts_with_nocase(line, "retry-after:")) {
+    t->retry_after = std::string{ascii::trim(line.substr(12))};
     return bytes;
   }
-  if (trim(line).empty()) {  // end of one response's headers
+  if (ascii::trim(line).empty()) {  // end of one response's headers
     const int status = t->current_status;
     const bool redirect = status >= 300 && status < 400 && status != 304 && !t->current_location.empty();
     if (redirect && static_cast<std::int32_t>(t->outcome.redirects.size()) < t->request.max_redirects) {
@@ -191,18 +168,18 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
 void parse_content_type(const char* raw, FetchOutcome& out) {
   if (raw == nullptr)
     return;
-  std::string value = lower(raw);
+  std::string value = ascii::lowercase(raw);
   auto semi = value.find(';');
-  out.content_type = trim(std::string_view{value}.substr(0, semi));
+  out.content_type = std::string{ascii::trim(std::string_view{value}.substr(0, semi))};
   if (semi == std::string::npos)
     return;
   auto cs = value.find("charset=", semi);
   if (cs == std::string::npos)
     return;
-  std::string charset = trim(std::string_view{value}.substr(cs + 8));
+  std::string charset{ascii::trim(std::string_view{value}.substr(cs + 8))};
   charset = charset.substr(0, charset.find(';'));
   charset.erase(std::remove(charset.begin(), charset.end(), '"'), charset.end());
-  out.charset = trim(charset);
+  out.charset = std::string{ascii::trim(charset)};
 }
 
 }  // namespace

@@ -192,7 +192,7 @@ std::vector<HostScheduler::Dispatch> HostScheduler::take_ready(Clock::time_point
 
 bool HostScheduler::robots_gate(const std::string& key, Host& host, Clock::time_point now, WorkerId worker_id,
                                 std::vector<Dispatch>& out) {
-  if (host.robots == RobotsState::ready && now >= host.rules_expire)
+  if (host.robots == RobotsState::ready && host.rules_used && now >= host.rules_expire)
     host.robots = RobotsState::unknown;  // stale: fetch it again first
   if (host.robots == RobotsState::unknown) {
     CrawlJob robots{0, scheme_of(host.queue.front().url) + "://" + key + "/robots.txt", key, 0};
@@ -206,6 +206,7 @@ bool HostScheduler::robots_gate(const std::string& key, Host& host, Clock::time_
   if (host.robots == RobotsState::pending)
     return false;
   // Refusals cost no request, so they do not touch the host's clock.
+  host.rules_used = true;
   while (!host.queue.empty()) {
     const CrawlJob& front = host.queue.front();
     const char* reason = nullptr;
@@ -246,6 +247,7 @@ void HostScheduler::robots_done(const std::string& host_key, std::shared_ptr<con
     host.robots = RobotsState::ready;
     host.rules = std::move(rules);
     host.rules_expire = now + settings_.robots_ttl;
+    host.rules_used = false;
     host.robots_failures = 0;
     // The Crawl-delay of the file now in force (none: no longer any), and it
     // already spaces the next request from this robots.txt request.
@@ -268,6 +270,7 @@ void HostScheduler::robots_done(const std::string& host_key, std::shared_ptr<con
                                 std::max<std::chrono::milliseconds>(settings_.robots_retry_delay * 8, std::chrono::minutes{5}),
                                 settings_.robots_ttl);
     host.robots_failures = 0;
+    host.rules_used = true;  // applied at once to what waits, just below
     for (auto& job : host.queue)
       refused_.push_back(Refusal{std::move(job), host.refusal});
     queued_ -= host.queue.size();

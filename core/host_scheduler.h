@@ -127,6 +127,11 @@ class HostScheduler {
     RobotsState robots = RobotsState::unknown;
     std::shared_ptr<const RobotsRules> rules;
     Clock::time_point rules_expire{};
+    // The rules have decided a URL since they were fetched. Until then they
+    // are not stale: the host's delay after the robots.txt request may be as
+    // long as robots_ttl, and expiring unused rules would fetch robots.txt
+    // again and again without ever fetching a page.
+    bool rules_used = false;
     int robots_failures = 0;
     std::optional<WorkerId> robots_worker;  // who fetches it now
     std::string refusal = "robots_unreachable";  // when rules are null

@@ -1,5 +1,7 @@
 #include "core/link_scope.h"
 
+#include "core/ascii.h"
+
 #include <re2/re2.h>
 
 #include <cstdint>
@@ -19,13 +21,7 @@ struct AllowedDomain {
   std::optional<std::uint16_t> port;
 };
 
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
+using ascii::lowercase;
 
 std::optional<std::uint16_t> parse_port(std::string_view digits) {
   if (digits.empty() || digits.size() > 5) return std::nullopt;

@@ -1,5 +1,7 @@
 #include "core/registrable_domain.h"
 
+#include "core/ascii.h"
+
 #include <libpsl.h>
 
 #include <boost/url/ipv4_address.hpp>
@@ -15,13 +17,7 @@ bool is_ip_address(std::string_view host) {
          boost::urls::parse_ipv6_address(host).has_value();
 }
 
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
+using ascii::lowercase;
 
 }  // namespace
 

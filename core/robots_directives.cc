@@ -1,21 +1,12 @@
 #include "core/robots_directives.h"
 
-#include <cctype>
+#include "core/ascii.h"
 
 namespace actorcrawl {
 
 namespace {
 
-std::string lower_trimmed(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-    s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-    s.remove_suffix(1);
-  std::string out;
-  for (char c : s)
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+std::string lower_trimmed(std::string_view s) { return ascii::lowercase(ascii::trim(s)); }
 
 bool is_valued_directive(const std::string& name) {
   return name == "unavailable_after" || name == "max-snippet" || name == "max-image-preview" ||

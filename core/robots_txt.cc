@@ -4,30 +4,24 @@
 #include <unordered_set>
 #include <utility>
 
+#include "core/ascii.h"
+
 namespace actorcrawl {
 
 namespace {
 
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+using ascii::hex_value;
+using ascii::iequals;
+using ascii::is_alpha;
+using ascii::is_digit;
+using ascii::is_hex;
+using ascii::lowercase;
+using ascii::to_lower;
+using ascii::to_upper;
 
-int hex_value(char c) {
-  if (is_digit(c)) return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
-}
 
-char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-char to_upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (to_lower(a[i]) != to_lower(b[i])) return false;
-  }
-  return true;
-}
+
 
 bool is_token_char(char c) { return is_alpha(c) || c == '_' || c == '-'; }
 

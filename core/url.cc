@@ -10,6 +10,8 @@
 #include <exception>
 #include <utility>
 
+#include "core/ascii.h"
+
 // How the pieces fit together:
 //
 //  1. lenient_reference() turns whatever a page or a user wrote into a valid
@@ -33,26 +35,20 @@ namespace actorcrawl {
 
 namespace {
 
+using ascii::hex_value;
+using ascii::iequals;
+using ascii::is_alpha;
+using ascii::is_digit;
+using ascii::is_hex;
+using ascii::lowercase;
+using ascii::to_lower;
+using ascii::to_upper;
+
 namespace urls = boost::urls;
 
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
-int hex_value(char c) {
-  if (is_digit(c)) return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
-}
 
-char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-char to_upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
 
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = to_lower(c);
-  return out;
-}
 
 bool is_unreserved(char c) {
   return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' || c == '~';

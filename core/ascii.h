@@ -1,0 +1,57 @@
+// Locale-free ASCII character handling. URLs, HTTP headers, robots.txt and
+// config keys are defined over ASCII bytes; <cctype> would consult the
+// process locale and is undefined for negative chars, so these stand in.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace actorcrawl::ascii {
+
+inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+inline bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+
+// The value of a hex digit; is_hex(c) must hold.
+inline int hex_value(char c) {
+  if (is_digit(c))
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  return c - 'A' + 10;
+}
+
+inline char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+inline char to_upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
+
+inline std::string lowercase(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    c = to_lower(c);
+  return out;
+}
+
+inline bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size())
+    return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (to_lower(a[i]) != to_lower(b[i]))
+      return false;
+  return true;
+}
+
+inline bool starts_with_nocase(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
+}
+
+// Without leading and trailing ASCII whitespace.
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front()))
+    s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back()))
+    s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace actorcrawl::ascii
