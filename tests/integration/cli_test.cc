@@ -52,6 +52,39 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+// Starts `actorcrawl <args>` in the background, output discarded.
+pid_t start(const std::string& args) {
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::string cmd = std::string{ACTORCRAWL_BINARY} + " " + args + " >/dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+// Sends `sig` once the web has served `pages` pages (or after 20 s), and
+// returns the wait status.
+int interrupt_after(pid_t pid, const TestWeb& web, std::size_t pages, int sig) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{20};
+  while (page_requests(web) < pages && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds{5});
+  kill(pid, sig);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+// 40 pages, each linking to the next two: always more queued than fetched.
+std::string serve_chain(TestWeb& web) {
+  auto h = web.add_host("127.0.0.1");
+  for (int i = 0; i < 40; ++i)
+    web.route(h, "/p" + std::to_string(i),
+              html(page("P", {"/p" + std::to_string(i + 1), "/p" + std::to_string(i + 2)})));
+  return h;
+}
+
 }  // namespace
 
 TEST_CASE("--help lists every option with its default", "[cli]") {
@@ -146,25 +179,10 @@ TEST_CASE("with no seed, the bundled demo web is crawled", "[cli][demo]") {
 TEST_CASE("SIGINT stops gracefully with exit 0, and the same command resumes", "[cli][resume]") {
   ScratchDir dir;
   TestWeb web;
-  auto h = web.add_host("127.0.0.1");
-  for (int i = 0; i < 40; ++i)
-    web.route(h, "/p" + std::to_string(i),
-              html(page("P", {"/p" + std::to_string(i + 1), "/p" + std::to_string(i + 2)})));
+  auto h = serve_chain(web);
   const std::string args = "crawl --quiet --seed " + TestWeb::url(h, "/p0") + " --politeness-delay 40ms --max-depth 100 --db " +
                            dir.path("c.db") + " --metrics " + dir.path("metrics.log");
-  pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    std::string cmd = std::string{ACTORCRAWL_BINARY} + " " + args + " >/dev/null 2>&1";
-    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{20};
-  while (page_requests(web) < 10 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds{5});
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  int status = interrupt_after(start(args), web, 10, SIGINT);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   std::ifstream in(dir.path("metrics.log"));
@@ -186,25 +204,10 @@ TEST_CASE("SIGINT stops gracefully with exit 0, and the same command resumes", "
 TEST_CASE("after kill -9 the same command completes the crawl and loses no URL", "[cli][resume]") {
   ScratchDir dir;
   TestWeb web;
-  auto h = web.add_host("127.0.0.1");
-  for (int i = 0; i < 40; ++i)
-    web.route(h, "/p" + std::to_string(i),
-              html(page("P", {"/p" + std::to_string(i + 1), "/p" + std::to_string(i + 2)})));
+  auto h = serve_chain(web);
   const std::string args = "crawl --quiet --seed " + TestWeb::url(h, "/p0") + " --politeness-delay 30ms --max-depth 100 --db " +
                            dir.path("c.db") + " --metrics " + dir.path("metrics.log");
-  pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    std::string cmd = std::string{ACTORCRAWL_BINARY} + " " + args + " >/dev/null 2>&1";
-    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{20};
-  while (page_requests(web) < 15 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds{5});
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  int status = interrupt_after(start(args), web, 15, SIGKILL);
   CHECK(WIFSIGNALED(status));
 
   auto out = run(args);
