@@ -61,6 +61,22 @@ std::string progress_text(const crawl_progress& p, double rate, bool domains) {
   return buf;
 }
 
+// Asks every actor for its stage times; the workers' are summed into one.
+std::vector<StageTimes> gather_timings(caf::scoped_actor& self, const CrawlTopology& t) {
+  auto ask = [&](const caf::actor& a, StageTimes& into) {
+    self->request(a, std::chrono::seconds{2}, timings_atom_v)
+      .receive([&](StageTimes& s) { into.merge(s); }, [](caf::error&) {});
+  };
+  StageTimes fetch{"fetch"}, select{"select"}, parse{"parse"}, frontier{"frontier"}, store{"store"};
+  for (const auto& w : t.workers)
+    ask(w, fetch);
+  ask(t.host_selector, select);
+  ask(t.processor, parse);
+  ask(t.frontier, frontier);
+  ask(t.storage, store);
+  return {fetch, select, parse, frontier, store};
+}
+
 }  // namespace
 
 CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& options) {
@@ -140,11 +156,13 @@ CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& optio
     self->request(t.storage, caf::infinite, end_run{run_id, result.end_ms, result.termination_reason})
       .receive([](ok_atom) {}, [&](caf::error& err) { result.error = "cannot record the run: " + to_string(err); });
   }
+  result.timings = gather_timings(self, t);
   for (const auto& a : t.all())
     self->send_exit(a, caf::exit_reason::user_shutdown);
 
   if (!config.metrics_path.empty()) {
-    RunMetrics m{result.start_ms, result.end_ms, result.summary, result.termination_reason, last.queued};
+    RunMetrics m{result.start_ms, result.end_ms, result.summary, result.termination_reason, last.queued,
+                 result.timings};
     try {
       write_metrics_file(config.metrics_path, m);
     } catch (const std::exception& e) {
@@ -160,6 +178,8 @@ CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& optio
                 static_cast<long long>(result.summary.edges_recorded),
                 static_cast<double>(result.end_ms - result.start_ms) / 1000.0);
   log_line(LogLevel::info, line);
+  if (config.report_timings && !result.timings.empty())
+    log_line(LogLevel::info, "where the time went:\n" + format_stage_times(result.timings, result.end_ms - result.start_ms));
   return result;
 }
 

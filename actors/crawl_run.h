@@ -10,6 +10,7 @@
 
 #include "core/crawl_config.h"
 #include "core/crawl_store.h"
+#include "core/stage_times.h"
 
 namespace actorcrawl {
 
@@ -24,6 +25,7 @@ struct CrawlRunResult {
   std::int64_t start_ms = 0;
   std::int64_t end_ms = 0;
   StoreSummary summary;
+  std::vector<StageTimes> timings;  // fetch, select, parse, frontier, store
   std::string error;  // set when the crawl ended because something broke
 };
 

@@ -8,6 +8,7 @@
 #include "core/console_log.h"
 #include "core/fetch_engine.h"
 #include "core/retry_policy.h"
+#include "core/stage_times.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {
@@ -52,7 +53,8 @@ class fetch_worker : public caf::blocking_actor {
   struct InFlight {
     CrawlJob job;
     std::int32_t attempt = 1;
-    std::int64_t first_started_ms = 0;
+    std::int64_t first_started_us = 0;
+    std::int64_t mailbox_wait_us = 0;
   };
 
   bool join() {
@@ -80,7 +82,8 @@ class fetch_worker : public caf::blocking_actor {
     bool more = true;
     while (more && running_) {
       receive(
-        [&](fetch_job& j) { start(std::move(j.job)); },
+        [&](fetch_job& j) { start(std::move(j.job), waited_us(j.sent_us)); },
+        [&](timings_atom) { return times_; },
         [&](robots_fetch& r) { start_robots(std::move(r)); },
         [&](drain_atom) { call_off_retries(); },
         [&](caf::down_msg&) { running_ = false; },
@@ -103,10 +106,10 @@ class fetch_worker : public caf::blocking_actor {
     return r;
   }
 
-  void start(CrawlJob job) {
+  void start(CrawlJob job, std::int64_t mailbox_wait_us) {
     auto token = job.seq;
     auto request = request_for(job, 1, token);
-    inflight_[token] = InFlight{std::move(job), 1, now_ms()};
+    inflight_[token] = InFlight{std::move(job), 1, monotonic_us(), mailbox_wait_us};
     engine_.start(std::move(request));
   }
 
@@ -171,6 +174,9 @@ class fetch_worker : public caf::blocking_actor {
     }
     CrawlJob job = std::move(f.job);
     const std::int32_t attempts = f.attempt;
+    // Busy time of a transfer is its wall time (transfers overlap), from the
+    // first attempt to the outcome.
+    times_.add(monotonic_us() - f.first_started_us, f.mailbox_wait_us);
     inflight_.erase(it);
     if (d.verdict == FetchVerdict::fetched) {
       fetch_result r;
@@ -189,6 +195,7 @@ class fetch_worker : public caf::blocking_actor {
       r.fetched_at_ms = now_ms();
       r.attempts = attempts;
       r.x_robots_tag = std::move(outcome.x_robots_tag);
+      r.sent_us = monotonic_us();
       send(actors_.processor, std::move(r));
     } else {
       fetch_failure failure{job, d.reason, outcome.error_detail, outcome.status_code, attempts,
@@ -209,6 +216,7 @@ class fetch_worker : public caf::blocking_actor {
   static constexpr std::uint64_t kRobotsToken = 1ULL << 63;
   std::unordered_map<std::uint64_t, InFlight> inflight_;
   std::unordered_map<std::uint64_t, robots_fetch> robots_;
+  StageTimes times_{"fetch"};
   std::uint64_t next_robots_ = 1;
   bool running_ = true;
 };

@@ -4,6 +4,7 @@
 
 #include "core/console_log.h"
 #include "core/url.h"
+#include "core/stage_times.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {
@@ -20,6 +21,7 @@ struct frontier_state {
   std::int64_t fetched = 0;
   std::int64_t failed = 0;
   std::int64_t refused = 0;
+  StageTimes times{"frontier"};
   bool started = false;
   bool stopping = false;
   bool finishing = false;
@@ -163,6 +165,7 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierSettings settings, caf::
     },
     [self](page_links& p) {
       auto& st = self->state;
+      StageTimer timer(st.times, waited_us(p.sent_us));
       st.frontier->settle(p.job);
       ++st.fetched;
       st.delta.done.push_back(p.job.url);
@@ -212,6 +215,7 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierSettings settings, caf::
       }
       maybe_finish(self);
     },
+    [self](timings_atom) { return self->state.times; },
     [self](progress_atom) {
       auto& st = self->state;
       return crawl_progress{static_cast<std::int64_t>(st.frontier->queued()),

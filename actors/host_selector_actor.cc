@@ -8,6 +8,7 @@
 #include "core/console_log.h"
 #include "core/host_scheduler.h"
 #include "core/robots_txt.h"
+#include "core/stage_times.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {
@@ -29,6 +30,7 @@ struct host_selector_state {
   std::int64_t demand_outstanding = 0;  // slots asked of the Frontier, not yet filled
   bool stopping = false;
   bool tick_armed = false;
+  StageTimes times{"select"};
   Clock::time_point tick_at{};
   static inline const char* name = "HostSelectorActor";
 };
@@ -65,7 +67,7 @@ void dispatch(selector_ptr self) {
     if (d.kind == HostScheduler::Kind::robots)
       self->send(w->second, robots_fetch{d.job.host_key, d.job.url});
     else
-      self->send(w->second, fetch_job{std::move(d.job)});
+      self->send(w->second, fetch_job{std::move(d.job), monotonic_us()});
   }
   for (auto& r : st.scheduler.take_refused())
     self->send(st.actors.frontier, url_refused{std::move(r.job), std::move(r.reason)});
@@ -154,6 +156,7 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
     },
     [self](fetch_done& done) {
       auto& st = self->state;
+      StageTimer timer(st.times);
       const auto now = Clock::now();
       if (!done.returned) {
         st.scheduler.complete(done.job.seq, now, std::chrono::milliseconds{done.server_delay_ms},
@@ -190,6 +193,7 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
       for (auto& [id, worker] : st.workers)
         self->send(worker, drain_atom_v);
     },
+    [self](timings_atom) { return self->state.times; },
     [self](tick_atom) {
       self->state.tick_armed = false;
       dispatch(self);

@@ -8,6 +8,7 @@
 #include "core/robots_directives.h"
 #include "core/link_selection.h"
 #include "core/page_processor.h"
+#include "core/stage_times.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {
@@ -17,6 +18,7 @@ namespace {
 struct processor_state {
   topology actors;
   ProcessorSettings settings;
+  StageTimes times{"parse"};
   static inline const char* name = "ProcessorActor";
 };
 
@@ -33,8 +35,10 @@ caf::behavior processor_actor(caf::stateful_actor<processor_state>* self, Proces
   self->state.settings = std::move(settings);
   return {
     [self](topology& t) { self->state.actors = std::move(t); },
+    [self](timings_atom) { return self->state.times; },
     [self](fetch_result& r) {
       auto& st = self->state;
+      StageTimer timer(st.times, waited_us(r.sent_us));
       FetchedPage page{r.job.url, r.final_url.empty() ? r.job.url : r.final_url, r.job.depth, r.status_code,
                        r.content_type, r.charset, r.body, r.truncated};
       PageAnalysis analysis = st.settings.chain->run(page);
@@ -81,7 +85,9 @@ caf::behavior processor_actor(caf::stateful_actor<processor_state>* self, Proces
           log_line(LogLevel::info, "fetched " + r.job.host_key + " (depth=" + std::to_string(r.job.depth) + ", " +
                                      std::to_string(found.links.size()) + " outbound links)");
       }
-      self->send(st.actors.storage, store_page{std::move(row)});
+      const auto now = monotonic_us();
+      found.sent_us = now;
+      self->send(st.actors.storage, store_page{std::move(row), now});
       self->send(st.actors.frontier, std::move(found));
     },
   };

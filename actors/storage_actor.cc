@@ -4,6 +4,7 @@
 
 #include "core/console_log.h"
 #include "core/crawl_store.h"
+#include "core/stage_times.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {
@@ -14,6 +15,7 @@ struct storage_state {
   std::shared_ptr<CrawlStore> store;
   std::chrono::milliseconds flush_interval{250};
   bool flush_scheduled = false;
+  StageTimes times{"store"};
   static inline const char* name = "StorageActor";
 };
 
@@ -64,6 +66,7 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
       after_write(self);
     },
     [self, &db](store_page& m) {
+      StageTimer timer(self->state.times, waited_us(m.sent_us));
       db.record_page(m.page);
       after_write(self);
     },
@@ -92,6 +95,7 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
       return ok_atom_v;
     },
     [&db](summary_request& m) { return db.summary(m.since_ms); },
+    [self](timings_atom) { return self->state.times; },
     [&db](flush_atom) {
       db.flush();
       return ok_atom_v;

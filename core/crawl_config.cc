@@ -64,6 +64,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"frontier_window", ValueKind::integer, "queued URLs held in memory (the rest wait in SQLite)", &C::frontier_window, 16, 100'000'000},
     {"storage_batch", ValueKind::integer, "writes per SQLite transaction", &C::storage_batch, 1, 1'000'000},
     {"progress_interval_ms", ValueKind::duration_ms, "progress report period", &C::progress_interval_ms, 100, kHour},
+    {"report_timings", ValueKind::boolean, "print where the crawl's time went (fetch, parse, store, mailboxes) at the end", &C::report_timings},
   };
   return keys;
 }

@@ -63,6 +63,7 @@ struct CrawlConfig {
   std::int64_t frontier_window = 10000;
   std::int64_t storage_batch = 512;
   std::int64_t progress_interval_ms = 1000;
+  bool report_timings = true;  // the per-stage time table at the end
 };
 
 // A configuration that cannot be used. The message names the source (file

@@ -38,6 +38,12 @@ std::string metrics_json(const RunMetrics& m) {
   j["avg_fetch_time_ms"] = m.summary.avg_fetch_time_ms;
   j["urls_queued_at_end"] = m.urls_queued_at_end;
   j["termination_reason"] = m.termination_reason;
+  if (!m.timings.empty()) {
+    auto& t = j["timings"];
+    for (const auto& s : m.timings)
+      t[s.stage] = {{"items", s.count}, {"busy_ms", s.busy_us / 1000}, {"wait_ms", s.wait_us / 1000},
+                    {"max_wait_ms", s.max_wait_us / 1000}};
+  }
   return j.dump(2) + "\n";
 }
 

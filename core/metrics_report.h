@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <string>
 
+#include <vector>
+
 #include "core/crawl_store.h"
+#include "core/stage_times.h"
 
 namespace actorcrawl {
 
@@ -16,6 +19,7 @@ struct RunMetrics {
   StoreSummary summary;       // counts since start_ms, graph totals
   std::string termination_reason;  // queue_empty, max_pages, signal
   std::int64_t urls_queued_at_end = 0;
+  std::vector<StageTimes> timings;  // per stage; empty when not gathered
 };
 
 std::string metrics_json(const RunMetrics& m);

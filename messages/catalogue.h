@@ -58,6 +58,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(actorcrawl, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::RobotsRecord))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::store_robots))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::domain_resume_request))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::StageTimes))
 
   // Signals that carry no data.
   CAF_ADD_ATOM(actorcrawl, actorcrawl, drain_atom, "drain")
@@ -67,6 +68,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(actorcrawl, caf::first_custom_type_id)
   CAF_ADD_ATOM(actorcrawl, actorcrawl, tick_atom, "tick")
   CAF_ADD_ATOM(actorcrawl, actorcrawl, redrive_atom, "redrive")
   CAF_ADD_ATOM(actorcrawl, actorcrawl, ok_atom, "ok")
+  CAF_ADD_ATOM(actorcrawl, actorcrawl, timings_atom, "timings")
 
 CAF_END_TYPE_ID_BLOCK(actorcrawl)
 

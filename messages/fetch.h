@@ -17,11 +17,12 @@ namespace actorcrawl {
 // HostSelector -> FetchWorker.
 struct fetch_job {
   CrawlJob job;
+  std::int64_t sent_us = 0;  // monotonic_us() when sent: mailbox wait
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, fetch_job& x) {
-  return f(caf::meta::type_name("fetch_job"), x.job);
+  return f(caf::meta::type_name("fetch_job"), x.job, x.sent_us);
 }
 
 // FetchWorker -> Processor: a response (any status below 500, or a 5xx/429
@@ -40,13 +41,14 @@ struct fetch_result {
   std::int64_t fetched_at_ms = 0;
   std::int32_t attempts = 1;
   std::string x_robots_tag;  // the X-Robots-Tag header, if any
+  std::int64_t sent_us = 0;  // monotonic_us() when sent: mailbox wait
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, fetch_result& x) {
   return f(caf::meta::type_name("fetch_result"), x.job, x.status_code, x.content_type, x.charset,
            x.body, x.truncated, x.final_url, x.redirect_urls, x.redirect_statuses, x.fetch_ms,
-           x.fetched_at_ms, x.attempts, x.x_robots_tag);
+           x.fetched_at_ms, x.attempts, x.x_robots_tag, x.sent_us);
 }
 
 // HostSelector -> FetchWorker: fetch a host's robots.txt (no retries here:

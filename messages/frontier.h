@@ -58,11 +58,12 @@ typename Inspector::result_type inspect(Inspector& f, crawl_batch& x) {
 struct page_links {
   CrawlJob job;
   std::vector<DiscoveredLink> links;
+  std::int64_t sent_us = 0;  // monotonic_us() when sent: mailbox wait
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, page_links& x) {
-  return f(caf::meta::type_name("page_links"), x.job, x.links);
+  return f(caf::meta::type_name("page_links"), x.job, x.links, x.sent_us);
 }
 
 // DeadLetter -> Frontier: the job failed for good.

@@ -9,6 +9,7 @@
 #include <caf/meta/type_name.hpp>
 
 #include "core/crawl_store.h"
+#include "core/stage_times.h"
 
 namespace actorcrawl {
 
@@ -108,11 +109,17 @@ typename Inspector::result_type inspect(Inspector& f, domain_resume_request& x) 
 // Processor / DeadLetter -> Storage.
 struct store_page {
   PageRow page;
+  std::int64_t sent_us = 0;  // monotonic_us() when sent: mailbox wait
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, store_page& x) {
-  return f(caf::meta::type_name("store_page"), x.page);
+  return f(caf::meta::type_name("store_page"), x.page, x.sent_us);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, StageTimes& x) {
+  return f(caf::meta::type_name("StageTimes"), x.stage, x.count, x.busy_us, x.wait_us, x.max_wait_us);
 }
 
 struct store_dead_letter {

@@ -1,0 +1,653 @@
+// Politeness end to end: robots.txt (RFC 9309) as the crawler fetches and
+// obeys it, Crawl-delay and Retry-After measured on the server's clock,
+// page-level robots directives, crawler-trap defences and charset conversion.
+// Every assertion is on what the database holds afterwards or on what the
+// test web was actually asked for.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+
+#include "crawl_fixture.h"
+
+using namespace actorcrawl;
+using namespace actorcrawl::testing;
+using testweb::Response;
+using testweb::ServedRequest;
+using testweb::TestWeb;
+
+namespace {
+
+Response text(std::string body, int status = 200) {
+  Response r;
+  r.status = status;
+  r.content_type = "text/plain";
+  r.body = std::move(body);
+  return r;
+}
+
+Response redirect(int status, const std::string& location) {
+  Response r;
+  r.status = status;
+  r.headers = {{"Location", location}};
+  return r;
+}
+
+// Every request one host saw, /robots.txt included, in arrival order.
+std::vector<ServedRequest> served_on(const TestWeb& web, const std::string& host) {
+  std::vector<ServedRequest> out;
+  for (auto& r : web.requests())
+    if (r.host_key == host)
+      out.push_back(r);
+  return out;
+}
+
+std::vector<std::string> targets_in_order(const std::vector<ServedRequest>& served) {
+  std::vector<std::string> out;
+  for (const auto& r : served)
+    out.push_back(r.target);
+  return out;
+}
+
+long long ms_between(const ServedRequest& earlier, const ServedRequest& later) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(later.at - earlier.at).count();
+}
+
+// The smallest gap between consecutive requests, in ms.
+long long smallest_gap_ms(const std::vector<ServedRequest>& served) {
+  long long smallest = 1LL << 40;
+  for (std::size_t i = 1; i < served.size(); ++i)
+    smallest = std::min(smallest, ms_between(served[i - 1], served[i]));
+  return smallest;
+}
+
+// "<path> <state> <refusal or ->" for each frontier row of one host, by URL.
+std::vector<std::string> frontier_rows(const std::string& db, const std::string& host) {
+  const std::string base = TestWeb::url(host, "");
+  return column(db, "SELECT substr(url, " + std::to_string(base.size() + 1) +
+                      ") || ' ' || state || ' ' || IFNULL(refusal, '-') FROM frontier WHERE url LIKE '" + base +
+                      "/%' ORDER BY url");
+}
+
+// "<status or -> <outcome> <crawl delay or -> <sitemaps or ->" of the host's
+// robots_txt row (none if it has no row).
+std::vector<std::string> robots_rows(const std::string& db, const std::string& host) {
+  return column(db, "SELECT IFNULL(status_code, '-') || ' ' || outcome || ' ' || IFNULL(crawl_delay_ms, '-') || "
+                    "' ' || IFNULL(sitemaps, '-') FROM robots_txt WHERE host = '" + host + "'");
+}
+
+// Milliseconds from a URL's admission to its frontier row being settled.
+std::int64_t ms_to_settle(const std::string& db, const std::string& url) {
+  return count(db, "SELECT settled_at - discovered_at FROM frontier WHERE url = '" + url + "'");
+}
+
+}  // namespace
+
+// --- robots.txt rules -------------------------------------------------------
+
+TEST_CASE("robots.txt is fetched once per host, first, and its longest match decides", "[integration][robots]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  // "Allow: /private/ok.html" is longer than "Disallow: /private/", so it
+  // wins for that one page whatever the order of the lines.
+  web.route(a, "/robots.txt", text("User-agent: *\nDisallow: /private/\nAllow: /private/ok.html\n"));
+  web.route(a, "/", html(page("A", {"/private/secret", "/private/ok.html", "/public", TestWeb::url(b, "/")})));
+  web.route(a, "/private/secret", html(page("Secret", {})));
+  web.route(a, "/private/ok.html", html(page("OK", {})));
+  web.route(a, "/public", html(page("Public", {"/private/secret"})));
+  web.route(b, "/robots.txt", text("User-agent: *\nDisallow: /private/\n"));
+  web.route(b, "/", html(page("B", {"/private/x", "/y"})));
+  web.route(b, "/y", html(page("Y", {})));
+
+  auto config = fast_config(dir, TestWeb::url(a, "/"));
+  config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
+  auto result = crawl(config);
+
+  CHECK(result.termination_reason == "queue_empty");
+  CHECK(targets_seen(web, a) == std::map<std::string, int>{{"/", 1}, {"/private/ok.html", 1}, {"/public", 1}});
+  CHECK(targets_seen(web, b) == std::map<std::string, int>{{"/", 1}, {"/y", 1}});
+  // Once per host, and before any page of that host.
+  CHECK(web.count(a, "/robots.txt") == 1);
+  CHECK(web.count(b, "/robots.txt") == 1);
+  REQUIRE_FALSE(served_on(web, a).empty());
+  REQUIRE_FALSE(served_on(web, b).empty());
+  CHECK(served_on(web, a).front().target == "/robots.txt");
+  CHECK(served_on(web, b).front().target == "/robots.txt");
+
+  const auto db = config.db_path;
+  CHECK(frontier_rows(db, a) == std::vector<std::string>{"/ 1 -", "/private/ok.html 1 -",
+                                                          "/private/secret 3 robots_txt", "/public 1 -"});
+  CHECK(frontier_rows(db, b) == std::vector<std::string>{"/ 1 -", "/private/x 3 robots_txt", "/y 1 -"});
+  // A refused URL costs no request, so it has no page row and no dead letter.
+  CHECK(count(db, "SELECT COUNT(*) FROM pages WHERE url LIKE '%/private/secret' OR url LIKE '%/private/x'") == 0);
+  CHECK(count(db, "SELECT COUNT(*) FROM dead_letters") == 0);
+  CHECK(column(db, "SELECT host || ' ' || url || ' ' || status_code || ' ' || outcome FROM robots_txt ORDER BY host")
+        == std::vector<std::string>{a + " " + TestWeb::url(a, "/robots.txt") + " 200 parsed",
+                                    b + " " + TestWeb::url(b, "/robots.txt") + " 200 parsed"});
+  CHECK(robots_rows(db, a) == std::vector<std::string>{"200 parsed - -"});
+  CHECK(result.summary.pages_fetched == 5);
+}
+
+TEST_CASE("a group naming actorcrawl replaces the * group", "[integration][robots]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  // The product token is matched without case and without its version
+  // ("actorcrawl/0.1 (...)" is "actorcrawl"); another bot's group is ignored.
+  web.route(h, "/robots.txt", text("User-agent: *\n"
+                                   "Disallow: /members/\n"
+                                   "\n"
+                                   "User-agent: OtherBot\n"
+                                   "Disallow: /\n"
+                                   "\n"
+                                   "User-agent: ActorCrawl\n"
+                                   "Disallow: /archive/\n"));
+  web.route(h, "/", html(page("Root", {"/members/a", "/archive/b", "/c"})));
+  web.route(h, "/members/a", html(page("Members", {})));
+  web.route(h, "/archive/b", html(page("Archive", {})));
+  web.route(h, "/c", html(page("C", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  crawl(config);
+
+  // /members/ is closed only to crawlers without a group of their own.
+  CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/members/a", 1}, {"/c", 1}});
+  CHECK(frontier_rows(config.db_path, h)
+        == std::vector<std::string>{"/ 1 -", "/archive/b 3 robots_txt", "/c 1 -", "/members/a 1 -"});
+  REQUIRE_FALSE(web.requests().empty());
+  CHECK(web.requests().front().user_agent == config.user_agent);
+}
+
+TEST_CASE("a robots.txt answered with 404 or 403 allows everything, whatever its body says", "[integration][robots]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  // RFC 9309 2.3.1.3: any 4xx means "no robots.txt", so the rules in these
+  // error bodies must not be read.
+  web.route(a, "/robots.txt", text("User-agent: *\nDisallow: /\n", 404));
+  web.route(b, "/robots.txt", text("User-agent: *\nDisallow: /\n", 403));
+  web.route(a, "/", html(page("A", {"/private/x", TestWeb::url(b, "/")})));
+  web.route(a, "/private/x", html(page("X", {})));
+  web.route(b, "/", html(page("B", {"/private/y"})));
+  web.route(b, "/private/y", html(page("Y", {})));
+  auto config = fast_config(dir, TestWeb::url(a, "/"));
+  config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
+  crawl(config);
+
+  CHECK(targets_seen(web, a) == std::map<std::string, int>{{"/", 1}, {"/private/x", 1}});
+  CHECK(targets_seen(web, b) == std::map<std::string, int>{{"/", 1}, {"/private/y", 1}});
+  CHECK(web.count(a, "/robots.txt") == 1);
+  CHECK(web.count(b, "/robots.txt") == 1);
+  CHECK(robots_rows(config.db_path, a) == std::vector<std::string>{"404 allow_all - -"});
+  CHECK(robots_rows(config.db_path, b) == std::vector<std::string>{"403 allow_all - -"});
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM frontier WHERE state = 3") == 0);
+}
+
+TEST_CASE("a robots.txt that fails twice is retried with backoff and then obeyed", "[integration][robots]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/robots.txt", std::function<Response(int)>([](int hit) {
+              return hit <= 2 ? text("overloaded", 500) : text("User-agent: *\nDisallow: /blocked\n");
+            }));
+  web.route(h, "/", html(page("Root", {"/blocked", "/open"})));
+  web.route(h, "/blocked", html(page("Blocked", {})));
+  web.route(h, "/open", html(page("Open", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.retry_delay_ms = 30;
+  config.retry_attempts = 3;
+  crawl(config);
+
+  // The seed waited for the third try: nothing but robots.txt before it.
+  const auto served = served_on(web, h);
+  CHECK(targets_in_order(served) == std::vector<std::string>{"/robots.txt", "/robots.txt", "/robots.txt", "/", "/open"});
+  REQUIRE(served.size() == 5);
+  // Backoff doubles from retry_delay_ms: 30 ms, then 60 ms.
+  CHECK(ms_between(served[0], served[1]) >= 30);
+  CHECK(ms_between(served[1], served[2]) >= 60);
+  CHECK(frontier_rows(config.db_path, h) == std::vector<std::string>{"/ 1 -", "/blocked 3 robots_txt", "/open 1 -"});
+  CHECK(robots_rows(config.db_path, h) == std::vector<std::string>{"200 parsed - -"});
+}
+
+TEST_CASE("a robots.txt that always answers 503 refuses the host's URLs and the crawl ends",
+          "[integration][robots]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto good = web.add_host("127.0.0.1");
+  auto down = web.add_host("127.0.0.2");
+  web.route(good, "/", html(page("Good", {"/next", TestWeb::url(down, "/"), TestWeb::url(down, "/x")})));
+  web.route(good, "/next", html(page("Next", {})));
+  web.route(down, "/robots.txt", text("maintenance", 503));
+  web.route(down, "/", html(page("Down", {})));
+  web.route(down, "/x", html(page("X", {})));
+  auto config = fast_config(dir, TestWeb::url(good, "/"));
+  config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
+  config.retry_attempts = 2;
+  auto result = crawl(config);
+
+  CHECK(result.termination_reason == "queue_empty");
+  // retry_attempts + 1 tries, and no page of that host asked for at all.
+  CHECK(web.count(down, "/robots.txt") == 3);
+  CHECK(targets_seen(web, down).empty());
+  CHECK(frontier_rows(config.db_path, down) == std::vector<std::string>{"/ 3 robots_unreachable", "/x 3 robots_unreachable"});
+  CHECK(robots_rows(config.db_path, down) == std::vector<std::string>{"503 unreachable - -"});
+  // The other host is not held up.
+  CHECK(targets_seen(web, good) == std::map<std::string, int>{{"/", 1}, {"/next", 1}});
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM dead_letters") == 0);
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM pages") == 2);
+}
+
+TEST_CASE("a redirected robots.txt is followed", "[integration][robots]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/robots.txt", redirect(301, "/real-robots.txt"));
+  web.route(h, "/real-robots.txt", text("User-agent: *\nDisallow: /blocked\n"));
+  web.route(h, "/", html(page("Root", {"/blocked", "/open"})));
+  web.route(h, "/blocked", html(page("Blocked", {})));
+  web.route(h, "/open", html(page("Open", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  crawl(config);
+
+  CHECK(targets_in_order(served_on(web, h))
+        == std::vector<std::string>{"/robots.txt", "/real-robots.txt", "/", "/open"});
+  CHECK(frontier_rows(config.db_path, h) == std::vector<std::string>{"/ 1 -", "/blocked 3 robots_txt", "/open 1 -"});
+  // Recorded under the URL that was asked for, with the final status.
+  CHECK(column(config.db_path, "SELECT url || ' ' || status_code || ' ' || outcome FROM robots_txt")
+        == std::vector<std::string>{TestWeb::url(h, "/robots.txt") + " 200 parsed"});
+}
+
+TEST_CASE("a robots.txt that times out is unreachable", "[integration][robots]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  Response slow = text("User-agent: *\nDisallow:\n");
+  slow.delay_ms = 1500;
+  web.route(h, "/robots.txt", slow);
+  web.route(h, "/", html(page("Root", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.request_timeout_ms = 200;
+  config.retry_attempts = 1;
+  auto result = crawl(config);
+
+  CHECK(result.termination_reason == "queue_empty");
+  CHECK(web.count(h, "/robots.txt") == 2);
+  CHECK(targets_seen(web, h).empty());
+  CHECK(frontier_rows(config.db_path, h) == std::vector<std::string>{"/ 3 robots_unreachable"});
+  // No response at all: no status code.
+  CHECK(robots_rows(config.db_path, h) == std::vector<std::string>{"- unreachable - -"});
+}
+
+TEST_CASE("rules expire after robots_cache_ttl_ms and are fetched again", "[integration][robots]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  // The site closes /late between the two fetches of its robots.txt.
+  web.route(h, "/robots.txt", std::function<Response(int)>([](int hit) {
+              return hit == 1 ? text("User-agent: *\nDisallow:\n") : text("User-agent: *\nDisallow: /late\n");
+            }));
+  Response slow = html(page("Slow", {}));
+  slow.delay_ms = 1200;
+  web.route(h, "/", html(page("Root", {"/slow", "/late"})));
+  web.route(h, "/slow", slow);
+  web.route(h, "/late", html(page("Late", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.robots_cache_ttl_ms = 1000;  // the smallest the configuration accepts
+  config.politeness_delay_factor_percent = 0;  // the slow page must not push the next request out
+  crawl(config);
+
+  // /late is gated after the slow page, when the first rules are over 1.2 s old.
+  CHECK(targets_in_order(served_on(web, h)) == std::vector<std::string>{"/robots.txt", "/", "/slow", "/robots.txt"});
+  CHECK(frontier_rows(config.db_path, h) == std::vector<std::string>{"/ 1 -", "/late 3 robots_txt", "/slow 1 -"});
+}
+
+TEST_CASE("rules are used before they expire even when the host's delay is as long as robots_cache_ttl_ms",
+          "[integration][robots][politeness]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  // Crawl-delay 1 s spaces the first page 1 s from the robots.txt request,
+  // exactly when rules trusted for 1 s would run out. Were they then fetched
+  // again, the same would happen after every fetch: robots.txt forever and
+  // not one page.
+  web.route(h, "/robots.txt", text("User-agent: *\nCrawl-delay: 1\n"));
+  web.route(h, "/", html(page("Root", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.robots_cache_ttl_ms = 1000;
+  // Stops the crawl if it loops, instead of hanging the test run.
+  auto result = crawl_until(config, [&] { return web.count(h, "/robots.txt") > 2; });
+
+  CHECK(result.termination_reason == "queue_empty");
+  CHECK(targets_in_order(served_on(web, h)) == std::vector<std::string>{"/robots.txt", "/"});
+}
+
+TEST_CASE("Sitemap lines are recorded with the host's robots.txt", "[integration][robots]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  const auto sitemap = TestWeb::url(h, "/sitemap.xml");
+  const auto news = TestWeb::url(h, "/news-sitemap.xml");
+  // Sitemap lines belong to no group, may come anywhere, and repeat.
+  web.route(h, "/robots.txt", text("Sitemap: " + sitemap + "\nUser-agent: *\nDisallow:\nsitemap: " + news +
+                                   "\nSitemap: " + sitemap + "\n"));
+  web.route(h, "/", html(page("Root", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  crawl(config);
+
+  CHECK(robots_rows(config.db_path, h) == std::vector<std::string>{"200 parsed - " + sitemap + "\n" + news});
+  CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}});
+}
+
+TEST_CASE("respect_robots_txt false never asks for robots.txt", "[integration][robots]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/robots.txt", text("User-agent: *\nDisallow: /\n"));
+  web.route(h, "/", html(page("Root", {"/private/x"})));
+  web.route(h, "/private/x", html(page("X", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.respect_robots_txt = false;
+  crawl(config);
+
+  CHECK(web.count(h, "/robots.txt") == 0);
+  CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/private/x", 1}});
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM robots_txt") == 0);
+  CHECK(frontier_rows(config.db_path, h) == std::vector<std::string>{"/ 1 -", "/private/x 1 -"});
+}
+
+// --- delays ------------------------------------------------------------------
+
+TEST_CASE("Crawl-delay spaces every request to the host", "[integration][robots][politeness]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/robots.txt", text("User-agent: *\nCrawl-delay: 0.3\n"));
+  web.route(h, "/", html(page("Root", {"/p1", "/p2"})));
+  web.route(h, "/p1", html(page("P1", {})));
+  web.route(h, "/p2", html(page("P2", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.politeness_delay_ms = 0;
+  crawl(config);
+
+  const auto served = served_on(web, h);
+  REQUIRE(targets_in_order(served) == std::vector<std::string>{"/robots.txt", "/", "/p1", "/p2"});
+  // robots.txt is a request like any other: the first page waits too.
+  CHECK(smallest_gap_ms(served) >= 300);
+  CHECK(robots_rows(config.db_path, h) == std::vector<std::string>{"200 parsed 300 -"});
+}
+
+TEST_CASE("max_politeness_delay_ms caps a large Crawl-delay", "[integration][robots][politeness]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/robots.txt", text("User-agent: *\nCrawl-delay: 0.3\n"));
+  constexpr int kPages = 6;  // the root and five more
+  std::vector<std::string> links;
+  for (int i = 1; i < kPages; ++i) {
+    links.push_back("/p" + std::to_string(i));
+    web.route(h, links.back(), html(page("P", {})));
+  }
+  web.route(h, "/", html(page("Root", links)));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.politeness_delay_ms = 0;
+  config.max_politeness_delay_ms = 100;
+  auto result = crawl(config);
+
+  const auto served = served_on(web, h);
+  REQUIRE(served.size() == kPages + 1);
+  CHECK(smallest_gap_ms(served) >= 100);
+  // Six gaps: about 600 ms under the cap, at least 1800 ms if Crawl-delay
+  // had its way.
+  CHECK(ms_between(served.front(), served.back()) < 1200);
+  CHECK(result.end_ms - result.start_ms < kPages * 300);
+}
+
+TEST_CASE("Retry-After on a 429 holds the host back", "[integration][politeness]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  Response busy = text("slow down", 429);
+  busy.headers = {{"Retry-After", "1"}};
+  web.route(h, "/", html(page("Root", {"/busy", "/after"})));
+  web.route(h, "/busy", busy);
+  web.route(h, "/after", html(page("After", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.retry_attempts = 1;
+  crawl(config);
+
+  const auto served = served_on(web, h);
+  REQUIRE(targets_in_order(served) == std::vector<std::string>{"/robots.txt", "/", "/busy", "/busy", "/after"});
+  // The retry waits for Retry-After rather than retry_delay_ms (20 ms), and
+  // so does the host's next URL after the second 429.
+  CHECK(ms_between(served[2], served[3]) >= 1000);
+  CHECK(ms_between(served[3], served[4]) >= 1000);
+  CHECK(column(config.db_path, "SELECT reason || ' ' || attempts || ' ' || status_code FROM dead_letters")
+        == std::vector<std::string>{"http_429 2 429"});
+}
+
+// --- page-level directives ----------------------------------------------------
+
+TEST_CASE("meta robots and X-Robots-Tag: noindex drops the text, nofollow the links", "[integration][robots]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  const std::string description = R"(<meta name="description" content="Words">)";
+  auto with_header = [](Response r, const std::string& value) {
+    r.headers = {{"X-Robots-Tag", value}};
+    return r;
+  };
+  web.route(h, "/", html(page("Root", {"/meta-noindex", "/meta-nofollow", "/header-noindex", "/header-nofollow",
+                                       "/header-none", "/header-otherbot"})));
+  web.route(h, "/meta-noindex",
+            html(page("MN", {"/from-meta-noindex"}, description + R"(<meta name="robots" content="noindex">)")));
+  web.route(h, "/meta-nofollow",
+            html(page("MF", {"/from-meta-nofollow"}, description + R"(<meta name="robots" content="nofollow">)")));
+  web.route(h, "/header-noindex", with_header(html(page("HN", {"/from-header-noindex"}, description)), "noindex"));
+  web.route(h, "/header-nofollow", with_header(html(page("HF", {"/from-header-nofollow"}, description)), "nofollow"));
+  web.route(h, "/header-none", with_header(html(page("HX", {"/from-header-none"}, description)), "actorcrawl: none"));
+  // Addressed to another crawler only: nothing applies to this one.
+  web.route(h, "/header-otherbot",
+            with_header(html(page("HO", {"/from-header-otherbot"}, description)), "otherbot: noindex, nofollow"));
+  for (const auto* p : {"/from-meta-noindex", "/from-meta-nofollow", "/from-header-noindex", "/from-header-nofollow",
+                        "/from-header-none", "/from-header-otherbot"})
+    web.route(h, p, html(page("Leaf", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  crawl(config);
+
+  const auto db = config.db_path;
+  const auto base = TestWeb::url(h, "");
+  CHECK(column(db, "SELECT replace(url, '" + base + "', '') || ' ' || IFNULL(title, 'NULL') || ' ' || "
+                   "IFNULL(description, 'NULL') || ' ' || IFNULL(robots_directives, 'NULL') FROM pages "
+                   "WHERE url LIKE '%/header-%' OR url LIKE '%/meta-%' ORDER BY url")
+        == std::vector<std::string>{"/header-nofollow HF Words nofollow", "/header-noindex NULL NULL noindex",
+                                    "/header-none NULL NULL noindex,nofollow", "/header-otherbot HO Words NULL",
+                                    "/meta-nofollow MF Words nofollow", "/meta-noindex NULL NULL noindex"});
+  // noindex still follows; nofollow does not.
+  CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1},
+                                                           {"/meta-noindex", 1},
+                                                           {"/meta-nofollow", 1},
+                                                           {"/header-noindex", 1},
+                                                           {"/header-nofollow", 1},
+                                                           {"/header-none", 1},
+                                                           {"/header-otherbot", 1},
+                                                           {"/from-meta-noindex", 1},
+                                                           {"/from-header-noindex", 1},
+                                                           {"/from-header-otherbot", 1}});
+  // A nofollow page's links are still recorded in the page graph, just never
+  // admitted to the frontier.
+  CHECK(column(db, "SELECT replace(p.url, '" + base + "', '') || ' -> ' || replace(l.to_url, '" + base +
+                     "', '') FROM links l JOIN pages p ON p.page_id = l.from_page_id "
+                     "WHERE p.url LIKE '%nofollow' OR p.url LIKE '%none' ORDER BY p.url")
+        == std::vector<std::string>{"/header-nofollow -> /from-header-nofollow", "/header-none -> /from-header-none",
+                                    "/meta-nofollow -> /from-meta-nofollow"});
+  CHECK(count(db, "SELECT COUNT(*) FROM frontier WHERE url LIKE '%/from-%nofollow' OR url LIKE '%/from-header-none'")
+        == 0);
+}
+
+// --- crawler traps --------------------------------------------------------------
+
+TEST_CASE("a calendar gets max_query_variants_per_path pages", "[integration][traps]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  std::vector<std::string> days;
+  for (int d = 1; d <= 9; ++d)
+    days.push_back("/calendar?date=2024-01-0" + std::to_string(d));
+  days.push_back("/calendar?date=2024-01-10");
+  web.route(h, "/", html(page("Root", {"/calendar"})));
+  // Every day of the calendar (the route ignores the query) links to every day.
+  web.route(h, "/calendar", html(page("Calendar", days)));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.max_query_variants_per_path = 5;
+  crawl(config);
+
+  std::map<std::string, int> expected{{"/", 1}, {"/calendar", 1}};
+  for (int d = 0; d < 5; ++d)
+    expected[days[d]] = 1;
+  CHECK(targets_seen(web, h) == expected);
+  CHECK(column(config.db_path, "SELECT replace(url, '" + TestWeb::url(h, "") +
+                                 "', '') FROM frontier WHERE refusal = 'max_query_variants_per_path' ORDER BY url")
+        == std::vector<std::string>{days[5], days[6], days[7], days[8], days[9]});
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM frontier WHERE state = 3") == 5);
+}
+
+TEST_CASE("a path repeating a segment beyond max_repeated_path_segments is refused", "[integration][traps]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html(page("Root", {"/a/b/a/b/a/b/", "/a/b/a/b/a/b/a/b/", "/x/x/x/x"})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.max_repeated_path_segments = 3;
+  crawl(config);
+
+  // Three of each is the limit and allowed; four is not.
+  CHECK(frontier_rows(config.db_path, h)
+        == std::vector<std::string>{"/ 1 -", "/a/b/a/b/a/b/ 1 -", "/a/b/a/b/a/b/a/b/ 3 max_repeated_path_segments",
+                                    "/x/x/x/x 3 max_repeated_path_segments"});
+  CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/a/b/a/b/a/b/", 1}});
+}
+
+TEST_CASE("a URL longer than max_url_length is refused", "[integration][traps]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  const std::size_t limit = 1024;
+  const std::string base = TestWeb::url(h, "");
+  // Exactly at the limit, and one character over it.
+  const std::string at_limit = "/" + std::string(limit - base.size() - 1, 'l');
+  const std::string over_limit = "/" + std::string(limit - base.size(), 'm');
+  web.route(h, "/", html(page("Root", {at_limit, over_limit})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.max_url_length = static_cast<std::int64_t>(limit);
+  crawl(config);
+
+  REQUIRE((base + at_limit).size() == limit);
+  CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {at_limit, 1}});
+  CHECK(frontier_rows(config.db_path, h)
+        == std::vector<std::string>{"/ 1 -", at_limit + " 1 -", over_limit + " 3 max_url_length"});
+}
+
+TEST_CASE("max_pages_per_host admits that many URLs of a host", "[integration][traps]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html(page("Root", {"/p1", "/p2", "/p3", "/p4", "/p5"})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.max_pages_per_host = 3;
+  crawl(config);
+
+  // The seed is one of the three.
+  CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/p1", 1}, {"/p2", 1}});
+  CHECK(frontier_rows(config.db_path, h)
+        == std::vector<std::string>{"/ 1 -", "/p1 1 -", "/p2 1 -", "/p3 3 max_pages_per_host",
+                                    "/p4 3 max_pages_per_host", "/p5 3 max_pages_per_host"});
+}
+
+// --- charsets --------------------------------------------------------------------
+
+TEST_CASE("pages in windows-1252 and Shift_JIS are stored as UTF-8", "[integration][charset]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html(page("Root", {"/cafe", "/nihongo"})));
+  // Declared in the HTTP header only.
+  Response cafe;
+  cafe.content_type = "text/html; charset=windows-1252";
+  cafe.body = "<html><head><title>Caf\xe9 \x93quoted\x94</title>"
+              "<meta name=\"description\" content=\"na\xefve\"></head><body></body></html>";
+  web.route(h, "/cafe", cafe);
+  // Declared in the document only: "日本語テスト" in Shift_JIS.
+  Response nihongo;
+  nihongo.content_type = "text/html";
+  nihongo.body = "<html><head><meta charset=\"shift_jis\"><title>"
+                 "\x93\xfa\x96\x7b\x8c\xea\x83\x65\x83\x58\x83\x67"
+                 "</title></head><body></body></html>";
+  web.route(h, "/nihongo", nihongo);
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  crawl(config);
+
+  CHECK(column(config.db_path, "SELECT title FROM pages WHERE url LIKE '%/cafe'")
+        == std::vector<std::string>{"Caf\xc3\xa9 \xe2\x80\x9cquoted\xe2\x80\x9d"});
+  CHECK(column(config.db_path, "SELECT description FROM pages WHERE url LIKE '%/cafe'")
+        == std::vector<std::string>{"na\xc3\xafve"});
+  CHECK(column(config.db_path, "SELECT title FROM pages WHERE url LIKE '%/nihongo'")
+        == std::vector<std::string>{"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x83\x86\xe3\x82\xb9\xe3\x83\x88"});
+}
+
+// --- hosts that cannot be reached -------------------------------------------------
+
+TEST_CASE("a host whose name does not resolve is refused at once as dns_failure", "[integration][robots]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  // A 64-character label: the resolver refuses it without sending a query,
+  // so this fails name resolution with no traffic off the machine.
+  const std::string host = std::string(64, 'a') + ".test";
+  const std::string unresolvable = "http://" + host + "/";
+  web.route(h, "/", html(page("Root", {unresolvable, "/next"})));
+  web.route(h, "/next", html(page("Next", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.allowed_domains = {"127.0.0.1", "test"};
+  config.retry_attempts = 3;
+  // Long enough that one retry would show in the time to refusal.
+  config.retry_delay_ms = 1000;
+  auto result = crawl(config);
+
+  CHECK(result.termination_reason == "queue_empty");
+  CHECK(column(config.db_path, "SELECT state || ' ' || refusal FROM frontier WHERE url = '" + unresolvable + "'")
+        == std::vector<std::string>{"3 dns_failure"});
+  CHECK(ms_to_settle(config.db_path, unresolvable) < 1000);
+  CHECK(robots_rows(config.db_path, host) == std::vector<std::string>{"- unreachable - -"});
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM dead_letters") == 0);
+  CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/next", 1}});
+}
+
+TEST_CASE("a host with nobody listening is refused as robots_unreachable after retries", "[integration][robots]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  // A port that nobody listens on: taken from a host that is then dropped.
+  std::string dead_host;
+  {
+    TestWeb gone;
+    dead_host = gone.add_host("127.0.0.2");
+  }
+  const std::string dead_url = TestWeb::url(dead_host, "/");
+  web.route(h, "/", html(page("Root", {dead_url, "/next"})));
+  web.route(h, "/next", html(page("Next", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
+  config.retry_attempts = 2;
+  config.retry_delay_ms = 100;
+  auto result = crawl(config);
+
+  CHECK(result.termination_reason == "queue_empty");
+  CHECK(frontier_rows(config.db_path, dead_host) == std::vector<std::string>{"/ 3 robots_unreachable"});
+  // Three tries, 100 ms and then 200 ms apart, before the refusal.
+  CHECK(ms_to_settle(config.db_path, dead_url) >= 300);
+  CHECK(robots_rows(config.db_path, dead_host) == std::vector<std::string>{"- unreachable - -"});
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM dead_letters") == 0);
+  CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/next", 1}});
+}
