@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <thread>
+
 #include <caf/all.hpp>
 
 #include "actors/dead_letter_actor.h"
@@ -30,6 +33,12 @@ std::string host_name() {
   return buf;
 }
 
+std::size_t parse_lanes(const CrawlConfig& config) {
+  if (config.parse_lanes > 0)
+    return static_cast<std::size_t>(config.parse_lanes);
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 }  // namespace
 
 CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, CrawlParts parts,
@@ -39,7 +48,8 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   t.dead_letter = spawn_dead_letter(sys);
   t.processor = spawn_processor(sys, ProcessorSettings{std::move(parts.chain), std::move(parts.scope),
                                                        std::move(parts.domains), config.strip_query_params,
-                                                       product_token_of(config.user_agent)});
+                                                       product_token_of(config.user_agent)},
+                                parse_lanes(config));
   fetch_settings settings;
   settings.user_agent = config.user_agent;
   settings.request_timeout_ms = config.request_timeout_ms;

@@ -15,10 +15,25 @@ namespace actorcrawl {
 
 namespace {
 
-struct processor_state {
+// One parser: the processor chain and link selection for the pages it is
+// given. Its results go straight to Storage and the Frontier, page row first,
+// so a page's links never reach the Frontier before the page is recorded.
+struct lane_state {
   topology actors;
   ProcessorSettings settings;
   StageTimes times{"parse"};
+  static inline const char* name = "ProcessorLane";
+};
+
+// The fan-in point: every fetch_result comes here and goes on to one of
+// `lanes` parsers, so parsing uses every core while the topology keeps one
+// ProcessorActor.
+struct processor_state {
+  ProcessorSettings settings;
+  std::size_t lane_count = 1;
+  std::vector<caf::actor> lanes;
+  std::size_t next_lane = 0;
+  std::vector<fetch_result> early;  // arrived before the topology (never, in practice)
   static inline const char* name = "ProcessorActor";
 };
 
@@ -31,10 +46,10 @@ std::string redirect_chain_json(const fetch_result& r) {
   return hops.dump();
 }
 
-caf::behavior processor_actor(caf::stateful_actor<processor_state>* self, ProcessorSettings settings) {
+caf::behavior processor_lane(caf::stateful_actor<lane_state>* self, ProcessorSettings settings, topology actors) {
   self->state.settings = std::move(settings);
+  self->state.actors = std::move(actors);
   return {
-    [self](topology& t) { self->state.actors = std::move(t); },
     [self](timings_atom) { return self->state.times; },
     [self](fetch_result& r) {
       auto& st = self->state;
@@ -93,10 +108,62 @@ caf::behavior processor_actor(caf::stateful_actor<processor_state>* self, Proces
   };
 }
 
+void hand_to_lane(caf::stateful_actor<processor_state>* self, fetch_result&& r) {
+  auto& st = self->state;
+  if (st.lanes.empty()) {
+    st.early.push_back(std::move(r));
+    return;
+  }
+  self->send(st.lanes[st.next_lane++ % st.lanes.size()], std::move(r));
+}
+
+caf::behavior processor_actor(caf::stateful_actor<processor_state>* self, ProcessorSettings settings,
+                              std::size_t lanes) {
+  self->state.settings = std::move(settings);
+  self->state.lane_count = std::max<std::size_t>(lanes, 1);
+  return {
+    [self](topology& t) {
+      auto& st = self->state;
+      if (!st.lanes.empty())
+        return;
+      // Linked: a lane that fails takes the processor down with it, which the
+      // crawl notices, instead of silently losing a share of the pages.
+      for (std::size_t i = 0; i < st.lane_count; ++i)
+        st.lanes.push_back(self->spawn<caf::linked>(processor_lane, st.settings, t));
+      for (auto& r : st.early)
+        hand_to_lane(self, std::move(r));
+      st.early.clear();
+    },
+    [self](fetch_result& r) { hand_to_lane(self, std::move(r)); },
+    // The lanes' times, summed.
+    [self](timings_atom) -> caf::result<StageTimes> {
+      auto& lanes = self->state.lanes;
+      if (lanes.empty())
+        return StageTimes{"parse"};
+      auto rp = self->make_response_promise<StageTimes>();
+      auto total = std::make_shared<StageTimes>(StageTimes{"parse"});
+      auto remaining = std::make_shared<std::size_t>(lanes.size());
+      for (const auto& lane : lanes) {
+        auto settle = [rp, total, remaining]() mutable {
+          if (--*remaining == 0)
+            rp.deliver(*total);
+        };
+        self->request(lane, std::chrono::seconds{2}, timings_atom_v)
+          .then([total, settle](StageTimes& s) mutable {
+                  total->merge(s);
+                  settle();
+                },
+                [settle](caf::error&) mutable { settle(); });
+      }
+      return rp;
+    },
+  };
+}
+
 }  // namespace
 
-caf::actor spawn_processor(caf::actor_system& sys, ProcessorSettings settings) {
-  return sys.spawn(processor_actor, std::move(settings));
+caf::actor spawn_processor(caf::actor_system& sys, ProcessorSettings settings, std::size_t lanes) {
+  return sys.spawn(processor_actor, std::move(settings), lanes);
 }
 
 }  // namespace actorcrawl

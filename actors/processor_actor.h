@@ -1,7 +1,9 @@
 // ProcessorActor: the fan-in point. Every fetched page from every worker
 // passes through the configured processor chain (parsers, savers), then link
 // selection; the page record goes to Storage and the links to follow go to
-// the Frontier.
+// the Frontier. Parsing is the crawler's most expensive step, so the actor
+// spreads pages over several parser lanes (its own child actors), one per
+// core by default.
 #pragma once
 
 #include <memory>
@@ -24,6 +26,7 @@ struct ProcessorSettings {
   std::string robots_token;  // product token X-Robots-Tag agents are matched to
 };
 
-caf::actor spawn_processor(caf::actor_system& sys, ProcessorSettings settings);
+// `lanes` parsers work in parallel behind the one ProcessorActor.
+caf::actor spawn_processor(caf::actor_system& sys, ProcessorSettings settings, std::size_t lanes);
 
 }  // namespace actorcrawl
