@@ -18,13 +18,6 @@ Response with_status(int status, std::string body = "") {
   return r;
 }
 
-Response redirect(int status, const std::string& location) {
-  Response r;
-  r.status = status;
-  r.headers = {{"Location", location}};
-  return r;
-}
-
 }  // namespace
 
 TEST_CASE("a 500 that recovers on retry is a fetched page", "[integration][retry]") {

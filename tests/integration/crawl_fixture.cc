@@ -91,6 +91,13 @@ testweb::Response html(std::string body, int status) {
   return r;
 }
 
+testweb::Response redirect(int status, const std::string& location) {
+  testweb::Response r;
+  r.status = status;
+  r.headers = {{"Location", location}};
+  return r;
+}
+
 std::string ip_of(const std::string& host_key) { return host_key.substr(0, host_key.find(':')); }
 
 std::map<std::string, int> targets_seen(const testweb::TestWeb& web, const std::string& host_key) {

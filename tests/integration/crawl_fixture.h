@@ -47,6 +47,8 @@ std::string page(const std::string& title, const std::vector<std::string>& hrefs
 
 // A response with an HTML body.
 testweb::Response html(std::string body, int status = 200);
+// A redirect to `location`.
+testweb::Response redirect(int status, const std::string& location);
 
 // host key "127.0.0.N:PORT" -> "127.0.0.N"
 std::string ip_of(const std::string& host_key);

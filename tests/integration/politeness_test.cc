@@ -26,13 +26,6 @@ Response text(std::string body, int status = 200) {
   return r;
 }
 
-Response redirect(int status, const std::string& location) {
-  Response r;
-  r.status = status;
-  r.headers = {{"Location", location}};
-  return r;
-}
-
 // Every request one host saw, /robots.txt included, in arrival order.
 std::vector<ServedRequest> served_on(const TestWeb& web, const std::string& host) {
   std::vector<ServedRequest> out;
