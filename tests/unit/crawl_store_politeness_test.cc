@@ -17,43 +17,16 @@
 #include <vector>
 
 #include "core/url_fingerprint.h"
+#include "temp_database.h"
 
 namespace fs = std::filesystem;
 
 namespace actorcrawl {
 namespace {
 
-// A database path unique to this process and test, removed with its WAL
-// and shared-memory files at scope exit.
-class TempDbPath {
- public:
-  TempDbPath() {
-    static std::atomic<int> counter{0};
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path_ = (fs::temp_directory_path() /
-             ("crawl_store_politeness_test_" + std::to_string(::getpid()) + "_" +
-              std::to_string(counter++) + "_" + std::to_string(stamp) + ".db"))
-                .string();
-  }
-  ~TempDbPath() {
-    std::error_code ignored;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
-      fs::remove(path_ + suffix, ignored);
-  }
-  TempDbPath(const TempDbPath&) = delete;
-  TempDbPath& operator=(const TempDbPath&) = delete;
-  const std::string& str() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-std::int64_t scalar(const std::string& path, const std::string& sql) {
-  SQLite::Database db(path, SQLite::OPEN_READONLY);
-  return db.execAndGet(sql).getInt64();
-}
-
-std::string text_or_null(const SQLite::Column& c) { return c.isNull() ? "<null>" : c.getString(); }
+using testing::TempDbPath;
+using testing::scalar;
+using testing::text_or_null;
 
 std::string text(const std::string& path, const std::string& sql) {
   SQLite::Database db(path, SQLite::OPEN_READONLY);
