@@ -1,5 +1,7 @@
 #include "actors/frontier_actor.h"
 
+#include <algorithm>
+
 #include <caf/all.hpp>
 
 #include "core/console_log.h"
@@ -76,8 +78,12 @@ void refill(frontier_ptr self) {
 void dispatch_more(frontier_ptr self) {
   auto& st = self->state;
   persist(self);
-  if (st.started && !st.stopping && st.demand > 0) {
-    auto jobs = st.frontier->take(static_cast<std::size_t>(st.demand));
+  const std::size_t in_flight = st.frontier->in_flight();
+  const std::size_t room = in_flight >= st.settings.max_in_flight ? 0 : st.settings.max_in_flight - in_flight;
+  if (st.started && !st.stopping && st.demand > 0 && room > 0) {
+    // What the selector asked for beyond the room stays owed, and is paid
+    // as settled URLs make room.
+    auto jobs = st.frontier->take(std::min(static_cast<std::size_t>(st.demand), room));
     if (!jobs.empty()) {
       st.demand -= static_cast<std::int64_t>(jobs.size());
       self->send(st.actors.host_selector, crawl_batch{std::move(jobs)});

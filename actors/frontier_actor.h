@@ -21,6 +21,9 @@ struct FrontierSettings {
   FrontierWindow::Limits site;
   std::optional<TrapGuard::Limits> traps;
   DomainFrontier::Limits domain;
+  // URLs leased and not yet settled, at most: bounds the fetched pages that
+  // can wait for the Processor, whatever the HostSelector asks for.
+  std::size_t max_in_flight = 256;
 };
 
 caf::actor spawn_frontier(caf::actor_system& sys, FrontierSettings settings, caf::actor observer);
