@@ -208,6 +208,9 @@ SQLite::Database open_database(const std::string& path) {
   db.execAndGet("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
+  // Every write call runs in a savepoint, whose undo journal would otherwise
+  // spill to a temp file past 64 KiB: ten times the write calls per page.
+  db.exec("PRAGMA temp_store = MEMORY");
   SQLite::Transaction schema(db);
   db.exec(kSchema);
   if (version != kSchemaVersion)

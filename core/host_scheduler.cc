@@ -58,15 +58,16 @@ void HostScheduler::add_worker(WorkerId id, std::size_t capacity) {
   wake(unassigned_);
 }
 
-void HostScheduler::wake(std::vector<std::string>& keys) {
-  for (const auto& key : keys) {
-    auto h = hosts_.find(key);
+void HostScheduler::wake(std::vector<std::string>& keys, std::size_t most) {
+  const std::size_t n = std::min(most, keys.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    auto h = hosts_.find(keys[i]);
     if (h != hosts_.end()) {
       h->second.scheduled = false;
-      schedule(key, h->second);
+      schedule(keys[i], h->second);
     }
   }
-  keys.clear();
+  keys.erase(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 bool HostScheduler::has_worker(WorkerId id) const { return workers_.count(id) > 0; }
@@ -149,8 +150,7 @@ std::optional<HostScheduler::WorkerId> HostScheduler::assign(Host& host) {
   return best;
 }
 
-std::vector<HostScheduler::Dispatch> HostScheduler::take_ready(Clock::time_point now) {
-  std::vector<Dispatch> out;
+void HostScheduler::dispatch_ready(Clock::time_point now, std::vector<Dispatch>& out) {
   while (!ready_.empty() && ready_.top().first <= now) {
     std::string key = ready_.top().second;
     ready_.pop();
@@ -186,6 +186,27 @@ std::vector<HostScheduler::Dispatch> HostScheduler::take_ready(Clock::time_point
     ++worker.active;
     leases_.emplace(job.seq, Lease{*worker_id, job});
     out.push_back(Dispatch{*worker_id, std::move(job)});
+  }
+}
+
+std::vector<HostScheduler::Dispatch> HostScheduler::take_ready(Clock::time_point now) {
+  std::vector<Dispatch> out;
+  // Free slots go to hosts parked on their worker, as many as there are
+  // slots: waking every parked host on each completion would cost time
+  // proportional to the hosts waiting, only to park all but one again. A
+  // woken host may not use its slot (its URLs were refused), so this repeats
+  // until no worker has both a free slot and a parked host.
+  for (int round = 0; round < 64; ++round) {
+    dispatch_ready(now, out);
+    bool woke = false;
+    for (auto& [id, w] : workers_) {
+      if (w.active < w.capacity && !w.waiting.empty()) {
+        wake(w.waiting, w.capacity - w.active);
+        woke = true;
+      }
+    }
+    if (!woke)
+      break;
   }
   return out;
 }
@@ -236,7 +257,6 @@ void HostScheduler::robots_done(const std::string& host_key, std::shared_ptr<con
     if (w != workers_.end()) {
       if (w->second.active > 0)
         --w->second.active;
-      wake(w->second.waiting);
     }
     host.robots_worker.reset();
   }
@@ -291,9 +311,7 @@ void HostScheduler::release(const Lease& lease, Clock::time_point now,
     return;
   if (w->second.active > 0)
     --w->second.active;
-  // A slot opened: hosts that were ready but blocked on this worker compete
-  // for it again in clock order.
-  wake(w->second.waiting);
+  // The freed slot goes to a parked host at the end of the next take_ready.
 }
 
 bool HostScheduler::complete(std::uint64_t seq, Clock::time_point now,

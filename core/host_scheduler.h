@@ -149,13 +149,16 @@ class HostScheduler {
   using ReadyEntry = std::pair<Clock::time_point, std::string>;
 
   void schedule(const std::string& host_key, Host& host);
+  // One pass over the ready hosts whose clocks have run out.
+  void dispatch_ready(Clock::time_point now, std::vector<Dispatch>& out);
   std::chrono::milliseconds delay_of(const Host& host) const;
   // Robots gate for the host's next job: true if it may go on to a worker.
   // May dispatch the robots.txt fetch instead, or refuse jobs.
   bool robots_gate(const std::string& key, Host& host, Clock::time_point now, WorkerId worker,
                    std::vector<Dispatch>& out);
-  // Puts hosts parked on a list back into the ready queue; empties the list.
-  void wake(std::vector<std::string>& keys);
+  // Puts up to `most` hosts parked on a list (the first ones) back into the
+  // ready queue and removes them from the list.
+  void wake(std::vector<std::string>& keys, std::size_t most = static_cast<std::size_t>(-1));
   std::optional<WorkerId> assign(Host& host);
   void release(const Lease& lease, Clock::time_point now, std::chrono::milliseconds extra);
 

@@ -18,6 +18,7 @@ PACKAGES=(
   libre2-dev
   nlohmann-json3-dev
   libcpp-httplib-dev
+  libbenchmark-dev
 )
 
 missing=()

@@ -574,4 +574,51 @@ TEST_CASE("HostScheduler delay: the delay-only constructor caps Retry-After at 3
   CHECK(*s.next_wakeup() == t0 + ms{30000});
 }
 
+TEST_CASE("HostScheduler robots gate: a woken host that uses no slot does not strand the next parked one",
+          "[host_scheduler][robots_gate]") {
+  HostScheduler::Settings settings = robots_settings();
+  settings.delay = ms{0};
+  HostScheduler s(settings);
+  s.add_worker(1, 1);  // one slot: every other host parks while it is taken
+
+  // b's robots.txt (refusing /private*) and c's (allowing all) are known;
+  // b's clock runs out first, so b parks ahead of c below.
+  s.enqueue(job(1, "b.test", "/private"), t0);
+  auto ds = s.take_ready(t0);
+  REQUIRE((ds.size() == 1 && ds[0].kind == Kind::robots));
+  s.robots_done("b.test", rules("User-agent: *\nDisallow: /private\n"), t0);
+  CHECK(s.take_ready(t0).empty());
+  CHECK(refused_of(s) == Refused{{1, "robots_txt"}});
+  s.enqueue(job(5, "c.test", "/first"), t0);
+  ds = s.take_ready(t0);
+  REQUIRE((ds.size() == 1 && ds[0].kind == Kind::robots));
+  s.robots_done("c.test", rules(""), t0 + ms{10});
+  ds = s.take_ready(t0 + ms{10});
+  REQUIRE(ds.size() == 1);
+  CHECK(s.complete(5, t0 + ms{10}));
+
+  // a's robots.txt takes the only slot; b, then c, park behind it.
+  const auto t1 = t0 + ms{20};
+  s.enqueue(job(2, "a.test", "/x"), t1);
+  s.enqueue(job(3, "b.test", "/private2"), t1);
+  s.enqueue(job(4, "c.test", "/x"), t1);
+  ds = s.take_ready(t1);
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].kind == Kind::robots);
+  CHECK(ds[0].job.host_key == "a.test");
+  s.robots_done("a.test", rules(""), t1);
+  ds = s.take_ready(t1);
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].job.seq == 2);
+
+  // a completes. b is woken first but its URL is refused, so the slot is
+  // still free: c must get it now, with nothing else in flight to wake it.
+  CHECK(s.complete(2, t1));
+  ds = s.take_ready(t1);
+  CHECK(refused_of(s) == Refused{{3, "robots_txt"}});
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].kind == Kind::fetch);
+  CHECK(ds[0].job.seq == 4);
+}
+
 }  // namespace actorcrawl
