@@ -44,9 +44,11 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
       return caf::make_error(caf::sec::runtime_error, e.what());
     }
   });
-  self->attach_functor([self] {
+  // The last batch is committed when the actor ends. The functor holds the
+  // store itself: CAF destroys the actor's state before it runs attachables.
+  self->attach_functor([store = self->state.store] {
     try {
-      self->state.store->flush();
+      store->flush();
     } catch (const std::exception& e) {
       log_line(LogLevel::error, std::string{"final flush failed: "} + e.what());
     }
