@@ -75,6 +75,7 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   frontier.site.window = static_cast<std::size_t>(config.frontier_window);
   frontier.site.max_pages = config.max_pages;
   frontier.site.max_depth = static_cast<std::int32_t>(config.max_depth);
+  frontier.site.per_host_leases = static_cast<std::size_t>(config.max_leases_per_host);
   frontier.traps = TrapGuard::Limits{static_cast<std::size_t>(config.max_url_length),
                                      static_cast<std::size_t>(config.max_repeated_path_segments),
                                      static_cast<std::size_t>(config.max_pages_per_host),

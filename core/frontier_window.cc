@@ -20,10 +20,7 @@ std::vector<FrontierRefusal> FrontierWindow::take_refused() {
   return out;
 }
 
-void FrontierWindow::refused(const CrawlJob&) {
-  if (in_flight_ > 0)
-    --in_flight_;
-}
+void FrontierWindow::refused(const CrawlJob& job) { release_lease(job.host_key); }
 
 void FrontierWindow::resume(const ResumeState& state) {
   seen_.reserve(state.seen.size());
@@ -82,19 +79,43 @@ void FrontierWindow::enqueue(const FrontierEntry& entry, const std::string& host
 
 std::vector<CrawlJob> FrontierWindow::take(std::size_t n) {
   std::vector<CrawlJob> jobs;
-  while (jobs.size() < n && !window_.empty() && !budget_exhausted()) {
-    Queued& q = window_.front();
-    jobs.push_back(CrawlJob{static_cast<std::uint64_t>(q.seq), std::move(q.url),
-                            std::move(q.host_key), q.depth});
-    window_.pop_front();
+  const std::size_t cap = limits_.per_host_leases;
+  // With a per-host cap, URLs of hosts at their cap are stepped over (they
+  // keep their place) and the next hosts' URLs go out instead; the scan is
+  // bounded so a window full of one host costs little.
+  const std::size_t scan_limit = cap == 0 ? window_.size() : std::min(window_.size(), std::max<std::size_t>(4 * n, 1024));
+  std::vector<Queued> skipped;
+  std::size_t i = 0;
+  for (; i < scan_limit && jobs.size() < n && !budget_exhausted(); ++i) {
+    Queued& q = window_[i];
+    if (cap > 0) {
+      auto& leased = leased_per_host_[q.host_key];
+      if (leased >= cap) {
+        skipped.push_back(std::move(q));
+        continue;
+      }
+      ++leased;
+    }
+    jobs.push_back(CrawlJob{static_cast<std::uint64_t>(q.seq), std::move(q.url), std::move(q.host_key), q.depth});
     ++in_flight_;
   }
+  window_.erase(window_.begin(), window_.begin() + static_cast<std::ptrdiff_t>(i));
+  window_.insert(window_.begin(), std::make_move_iterator(skipped.begin()), std::make_move_iterator(skipped.end()));
   return jobs;
 }
 
-void FrontierWindow::settle(const CrawlJob&) {
+void FrontierWindow::release_lease(const std::string& host_key) {
   if (in_flight_ > 0)
     --in_flight_;
+  if (limits_.per_host_leases == 0)
+    return;
+  auto it = leased_per_host_.find(host_key);
+  if (it != leased_per_host_.end() && --it->second == 0)
+    leased_per_host_.erase(it);
+}
+
+void FrontierWindow::settle(const CrawlJob& job) {
+  release_lease(job.host_key);
   ++settled_;
 }
 
@@ -103,8 +124,7 @@ void FrontierWindow::give_back(std::vector<CrawlJob> jobs) {
   std::sort(jobs.begin(), jobs.end(),
             [](const CrawlJob& a, const CrawlJob& b) { return a.seq > b.seq; });
   for (auto& job : jobs) {
-    if (in_flight_ > 0)
-      --in_flight_;
+    release_lease(job.host_key);
     window_.push_front(Queued{static_cast<std::int64_t>(job.seq), std::move(job.url),
                               std::move(job.host_key), job.depth});
   }

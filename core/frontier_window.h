@@ -13,6 +13,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -31,6 +32,11 @@ class FrontierWindow : public CrawlFrontier {
     std::size_t window = 10000;   // URLs held in memory
     std::int64_t max_pages = 1000;  // fetches, including earlier runs
     std::int32_t max_depth = 5;
+    // Leases out per host at most (0: no limit). BFS order clusters by
+    // host; without this, the HostSelector's buffer fills with a few hosts'
+    // URLs that can only leave one per politeness delay, while other hosts'
+    // URLs wait behind them (Mercator's reason for per-host back queues).
+    std::size_t per_host_leases = 0;
   };
 
   // With `traps`, each new URL must also pass the crawler-trap defences
@@ -99,6 +105,9 @@ class FrontierWindow : public CrawlFrontier {
   bool refill_pending_ = false;
   std::int64_t refill_asked_seq_ = 0;
   std::size_t spilled_since_ask_ = 0;
+  void release_lease(const std::string& host_key);
+
+  std::unordered_map<std::string, std::size_t> leased_per_host_;
   std::size_t in_flight_ = 0;
   std::int64_t settled_ = 0;       // fetched or failed, this run and before
   std::int64_t next_seq_ = 1;

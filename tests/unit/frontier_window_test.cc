@@ -512,4 +512,39 @@ TEST_CASE("FrontierWindow: full spill/refill cycle against a fake store", "[fron
   CHECK(short_with_late > 0);
 }
 
+TEST_CASE("FrontierWindow: per-host leases spread a batch over hosts, in BFS order per host", "[frontier_window]") {
+  FrontierWindow::Limits limits;
+  limits.window = 100;
+  limits.max_pages = 1000;
+  limits.per_host_leases = 2;
+  FrontierWindow w(limits);
+  // BFS order clusters by host: six of a, then two of b, then two of c.
+  for (int i = 0; i < 6; ++i)
+    REQUIRE(w.offer("http://a.test/" + std::to_string(i), "a.test", 1, ""));
+  for (int i = 0; i < 2; ++i)
+    REQUIRE(w.offer("http://b.test/" + std::to_string(i), "b.test", 1, ""));
+  for (int i = 0; i < 2; ++i)
+    REQUIRE(w.offer("http://c.test/" + std::to_string(i), "c.test", 1, ""));
+
+  auto urls = [](const std::vector<CrawlJob>& jobs) {
+    std::vector<std::string> out;
+    for (const auto& j : jobs)
+      out.push_back(j.url);
+    return out;
+  };
+  auto first = w.take(10);
+  CHECK(urls(first) == std::vector<std::string>{"http://a.test/0", "http://a.test/1", "http://b.test/0",
+                                                "http://b.test/1", "http://c.test/0", "http://c.test/1"});
+  CHECK(w.queued() == 4);
+  CHECK(w.take(10).empty());  // every host is at its two leases
+
+  // A settled lease makes room for the next URL of that host, in order.
+  w.settle(first[0]);
+  CHECK(urls(w.take(10)) == std::vector<std::string>{"http://a.test/2"});
+  // A returned lease too; the returned URL goes first again.
+  w.give_back({first[1]});
+  CHECK(urls(w.take(10)) == std::vector<std::string>{"http://a.test/1"});
+  CHECK(w.in_flight() == 6);
+}
+
 }  // namespace actorcrawl
