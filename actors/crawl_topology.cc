@@ -84,10 +84,13 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   frontier.domain.max_pages = config.max_pages;
   frontier.domain.max_crawls_per_node = config.max_crawls_per_node;
   frontier.domain.max_subdomains_per_root = static_cast<std::size_t>(config.max_subdomains_per_root);
+  // By default: the HostSelector's buffer of waiting URLs (at least 1024,
+  // four per transfer slot) plus twice the transfer slots for pages being
+  // fetched or parsed.
+  const std::int64_t slots = config.concurrent_workers * config.transfers_per_worker;
   frontier.max_in_flight = config.max_in_flight > 0
                              ? static_cast<std::size_t>(config.max_in_flight)
-                             : static_cast<std::size_t>(std::max<std::int64_t>(
-                                 64, 2 * config.concurrent_workers * config.transfers_per_worker));
+                             : static_cast<std::size_t>(std::max<std::int64_t>(1024, 4 * slots) + 2 * slots);
   t.frontier = spawn_frontier(sys, std::move(frontier), std::move(observer));
 
   topology wiring{t.frontier, t.host_selector, t.processor, t.storage, t.dead_letter};

@@ -42,13 +42,19 @@ void return_to_frontier(selector_ptr self, std::vector<CrawlJob> jobs) {
     self->send(self->state.actors.frontier, leases_returned{std::move(jobs)});
 }
 
-// Keeps a buffer of a few jobs per transfer slot, enough to keep every
-// worker busy across many hosts without pulling the frontier into memory.
+// Keeps a buffer of jobs waiting for their hosts' clocks: four per transfer
+// slot, and never fewer than kMinBuffer, because a polite crawl of H hosts
+// with delay d needs about H jobs waiting (each for its own host) to reach
+// H/d pages/s. A waiting job is a URL, ~150 bytes.
+constexpr std::size_t kMinBuffer = 1024;
+
+std::size_t buffer_target(std::size_t capacity) { return std::max<std::size_t>(kMinBuffer, capacity * 4); }
+
 void ask_for_work(selector_ptr self) {
   auto& st = self->state;
   if (st.stopping || !st.actors.frontier)
     return;
-  const auto target = static_cast<std::int64_t>(std::max<std::size_t>(64, st.scheduler.capacity() * 4));
+  const auto target = static_cast<std::int64_t>(buffer_target(st.scheduler.capacity()));
   const auto have = static_cast<std::int64_t>(st.scheduler.queued()) + st.demand_outstanding;
   const auto want = target - have;
   if (want >= std::max<std::int64_t>(1, target / 4)) {

@@ -60,9 +60,9 @@ struct CrawlConfig {
   std::vector<std::string> processors = {"html_links"};
   std::string save_pages_dir = "pages";
   std::int64_t transfers_per_worker = 32;
-  std::int64_t parse_lanes = 0;
-  std::int64_t max_in_flight = 0;
-  std::int64_t max_leases_per_host = 4;  // site profile: URLs of one host out at once  // leased, unsettled URLs; 0: 2 x worker slots (at least 64)  // parsers behind the ProcessorActor; 0: one per core
+  std::int64_t parse_lanes = 0;          // parsers behind the ProcessorActor; 0: one per core
+  std::int64_t max_in_flight = 0;        // handed out, unsettled URLs; 0: selector buffer + 2 x slots
+  std::int64_t max_leases_per_host = 2;  // site profile: URLs of one host out at once
   std::int64_t frontier_window = 10000;
   std::int64_t storage_batch = 512;
   std::int64_t progress_interval_ms = 1000;
