@@ -42,9 +42,9 @@ const std::vector<ConfigKey>& config_keys() {
     {"max_redirects", ValueKind::integer, "redirect hops followed", &C::max_redirects, 0, 50},
     {"user_agent", ValueKind::text, "User-Agent header", &C::user_agent},
     {"respect_robots_txt", ValueKind::boolean, "obey robots.txt", &C::respect_robots_txt},
-    {"allowed_domains", ValueKind::text_list, "hosts in scope (and their subdomains); default: the seeds' registrable domains", &C::allowed_domains},
+    {"allowed_domains", ValueKind::text_list, "hosts in scope (and their subdomains); default: the seeds' registrable domains", &C::allowed_domains, 0, 0, {}, true},
     {"exclude_patterns", ValueKind::text_list, "RE2 patterns; matching URLs are not crawled", &C::exclude_patterns},
-    {"strip_query_params", ValueKind::text_list, "query parameters removed before dedup (utm_* for a prefix)", &C::strip_query_params},
+    {"strip_query_params", ValueKind::text_list, "query parameters removed before dedup (utm_* for a prefix)", &C::strip_query_params, 0, 0, {}, true},
     {"revisit_after", ValueKind::duration_ms, "re-fetch pages older than this on the next run (0: never)", &C::revisit_after_ms, 0, std::numeric_limits<std::int64_t>::max() / 2},
     {"db_path", ValueKind::text, "SQLite database", &C::db_path},
     {"metrics_path", ValueKind::text, "metrics written at the end of a crawl", &C::metrics_path},
@@ -58,7 +58,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"max_query_variants_per_path", ValueKind::integer, "trap defence: distinct query strings per path (0: unlimited)", &C::max_query_variants_per_path, 0, 1'000'000'000},
     {"excluded_domains", ValueKind::text_list, "domains profile: RE2 patterns of hosts never linked or crawled", &C::excluded_domains},
     {"resolve", ValueKind::text_list, "host:port:address entries that bypass DNS (as curl --resolve)", &C::resolve},
-    {"processors", ValueKind::text_list, "processor chain: html_links, save_pages", &C::processors},
+    {"processors", ValueKind::text_list, "processor chain: html_links, save_pages", &C::processors, 0, 0, {}, true},
     {"save_pages_dir", ValueKind::text, "where save_pages writes bodies", &C::save_pages_dir},
     {"transfers_per_worker", ValueKind::integer, "transfers one FetchWorker runs at once", &C::transfers_per_worker, 1, 4096},
     {"max_in_flight", ValueKind::integer, "URLs handed out and not yet processed, at most (0: the HostSelector's buffer, max(1024, 4 x slots), plus 2 x slots)", &C::max_in_flight, 0, 1'000'000},
@@ -195,7 +195,15 @@ void assign_scalar(const ConfigKey& key, const std::string& text, CrawlConfig& c
       auto& list = cfg.*std::get<std::vector<std::string> C::*>(key.member);
       if (!append)
         list.clear();
-      list.push_back(text);
+      if (!key.comma_separated) {
+        list.push_back(text);
+        break;
+      }
+      std::stringstream items{text};
+      std::string item;
+      while (std::getline(items, item, ','))
+        if (!ascii::trim(item).empty())
+          list.push_back(std::string{ascii::trim(item)});
       break;
     }
   }
@@ -333,7 +341,7 @@ void apply_yaml(const std::string& yaml_text, const std::string& source, CrawlCo
         if (!append)
           list.clear();
         if (value.IsScalar()) {
-          list.push_back(value.Scalar());
+          assign_scalar(*key, value.Scalar(), config, true);
         } else if (value.IsSequence()) {
           for (const auto& v : value) {
             if (!v.IsScalar())

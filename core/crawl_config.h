@@ -88,6 +88,10 @@ struct ConfigKey {
   std::int64_t min = 0;  // numeric kinds
   std::int64_t max = 0;
   std::vector<std::string> choices = {};  // text kinds with a closed set
+  // text_list whose items can never contain a comma (host names, parameter
+  // and processor names): "a,b" given to the flag or as a YAML scalar is two
+  // items. Seeds, patterns and resolve entries may contain commas.
+  bool comma_separated = false;
 };
 
 const std::vector<ConfigKey>& config_keys();

@@ -682,3 +682,21 @@ TEST_CASE("options_help lists every key with its default", "[config]") {
   CHECK(help.find("  --db, --db-path\n") != std::string::npos);
   CHECK(help.find("  --revisit-after\n") != std::string::npos);
 }
+
+TEST_CASE("list flags of names split on commas; seeds and patterns do not", "[config][cli]") {
+  actorcrawl::CrawlConfig c;
+  actorcrawl::apply_command_line({"--allowed-domains", "127.0.0.1,127.0.0.2, 127.0.0.3", "--allowed-domains", "a.test",
+                                  "--seed", "http://a.test/?x=1,2", "--exclude-patterns", "a{1,3}",
+                                  "--processors", "html_links,save_pages", "--strip-query-params", "utm_*,sid"},
+                                 c);
+  CHECK(c.allowed_domains == std::vector<std::string>{"127.0.0.1", "127.0.0.2", "127.0.0.3", "a.test"});
+  CHECK(c.seeds == std::vector<std::string>{"http://a.test/?x=1,2"});
+  CHECK(c.exclude_patterns == std::vector<std::string>{"a{1,3}"});
+  CHECK(c.processors == std::vector<std::string>{"html_links", "save_pages"});
+  CHECK(c.strip_query_params == std::vector<std::string>{"utm_*", "sid"});
+
+  actorcrawl::CrawlConfig y;
+  actorcrawl::apply_yaml("allowed_domains: a.test, b.test\nseeds: http://a.test/?q=1,2\n", "test", y);
+  CHECK(y.allowed_domains == std::vector<std::string>{"a.test", "b.test"});
+  CHECK(y.seeds == std::vector<std::string>{"http://a.test/?q=1,2"});
+}

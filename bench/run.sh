@@ -1,0 +1,376 @@
+#!/usr/bin/env bash
+# End-to-end benchmark: actorcrawl against wget and Scrapy on a synthetic web
+# served by nginx on loopback addresses (127.0.0.1 .. 127.0.0.H). Nothing
+# outside 127.0.0.0/8 is contacted.
+#
+#   bench/run.sh                 # full suite: 3 alternating rounds + the polite crawl
+#   SMOKE=1 bench/run.sh         # tiny web, actorcrawl (and wget), asserts 100% coverage
+#
+# It builds actorcrawl when build/actorcrawl is missing, installs nginx,
+# wget, python3-scrapy and time from Debian when missing (idempotent),
+# generates the web (bench/synthweb.py), starts nginx as a foreground process
+# with a generated config from a temporary directory, runs the tools in
+# alternating rounds under /usr/bin/time -v, stops nginx and writes the table
+# of medians to bench/results/latest.md (raw numbers of each run under
+# bench/results/run-<date>/, which git ignores).
+#
+# Environment (defaults in brackets):
+#   HOSTS [50] PAGES [200] PAGE_KB [16] LINKS [30]   the web: hosts x pages per host
+#   ROUNDS [3]                      alternating rounds; the table shows medians
+#   TOOLS ["actorcrawl wget scrapy"] a subset to run
+#   POLITE [1]                      also run the polite-crawl scenario
+#   POLITE_HOSTS [200] POLITE_PAGES [150] POLITE_PAGE_KB [2] POLITE_LINKS [10]
+#   POLITE_DELAY_MS [100] POLITE_MAX_PAGES [20000]
+#   POLITE_ARGS []                  extra actorcrawl flags for the polite crawl only
+#   AC_WORKERS [2] AC_TRANSFERS [32] AC_ARGS []   actorcrawl's fetch settings, extra flags
+#   ACTORCRAWL_BIN [build/actorcrawl] the binary to measure (never rebuilt when given)
+#   BENCH_PORT [8080] POLITE_PORT [8081]  nginx ports (SMOKE: a random high port)
+#   NGINX_WORKERS [1]               nginx worker_processes
+#   TOOL_TIMEOUT [900]              seconds one tool run may take (SMOKE: 25)
+#   RESULTS_DIR [bench/results]     where latest.md goes (SMOKE: a temporary directory)
+#   KEEP_WORK [0]                   1: keep the temporary directory (web, databases, logs)
+#   SMOKE [0]                       1: 3 hosts x 20 pages, 1 round, no Scrapy, no polite
+#                                   scenario; exits 1 unless actorcrawl reached every page,
+#                                   77 (skipped) when nginx cannot be installed or started
+set -euo pipefail
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(dirname "$BENCH_DIR")
+SMOKE=${SMOKE:-0}
+SKIP=77
+
+log() { printf '[bench] %s\n' "$*" >&2; }
+die() { printf '[bench] error: %s\n' "$*" >&2; exit 1; }
+skip() {
+  if [ "$SMOKE" = 1 ]; then printf 'skipped: %s\n' "$*"; exit "$SKIP"; fi
+  die "$*"
+}
+
+if [ "$SMOKE" = 1 ]; then
+  HOSTS=${HOSTS:-3}; PAGES=${PAGES:-20}; PAGE_KB=${PAGE_KB:-4}; LINKS=${LINKS:-10}
+  ROUNDS=${ROUNDS:-1}; POLITE=${POLITE:-0}; TOOL_TIMEOUT=${TOOL_TIMEOUT:-25}
+  TOOLS=${TOOLS:-actorcrawl wget}
+else
+  HOSTS=${HOSTS:-50}; PAGES=${PAGES:-200}; PAGE_KB=${PAGE_KB:-16}; LINKS=${LINKS:-30}
+  ROUNDS=${ROUNDS:-3}; POLITE=${POLITE:-1}; TOOL_TIMEOUT=${TOOL_TIMEOUT:-900}
+  TOOLS=${TOOLS:-actorcrawl wget scrapy}
+fi
+POLITE_HOSTS=${POLITE_HOSTS:-200}; POLITE_PAGES=${POLITE_PAGES:-150}
+POLITE_PAGE_KB=${POLITE_PAGE_KB:-2}; POLITE_LINKS=${POLITE_LINKS:-10}
+POLITE_DELAY_MS=${POLITE_DELAY_MS:-100}; POLITE_MAX_PAGES=${POLITE_MAX_PAGES:-20000}
+POLITE_ARGS=${POLITE_ARGS:-}
+AC_WORKERS=${AC_WORKERS:-2}; AC_TRANSFERS=${AC_TRANSFERS:-32}; AC_ARGS=${AC_ARGS:-}
+NGINX_WORKERS=${NGINX_WORKERS:-1}
+KEEP_WORK=${KEEP_WORK:-0}
+TOOLS=${TOOLS//,/ }
+for t in $TOOLS; do
+  case $t in actorcrawl|wget|scrapy) ;; *) die "unknown tool '$t' in TOOLS (actorcrawl wget scrapy)";; esac
+done
+has_tool() { case " $TOOLS " in *" $1 "*) return 0;; *) return 1;; esac; }
+
+# Debian's python3 first: it starts fastest and is the one Scrapy is installed for.
+if [ -n "${PYTHON:-}" ]; then PY=$PYTHON
+elif [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3
+else PY=python3; fi
+command -v "$PY" >/dev/null 2>&1 || skip "python3 is not installed"
+
+# ------------------------------------------------------------------ packages
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+APT_UPDATED=0
+apt_install() {  # apt_install PACKAGE...: bounded in time, never fatal by itself
+  command -v apt-get >/dev/null 2>&1 || return 1
+  local limit=600
+  [ "$SMOKE" = 1 ] && limit=50   # CTest gives the smoke test 120 s in all
+  export DEBIAN_FRONTEND=noninteractive
+  if [ "$APT_UPDATED" = 0 ]; then
+    timeout "$limit" $SUDO apt-get update -qq >&2 || return 1
+    APT_UPDATED=1
+  fi
+  # Debian's nginx package would start a system nginx on port 80; this
+  # policy (when none exists) keeps services from starting during the install.
+  local policy=/usr/sbin/policy-rc.d made_policy=0
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null && $SUDO chmod 755 "$policy" && made_policy=1
+  fi
+  local rc=0
+  timeout "$limit" $SUDO apt-get install -y -qq --no-install-recommends "$@" >&2 || rc=$?
+  if [ "$made_policy" = 1 ]; then $SUDO rm -f "$policy"; fi
+  return $rc
+}
+
+NGINX=$(command -v nginx 2>/dev/null || true)
+[ -z "$NGINX" ] && [ -x /usr/sbin/nginx ] && NGINX=/usr/sbin/nginx
+if [ -z "$NGINX" ]; then
+  log "installing nginx"
+  apt_install nginx || skip "nginx could not be installed"
+  NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
+  [ -x "$NGINX" ] || skip "nginx could not be installed"
+fi
+if [ ! -x /usr/bin/time ]; then
+  log "installing time"
+  apt_install time || skip "/usr/bin/time (package time) could not be installed"
+fi
+if has_tool wget && ! command -v wget >/dev/null 2>&1; then
+  if [ "$SMOKE" = 1 ]; then
+    log "wget is not installed: smoke mode runs actorcrawl only"; TOOLS=${TOOLS//wget/}
+  else
+    log "installing wget"; apt_install wget || { log "wget unavailable: left out"; TOOLS=${TOOLS//wget/}; }
+  fi
+fi
+SCRAPY=${SCRAPY:-/usr/bin/scrapy}
+if has_tool scrapy && [ ! -x "$SCRAPY" ]; then
+  if [ "$SMOKE" = 1 ]; then
+    log "scrapy is not installed: left out"; TOOLS=${TOOLS//scrapy/}
+  else
+    log "installing python3-scrapy"
+    apt_install python3-scrapy || true
+    [ -x "$SCRAPY" ] || { log "Scrapy unavailable: left out"; TOOLS=${TOOLS//scrapy/}; }
+  fi
+fi
+has_tool actorcrawl || has_tool wget || has_tool scrapy || die "no tool left to run"
+
+# ------------------------------------------------------------------ actorcrawl
+
+if [ -n "${ACTORCRAWL_BIN:-}" ]; then
+  AC_BIN=$ACTORCRAWL_BIN
+  [ -x "$AC_BIN" ] || die "ACTORCRAWL_BIN=$AC_BIN is not an executable"
+elif has_tool actorcrawl; then
+  AC_BIN=$ROOT/build/actorcrawl
+  if [ ! -x "$AC_BIN" ]; then
+    log "building actorcrawl (scripts/build.sh)"
+    bash "$ROOT/scripts/build.sh" >&2
+  fi
+  [ -x "$AC_BIN" ] || die "no actorcrawl binary at build/actorcrawl after the build"
+fi
+
+# ------------------------------------------------------------------ work dir, nginx
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/actorcrawl-bench.XXXXXX")
+chmod 755 "$WORK"   # nginx's workers may run as an unprivileged user
+if [ -n "${AC_BIN:-}" ]; then
+  # Measure a snapshot, so a rebuild during the run cannot change the binary.
+  cp "$AC_BIN" "$WORK/actorcrawl"
+  AC_BIN=$WORK/actorcrawl
+fi
+NGINX_PID=""
+
+stop_nginx() {
+  [ -n "$NGINX_PID" ] || return 0
+  kill -QUIT "$NGINX_PID" 2>/dev/null || true
+  local i
+  for i in $(seq 1 50); do
+    kill -0 "$NGINX_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$NGINX_PID" 2>/dev/null; then kill -TERM "$NGINX_PID" 2>/dev/null || true; sleep 0.5; fi
+  wait "$NGINX_PID" 2>/dev/null || true
+  NGINX_PID=""
+}
+cleanup() {
+  stop_nginx
+  if [ "$KEEP_WORK" = 1 ]; then log "work directory kept: $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start_nginx WEB_DIR PREFIX [--access-log]: returns 1 when nginx did not come up
+start_nginx() {
+  local web=$1 prefix=$2; shift 2
+  mkdir -p "$prefix"; chmod 755 "$prefix"
+  "$PY" "$BENCH_DIR/benchtool.py" nginx-conf "$web" "$prefix" --workers "$NGINX_WORKERS" "$@"
+  "$NGINX" -p "$prefix" -c "$prefix/nginx.conf" -e "$prefix/error.log" -g 'daemon off;' \
+    >"$prefix/stdout.log" 2>&1 &
+  NGINX_PID=$!
+  if "$PY" "$BENCH_DIR/benchtool.py" wait-ready "$web" --timeout 10 \
+      && kill -0 "$NGINX_PID" 2>/dev/null \
+      && ! grep -q -e '\[emerg\]' -e 'bind() failed' "$prefix/error.log" 2>/dev/null; then
+    return 0
+  fi
+  log "nginx did not come up: $(tail -n 3 "$prefix/error.log" "$prefix/stdout.log" 2>/dev/null | tr '\n' ' ')"
+  stop_nginx
+  return 1
+}
+
+# ------------------------------------------------------------------ the web
+
+if [ "$SMOKE" = 1 ]; then
+  RESULTS_DIR=${RESULTS_DIR:-$WORK/results}
+else
+  RESULTS_DIR=${RESULTS_DIR:-$BENCH_DIR/results}
+fi
+STAMP=$(date -u +%Y%m%d-%H%M%S)
+STARTED=$(date -u '+%Y-%m-%d %H:%M UTC')
+COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+RUN_DIR=$RESULTS_DIR/run-$STAMP
+mkdir -p "$RUN_DIR"
+
+WEB=$WORK/web
+gen_web() {  # gen_web DIR PORT HOSTS PAGES PAGE_KB LINKS
+  "$PY" "$BENCH_DIR/synthweb.py" --out "$1" --port "$2" --hosts "$3" --pages "$4" \
+    --page-kb "$5" --links "$6"
+  chmod -R a+rX "$1"
+}
+
+started=0
+for attempt in 1 2 3; do
+  if [ "$SMOKE" = 1 ] && [ -z "${BENCH_PORT:-}" ]; then
+    PORT=$((20000 + RANDOM % 10000))
+  else
+    PORT=${BENCH_PORT:-8080}
+  fi
+  rm -rf "$WEB"
+  gen_web "$WEB" "$PORT" "$HOSTS" "$PAGES" "$PAGE_KB" "$LINKS"
+  if start_nginx "$WEB" "$WORK/nginx"; then started=1; break; fi
+  [ "$SMOKE" = 1 ] && [ -z "${BENCH_PORT:-}" ] || break
+done
+[ "$started" = 1 ] || skip "nginx could not be started (see the messages above)"
+log "nginx serves $HOSTS hosts on 127.0.0.1-$HOSTS:$PORT (pid $NGINX_PID)"
+
+SEED_URL="http://127.0.0.1:$PORT/"
+mapfile -t BENCH_HOSTS < <("$PY" -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["hosts"]))' "$WEB/web.json")
+OFFSITE_LOG=$WORK/nginx/offsite.log
+
+# ------------------------------------------------------------------ one run
+
+# measured CMD...: /usr/bin/time -v around a time-bounded command, in the current directory
+measured() {
+  local rc=0
+  /usr/bin/time -v -o time.txt timeout -k 10 "$TOOL_TIMEOUT" "$@" || rc=$?
+  return $rc
+}
+
+run_actorcrawl() {  # run_actorcrawl DIR
+  local -a allowed=()
+  local h
+  for h in "${BENCH_HOSTS[@]}"; do allowed+=(--allowed-domains "$h"); done
+  # shellcheck disable=SC2086
+  (cd "$1" && measured env -u ACTORCRAWL_BIN "$AC_BIN" crawl --seed "$SEED_URL" "${allowed[@]}" \
+      --politeness-delay 0 --politeness-delay-factor-percent 0 --no-respect-robots-txt \
+      --max-pages 100000000 --max-depth 1000 \
+      --workers "$AC_WORKERS" --transfers-per-worker "$AC_TRANSFERS" \
+      --db crawl.db --metrics metrics.log $AC_ARGS >crawl.log 2>&1) || true
+  "$PY" "$BENCH_DIR/benchtool.py" measure "$1/run.json" --tool actorcrawl --round "$2" \
+    --time "$1/time.txt" --web "$WEB" --db "$1/crawl.db" --offsite-log "$OFFSITE_LOG" --ok-exit 0
+}
+
+run_wget() {
+  local domains
+  domains=$(IFS=,; echo "${BENCH_HOSTS[*]}")
+  # Exit 8 means "the server answered an error", here the 404 at the end of the
+  # relative-link loop: expected.
+  (cd "$1" && measured wget -r -l inf -H -D "$domains" -e robots=off --no-parent \
+      --delete-after -nv -o wget.log -P files "$SEED_URL") || true
+  "$PY" "$BENCH_DIR/benchtool.py" measure "$1/run.json" --tool wget --round "$2" \
+    --time "$1/time.txt" --web "$WEB" --wget-log "$1/wget.log" --offsite-log "$OFFSITE_LOG" --ok-exit 0,8
+}
+
+run_scrapy() {
+  (cd "$1" && measured "$SCRAPY" runspider "$BENCH_DIR/scrapy_spider.py" -a web="$WEB" -a out="$1" \
+      >scrapy.log 2>&1) || true
+  "$PY" "$BENCH_DIR/benchtool.py" measure "$1/run.json" --tool scrapy --round "$2" \
+    --time "$1/time.txt" --web "$WEB" --scrapy-stats "$1/stats.json" --offsite-log "$OFFSITE_LOG" --ok-exit 0
+}
+
+read -r -a TOOL_LIST <<<"$TOOLS"
+RUN_JSONS=()
+for round in $(seq 1 "$ROUNDS"); do
+  # Alternate: each round starts with the next tool, so none always runs first.
+  n=${#TOOL_LIST[@]}
+  for i in $(seq 0 $((n - 1))); do
+    tool=${TOOL_LIST[$(((i + round - 1) % n))]}
+    dir=$WORK/runs/$tool-r$round
+    mkdir -p "$dir"
+    : >"$OFFSITE_LOG"
+    log "round $round/$ROUNDS: $tool (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+    "run_$tool" "$dir" "$round"
+    mkdir -p "$RUN_DIR/$tool-r$round"
+    cp "$dir/run.json" "$dir/time.txt" "$RUN_DIR/$tool-r$round/" 2>/dev/null || true
+    for f in crawl.log metrics.log stats.json; do
+      [ -f "$dir/$f" ] && cp "$dir/$f" "$RUN_DIR/$tool-r$round/"
+    done
+    [ -f "$dir/scrapy.log" ] && tail -n 80 "$dir/scrapy.log" >"$RUN_DIR/$tool-r$round/scrapy.log.tail"
+    RUN_JSONS+=("$dir/run.json")
+    # The crawl database and downloaded files are not needed any more.
+    rm -rf "$dir/files" "$dir/crawl.db" "$dir/crawl.db-wal" "$dir/crawl.db-shm"
+  done
+done
+"$PY" "$BENCH_DIR/benchtool.py" table "$RUN_DIR/table.md" "${RUN_JSONS[@]}" >/dev/null
+stop_nginx
+rm -rf "$WEB"
+
+# ------------------------------------------------------------------ polite crawl
+
+POLITE_MD=""
+if [ "$POLITE" = 1 ] && [ "$SMOKE" != 1 ] && has_tool actorcrawl; then
+  PWEB=$WORK/polite-web
+  PPORT=${POLITE_PORT:-8081}
+  gen_web "$PWEB" "$PPORT" "$POLITE_HOSTS" "$POLITE_PAGES" "$POLITE_PAGE_KB" "$POLITE_LINKS"
+  start_nginx "$PWEB" "$WORK/nginx-polite" --access-log || die "nginx did not start for the polite scenario"
+  pdir=$WORK/runs/polite
+  mkdir -p "$pdir"
+  mapfile -t PHOSTS < <("$PY" -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["hosts"]))' "$PWEB/web.json")
+  pallowed=()
+  for h in "${PHOSTS[@]}"; do pallowed+=(--allowed-domains "$h"); done
+  log "polite crawl: $POLITE_HOSTS hosts, delay ${POLITE_DELAY_MS} ms, max $POLITE_MAX_PAGES pages (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  # Politeness as shipped (robots.txt on, adaptive delay on) with the delay d.
+  # shellcheck disable=SC2086
+  (cd "$pdir" && measured env -u ACTORCRAWL_BIN "$AC_BIN" crawl --seed "http://127.0.0.1:$PPORT/" "${pallowed[@]}" \
+      --politeness-delay "${POLITE_DELAY_MS}ms" --max-pages "$POLITE_MAX_PAGES" --max-depth 1000 \
+      --workers "$AC_WORKERS" --transfers-per-worker "$AC_TRANSFERS" \
+      --db crawl.db --metrics metrics.log $AC_ARGS $POLITE_ARGS >crawl.log 2>&1) || true
+  stop_nginx   # flushes the access log
+  "$PY" "$BENCH_DIR/benchtool.py" polite "$pdir/polite.json" --web "$PWEB" \
+    --access-log "$WORK/nginx-polite/access.log" --delay-ms "$POLITE_DELAY_MS" \
+    --time "$pdir/time.txt" --db "$pdir/crawl.db" --offsite-log "$WORK/nginx-polite/offsite.log" \
+    --md "$RUN_DIR/polite.md" >/dev/null
+  mkdir -p "$RUN_DIR/polite"
+  cp "$pdir/polite.json" "$pdir/time.txt" "$pdir/crawl.log" "$pdir/metrics.log" "$RUN_DIR/polite/" 2>/dev/null || true
+  POLITE_MD=$RUN_DIR/polite.md
+  rm -rf "$PWEB"
+fi
+
+# ------------------------------------------------------------------ report
+
+versions() {
+  if has_tool actorcrawl; then
+    echo "- actorcrawl: $("$AC_BIN" --version 2>&1 | head -n 1) (binary sha256 $(sha256sum "$AC_BIN" | cut -c1-12); the tree was at commit $COMMIT when the run started)"
+  fi
+  if has_tool wget; then echo "- wget: $(wget --version 2>/dev/null | head -n 1)"; fi
+  if has_tool scrapy; then echo "- Scrapy: $("$SCRAPY" version 2>/dev/null | head -n 1)"; fi
+  echo "- nginx: $("$NGINX" -v 2>&1 | sed 's/^nginx version: //')"
+}
+{
+  echo "# Benchmark results"
+  echo
+  echo "Run started $STARTED with \`bench/run.sh\`$( [ "$SMOKE" = 1 ] && echo ' (SMOKE=1)')."
+  echo
+  echo "- web: $HOSTS hosts x $PAGES pages, ~$PAGE_KB KiB, ~$LINKS links a page, one seed; $ROUNDS alternating round(s), medians shown"
+  echo "- tools: $TOOLS"
+  echo "- actorcrawl: --workers $AC_WORKERS --transfers-per-worker $AC_TRANSFERS, politeness off (delay 0, adaptive delay off, robots.txt off)${AC_ARGS:+, extra: $AC_ARGS}"
+  echo "- machine: $(nproc) cores ($(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)), $(free -g | awk '/^Mem:/{print $2}') GiB, Linux $(uname -r); shared, so numbers are noisy"
+  versions
+  echo
+  echo "## Throughput (medians of the rounds)"
+  echo
+  cat "$RUN_DIR/table.md"
+  if [ -n "$POLITE_MD" ]; then
+    echo
+    echo "## Polite crawl (politeness delay $POLITE_DELAY_MS ms, $POLITE_HOSTS hosts, max $POLITE_MAX_PAGES pages)"
+    echo
+    echo "actorcrawl with --politeness-delay ${POLITE_DELAY_MS}ms, robots.txt and the adaptive delay on (defaults), --workers $AC_WORKERS --transfers-per-worker $AC_TRANSFERS${AC_ARGS:+ $AC_ARGS}${POLITE_ARGS:+ $POLITE_ARGS}; web of $POLITE_HOSTS hosts x $POLITE_PAGES pages of ~$POLITE_PAGE_KB KiB. Request times from nginx's access log."
+    echo
+    cat "$POLITE_MD"
+  fi
+} >"$RUN_DIR/latest.md"
+cp "$RUN_DIR/latest.md" "$RESULTS_DIR/latest.md"
+cat "$RESULTS_DIR/latest.md"
+
+if [ "$SMOKE" = 1 ]; then
+  status=0
+  if has_tool actorcrawl; then
+    "$PY" "$BENCH_DIR/benchtool.py" check-coverage "$WORK/runs/actorcrawl-r1/run.json" 100 || status=1
+  fi
+  exit $status
+fi
