@@ -176,12 +176,7 @@ TEST_CASE("a dead server and a slow one end as named dead letters", "[integratio
   ScratchDir dir;
   TestWeb web;
   auto h = web.add_host("127.0.0.1");
-  // A port that nobody listens on: taken from a host that is then dropped.
-  std::string dead_host;
-  {
-    TestWeb gone;
-    dead_host = gone.add_host("127.0.0.2");
-  }
+  const std::string dead_host = closed_host("127.0.0.2");
   Response slow = html(page("Slow", {}));
   slow.delay_ms = 1500;
   web.route(h, "/slow", slow);

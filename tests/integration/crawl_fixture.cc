@@ -98,6 +98,11 @@ testweb::Response redirect(int status, const std::string& location) {
   return r;
 }
 
+std::string closed_host(const std::string& ip) {
+  testweb::TestWeb gone;
+  return gone.add_host(ip);
+}
+
 std::string ip_of(const std::string& host_key) { return host_key.substr(0, host_key.find(':')); }
 
 std::map<std::string, int> targets_seen(const testweb::TestWeb& web, const std::string& host_key) {

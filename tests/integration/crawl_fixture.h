@@ -50,6 +50,10 @@ testweb::Response html(std::string body, int status = 200);
 // A redirect to `location`.
 testweb::Response redirect(int status, const std::string& location);
 
+// A host key on `ip` whose port nobody listens on: taken from a test host
+// that is dropped at once, so connecting to it is refused.
+std::string closed_host(const std::string& ip);
+
 // host key "127.0.0.N:PORT" -> "127.0.0.N"
 std::string ip_of(const std::string& host_key);
 

@@ -621,12 +621,7 @@ TEST_CASE("a host with nobody listening is refused as robots_unreachable after r
   ScratchDir dir;
   TestWeb web;
   auto h = web.add_host("127.0.0.1");
-  // A port that nobody listens on: taken from a host that is then dropped.
-  std::string dead_host;
-  {
-    TestWeb gone;
-    dead_host = gone.add_host("127.0.0.2");
-  }
+  const std::string dead_host = closed_host("127.0.0.2");
   const std::string dead_url = TestWeb::url(dead_host, "/");
   web.route(h, "/", html(page("Root", {dead_url, "/next"})));
   web.route(h, "/next", html(page("Next", {})));
