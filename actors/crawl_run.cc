@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/crawl_topology.h"
+#include "core/clock.h"
 #include "core/console_log.h"
 #include "core/domain_link_filter.h"
 #include "core/link_scope.h"
@@ -18,12 +19,6 @@
 namespace actorcrawl {
 
 namespace {
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
-}
 
 CrawlParts prepare(const CrawlConfig& config) {
   validate(config, true);
@@ -88,7 +83,7 @@ CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& optio
   caf::scoped_actor self{sys};
 
   CrawlRunResult result;
-  result.start_ms = now_ms();
+  result.start_ms = epoch_ms();
   CrawlTopology t = spawn_crawl(sys, config, std::move(parts), self);
   self->monitor(t.storage);
 
@@ -146,7 +141,7 @@ CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& optio
   if (options.show_progress)
     end_progress();
 
-  result.end_ms = now_ms();
+  result.end_ms = epoch_ms();
   if (result.error.empty()) {
     self->request(t.frontier, std::chrono::seconds{5}, progress_atom_v)
       .receive([&](crawl_progress& p) { last = p; }, [&](caf::error&) {});

@@ -5,6 +5,7 @@
 
 #include <caf/all.hpp>
 
+#include "core/clock.h"
 #include "core/console_log.h"
 #include "core/fetch_engine.h"
 #include "core/retry_policy.h"
@@ -14,12 +15,6 @@
 namespace actorcrawl {
 
 namespace {
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
-}
 
 // A blocking actor on a detached thread, because curl_multi_poll must own
 // the thread while it waits. enqueue() wakes that wait, so a message is
@@ -192,14 +187,14 @@ class fetch_worker : public caf::blocking_actor {
         r.redirect_statuses.push_back(hop.status);
       }
       r.fetch_ms = outcome.elapsed_ms;
-      r.fetched_at_ms = now_ms();
+      r.fetched_at_ms = epoch_ms();
       r.attempts = attempts;
       r.x_robots_tag = std::move(outcome.x_robots_tag);
       r.sent_us = monotonic_us();
       send(actors_.processor, std::move(r));
     } else {
       fetch_failure failure{job, d.reason, outcome.error_detail, outcome.status_code, attempts,
-                            outcome.elapsed_ms, now_ms()};
+                            outcome.elapsed_ms, epoch_ms()};
       send(actors_.dead_letter, std::move(failure));
     }
     send(actors_.host_selector, fetch_done{std::move(job), false, server_delay, outcome.elapsed_ms});

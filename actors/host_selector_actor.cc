@@ -5,6 +5,7 @@
 
 #include <caf/all.hpp>
 
+#include "core/clock.h"
 #include "core/console_log.h"
 #include "core/host_scheduler.h"
 #include "core/robots_txt.h"
@@ -106,11 +107,6 @@ const char* outcome_name(const RobotsRules* rules) {
     case RobotsRules::Source::disallow_all: return "disallow_all";
   }
   return "parsed";
-}
-
-std::int64_t epoch_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-    .count();
 }
 
 caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings politeness, fetch_settings settings) {

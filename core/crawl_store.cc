@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/clock.h"
 #include "core/url_fingerprint.h"
 
 namespace actorcrawl {
@@ -119,11 +120,6 @@ CREATE TABLE IF NOT EXISTS crawl_runs (
     seeds TEXT
 );
 )sql";
-
-std::int64_t now_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
 
 // The path of an absolute URL without query or fragment; "" when the URL
 // has none ("http://h" or "http://h?q"). Only the node-description rule needs
@@ -463,7 +459,7 @@ struct CrawlStore::Impl {
     if (state == FrontierState::queued)
       settle_frontier.bind(2);
     else
-      settle_frontier.bind(2, now_ms());
+      settle_frontier.bind(2, epoch_ms());
     settle_frontier.bind(3, url);
     settle_frontier.exec();
   }
@@ -717,7 +713,7 @@ void CrawlStore::add_frontier(const std::vector<FrontierEntry>& entries) {
   if (entries.empty())
     return;
   impl_->write("add_frontier", entries.size(), [&] {
-    const std::int64_t discovered_at = now_ms();
+    const std::int64_t discovered_at = epoch_ms();
     for (const auto& entry : entries)
       impl_->insert_frontier_row(entry, discovered_at);
   });
@@ -727,7 +723,7 @@ void CrawlStore::refuse_frontier(const std::vector<FrontierRefusal>& refusals) {
   if (refusals.empty())
     return;
   impl_->write("refuse_frontier", refusals.size(), [&] {
-    const std::int64_t at = now_ms();
+    const std::int64_t at = epoch_ms();
     for (const auto& r : refusals) {
       auto& st = impl_->refuse_row;
       StatementUse use(st);
@@ -803,7 +799,7 @@ void CrawlStore::requeue_frontier(const std::vector<FrontierEntry>& entries) {
   if (entries.empty())
     return;
   impl_->write("requeue_frontier", entries.size(), [&] {
-    const std::int64_t at = now_ms();
+    const std::int64_t at = epoch_ms();
     for (const auto& entry : entries) {
       StatementUse use(impl_->requeue_row);
       impl_->requeue_row.bind(1, entry.seq);
