@@ -325,6 +325,16 @@ std::optional<std::string> canonical_host(const urls::authority_view& a, UrlErro
         fail(why, UrlError::malformed);
         return std::nullopt;
       }
+      // A decoded host must parse when written plainly, or the canonical
+      // text would not parse again: "%31.2.3.4x" decodes to "1.2.3.4x", which
+      // Boost.URL 1.81 refuses (it reads an IPv4 address, then fails on the
+      // rest). Such a host is as malformed as its plain form.
+      if (a.encoded_host().find('%') != std::string_view::npos) {
+        if (!urls::parse_authority(host)) {
+          fail(why, UrlError::malformed);
+          return std::nullopt;
+        }
+      }
       return host;
     }
     case urls::host_type::none:

@@ -365,4 +365,25 @@ TEST_CASE("without_query_params", "[url]") {
         "http://example.com/?y=3");
 }
 
+TEST_CASE("a percent-encoded host is accepted only if its decoded form parses", "[url]") {
+  // Boost.URL 1.81 refuses a plain host that starts like an IPv4 address and
+  // goes on ("84.168.8.0utm_25.1"); its encoded spelling must not slip past,
+  // or the canonical text would not parse again (found by the URL fuzzer).
+  UrlError why = UrlError::none;
+  CHECK_FALSE(Url::parse("http://84.168.8.0utm_25.1/", &why));
+  CHECK(why == UrlError::malformed);
+  why = UrlError::none;
+  CHECK_FALSE(Url::parse("http://%384.168.8.0utm_25.1/c//0'///h/:443/", &why));
+  CHECK(why == UrlError::malformed);
+  // Decoding that yields a plain name or address still works, idempotently.
+  auto name = Url::parse("http://%65xample.com/");
+  REQUIRE(name);
+  CHECK(name->str() == "http://example.com/");
+  CHECK(Url::parse(name->str())->str() == name->str());
+  auto address = Url::parse("http://%31%32%37.0.0.1/");
+  REQUIRE(address);
+  CHECK(address->str() == "http://127.0.0.1/");
+  CHECK(Url::parse(address->str())->str() == address->str());
+}
+
 }  // namespace actorcrawl
