@@ -65,7 +65,7 @@ std::optional<FrontierEntry> FrontierWindow::requeue(const std::string& url, con
 }
 
 void FrontierWindow::enqueue(const FrontierEntry& entry, const std::string& host_key) {
-  if (spilled_ == 0 && window_.size() < limits_.window) {
+  if (spilled_ == 0 && held() < limits_.window) {
     window_.push_back(Queued{entry.seq, entry.url, host_key, entry.depth});
     // Nothing is spilled, so every stored queued row is in memory: moving the
     // cursor past this one keeps a later refill from loading it twice.
@@ -80,18 +80,16 @@ void FrontierWindow::enqueue(const FrontierEntry& entry, const std::string& host
 std::vector<CrawlJob> FrontierWindow::take(std::size_t n) {
   std::vector<CrawlJob> jobs;
   const std::size_t cap = limits_.per_host_leases;
-  // With a per-host cap, URLs of hosts at their cap are stepped over (they
-  // keep their place) and the next hosts' URLs go out instead; the scan is
-  // bounded so a window full of one host costs little.
-  const std::size_t scan_limit = cap == 0 ? window_.size() : std::min(window_.size(), std::max<std::size_t>(4 * n, 1024));
-  std::vector<Queued> skipped;
-  std::size_t i = 0;
-  for (; i < scan_limit && jobs.size() < n && !budget_exhausted(); ++i) {
-    Queued& q = window_[i];
+  while (jobs.size() < n && !window_.empty() && !budget_exhausted()) {
+    Queued q = std::move(window_.front());
+    window_.pop_front();
     if (cap > 0) {
       auto& leased = leased_per_host_[q.host_key];
       if (leased >= cap) {
-        skipped.push_back(std::move(q));
+        // Parked until one of the host's leases ends (release_lease).
+        auto& parked = parked_[q.host_key];
+        parked.push_back(std::move(q));
+        ++parked_count_;
         continue;
       }
       ++leased;
@@ -99,8 +97,6 @@ std::vector<CrawlJob> FrontierWindow::take(std::size_t n) {
     jobs.push_back(CrawlJob{static_cast<std::uint64_t>(q.seq), std::move(q.url), std::move(q.host_key), q.depth});
     ++in_flight_;
   }
-  window_.erase(window_.begin(), window_.begin() + static_cast<std::ptrdiff_t>(i));
-  window_.insert(window_.begin(), std::make_move_iterator(skipped.begin()), std::make_move_iterator(skipped.end()));
   return jobs;
 }
 
@@ -112,6 +108,16 @@ void FrontierWindow::release_lease(const std::string& host_key) {
   auto it = leased_per_host_.find(host_key);
   if (it != leased_per_host_.end() && --it->second == 0)
     leased_per_host_.erase(it);
+  // The host may lease again: its oldest parked URL goes to the front of
+  // the window, ahead of younger hosts' URLs, as its BFS place says.
+  auto parked = parked_.find(host_key);
+  if (parked == parked_.end())
+    return;
+  window_.push_front(std::move(parked->second.front()));
+  parked->second.pop_front();
+  --parked_count_;
+  if (parked->second.empty())
+    parked_.erase(parked);
 }
 
 void FrontierWindow::settle(const CrawlJob& job) {
@@ -131,12 +137,12 @@ void FrontierWindow::give_back(std::vector<CrawlJob> jobs) {
 }
 
 std::optional<RefillRequest> FrontierWindow::refill_request() {
-  if (refill_pending_ || spilled_ == 0 || window_.size() >= limits_.window / 2)
+  if (refill_pending_ || spilled_ == 0 || held() >= limits_.window / 2)
     return std::nullopt;
   refill_pending_ = true;
   refill_asked_seq_ = next_seq_;
   spilled_since_ask_ = 0;
-  return RefillRequest{refill_cursor_, limits_.window - window_.size()};
+  return RefillRequest{refill_cursor_, limits_.window - std::min(held(), limits_.window)};
 }
 
 void FrontierWindow::refilled(const std::vector<FrontierEntry>& rows, std::size_t requested) {
@@ -166,7 +172,7 @@ bool FrontierWindow::budget_exhausted() const {
 bool FrontierWindow::finished() const {
   if (in_flight_ > 0 || refill_pending_)
     return false;
-  return budget_exhausted() || (window_.empty() && spilled_ == 0);
+  return budget_exhausted() || (held() == 0 && spilled_ == 0);
 }
 
 }  // namespace actorcrawl

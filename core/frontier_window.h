@@ -79,7 +79,7 @@ class FrontierWindow : public CrawlFrontier {
   // nothing in flight: the crawl is over.
   bool finished() const override;
 
-  std::size_t queued() const override { return window_.size() + spilled_; }
+  std::size_t queued() const override { return held() + spilled_; }
   std::size_t in_flight() const override { return in_flight_; }
   std::size_t seen() const override { return seen_.size(); }
   std::int64_t settled() const override { return settled_; }
@@ -106,8 +106,16 @@ class FrontierWindow : public CrawlFrontier {
   std::int64_t refill_asked_seq_ = 0;
   std::size_t spilled_since_ask_ = 0;
   void release_lease(const std::string& host_key);
+  // URLs in memory: in the window or parked.
+  std::size_t held() const { return window_.size() + parked_count_; }
 
   std::unordered_map<std::string, std::size_t> leased_per_host_;
+  // URLs of hosts at their lease cap wait here, per host and in order, until
+  // a lease of theirs ends; so take() never steps over the same URL twice
+  // (a BFS window is mostly one host's URLs, and rescanning them per call
+  // cost more than the rest of the Frontier together).
+  std::unordered_map<std::string, std::deque<Queued>> parked_;
+  std::size_t parked_count_ = 0;
   std::size_t in_flight_ = 0;
   std::int64_t settled_ = 0;       // fetched or failed, this run and before
   std::int64_t next_seq_ = 1;

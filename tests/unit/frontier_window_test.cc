@@ -547,4 +547,42 @@ TEST_CASE("FrontierWindow: per-host leases spread a batch over hosts, in BFS ord
   CHECK(w.in_flight() == 6);
 }
 
+TEST_CASE("FrontierWindow: URLs of a host at its cap are parked, counted and kept in order", "[frontier_window]") {
+  FrontierWindow::Limits limits;
+  limits.window = 10;
+  limits.max_pages = 1000;
+  limits.per_host_leases = 2;
+  FrontierWindow w(limits);
+  auto a = [](int i) { return "http://a.test/" + std::to_string(i); };
+  for (int i = 0; i < 8; ++i)
+    REQUIRE(w.offer(a(i), "a.test", 1, ""));
+  REQUIRE(w.offer("http://b.test/0", "b.test", 1, ""));
+  for (int i = 8; i < 30; ++i)
+    REQUIRE(w.offer(a(i), "a.test", 1, ""));
+  REQUIRE(w.queued() == 31);  // 10 in the window, 21 spilled
+
+  // Two leases of a.test and b.test's URL behind them; a2..a8 are parked.
+  auto first = w.take(10);
+  REQUIRE(first.size() == 3);
+  CHECK(first[2].url == "http://b.test/0");
+  CHECK(w.queued() == 28);
+  CHECK(w.take(10).empty());
+  // Parked URLs still fill the window: no refill is asked for yet.
+  CHECK_FALSE(w.refill_request().has_value());
+  CHECK_FALSE(w.finished());
+
+  // Each ended lease lets exactly the next parked URL go, oldest first.
+  std::vector<CrawlJob> leased = {first[0], first[1]};
+  for (int i = 2; i <= 8; ++i) {
+    w.settle(leased.front());
+    leased.erase(leased.begin());
+    auto more = w.take(10);
+    REQUIRE(more.size() == 1);
+    CHECK(more[0].url == a(i));
+    leased.push_back(more[0]);
+  }
+  CHECK(w.queued() == 21);  // only the spilled rows are left
+  CHECK(w.refill_request().has_value());
+}
+
 }  // namespace actorcrawl
