@@ -478,6 +478,29 @@ TEST_CASE("runs are recorded and written through", "[store]") {
   CHECK(q.getColumn(3).getString() == R"(["http://a.test/"])");
 }
 
+TEST_CASE("idx_links_to exists between runs and is rebuilt with every link at the end of one", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+  const std::string links_to_index =
+      "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index' AND name = 'idx_links_to'";
+  CHECK(scalar(path.str(), links_to_index) == 1);
+
+  const auto run = store.begin_run(1000, "[]");
+  CHECK(scalar(path.str(), links_to_index) == 0);
+  PageRow page = make_page("http://a.test/", "a.test");
+  page.links = {{"http://a.test/x", false}, {"http://b.test/y", false}};
+  store.record_page(page);
+  store.end_run(run, 2000, "frontier_exhausted");
+
+  CHECK(scalar(path.str(), links_to_index) == 1);
+  // The rebuilt index answers for the links written while it was gone.
+  SQLite::Database db(path.str(), SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, "SELECT COUNT(*) FROM links INDEXED BY idx_links_to WHERE to_url = ?");
+  q.bind(1, "http://b.test/y");
+  REQUIRE(q.executeStep());
+  CHECK(q.getColumn(0).getInt() == 1);
+}
+
 TEST_CASE("summary counts the graph and the pages since a time", "[store]") {
   TempDbPath path;
   CrawlStore store(path.str());
