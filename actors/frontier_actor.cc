@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 
 #include "core/console_log.h"
+#include "core/lease_ledger.h"
 #include "core/url.h"
 #include "core/stage_times.h"
 #include "messages/catalogue.h"
@@ -19,6 +20,7 @@ struct frontier_state {
   FrontierSettings settings;
   std::unique_ptr<CrawlFrontier> frontier;
   frontier_delta delta;          // rows to persist, sent once per message
+  LeaseLedger leases;            // each lease ends once (see lease_ledger.h)
   std::int64_t demand = 0;       // jobs the HostSelector asked for
   std::int64_t fetched = 0;
   std::int64_t failed = 0;
@@ -85,6 +87,8 @@ void dispatch_more(frontier_ptr self) {
     // as settled URLs make room.
     auto jobs = st.frontier->take(std::min(static_cast<std::size_t>(st.demand), room));
     if (!jobs.empty()) {
+      for (const auto& job : jobs)
+        st.leases.leased(job.seq);
       st.demand -= static_cast<std::int64_t>(jobs.size());
       self->send(st.actors.host_selector, crawl_batch{std::move(jobs)});
     }
@@ -172,6 +176,8 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierSettings settings, caf::
     [self](page_links& p) {
       auto& st = self->state;
       StageTimer timer(st.times, waited_us(p.sent_us));
+      if (!st.leases.end(p.job.seq))
+        return;
       st.frontier->settle(p.job);
       ++st.fetched;
       st.delta.done.push_back(p.job.url);
@@ -181,6 +187,8 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierSettings settings, caf::
     },
     [self](url_failed& f) {
       auto& st = self->state;
+      if (!st.leases.end(f.job.seq))
+        return;
       st.frontier->settle(f.job);
       ++st.failed;
       st.delta.failed.push_back(f.job.url);
@@ -188,6 +196,8 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierSettings settings, caf::
     },
     [self](url_refused& r) {
       auto& st = self->state;
+      if (!st.leases.end(r.job.seq))
+        return;
       st.frontier->refused(r.job);
       ++st.refused;
       st.delta.refused.push_back(FrontierRefusal{FrontierEntry{static_cast<std::int64_t>(r.job.seq), r.job.url,
@@ -196,7 +206,11 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierSettings settings, caf::
       dispatch_more(self);
     },
     [self](leases_returned& r) {
-      self->state.frontier->give_back(std::move(r.jobs));
+      auto& jobs = r.jobs;
+      jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
+                                [self](const CrawlJob& job) { return !self->state.leases.end(job.seq); }),
+                 jobs.end());
+      self->state.frontier->give_back(std::move(jobs));
       dispatch_more(self);
     },
     [self](redrive_urls& r) {
