@@ -6,7 +6,9 @@
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
 
+#include "actors/cluster_link.h"
 #include "actors/crawl_topology.h"
+#include "actors/gatekeeper_actor.h"
 #include "core/clock.h"
 #include "core/console_log.h"
 #include "core/domain_link_filter.h"
@@ -75,10 +77,13 @@ std::vector<StageTimes> gather_timings(caf::scoped_actor& self, const CrawlTopol
 }  // namespace
 
 CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& options) {
+  if (config.concurrent_workers == 0 && !options.coordinator)
+    throw ConfigError("concurrent_workers is 0: nothing would fetch (only a coordinator may run without local workers)");
+  const NodeAddress listen = options.coordinator ? parse_node_address(config.listen, "listen") : NodeAddress{};
   CrawlParts parts = prepare(config);
 
   caf::actor_system_config cfg;
-  register_messages(cfg);
+  configure_node(cfg, config);
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
 
@@ -86,6 +91,23 @@ CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& optio
   result.start_ms = epoch_ms();
   CrawlTopology t = spawn_crawl(sys, config, std::move(parts), self);
   self->monitor(t.storage);
+
+  caf::actor gatekeeper;
+  if (options.coordinator) {
+    gatekeeper = spawn_gatekeeper(sys, t.host_selector, catalogue_digest());
+    auto port = publish_gatekeeper(gatekeeper, listen, uses_tls(config));
+    if (!port) {
+      for (const auto& a : t.all())
+        self->send_exit(a, caf::exit_reason::user_shutdown);
+      self->send_exit(gatekeeper, caf::exit_reason::user_shutdown);
+      throw ConfigError("cannot listen on " + config.listen + ": " + to_string(port.error()));
+    }
+    // Printed even with --quiet: whoever starts workers needs the port.
+    log_line(LogLevel::notice, "coordinator " + node_name(config) + " listening on " + listen.host + ":" +
+                               std::to_string(*port) + (uses_tls(config) ? " (TLS)" : "") +
+                               "; workers join with: actorcrawl worker --connect " + listen.host + ":" +
+                               std::to_string(*port));
+  }
 
   nlohmann::json seeds_json = config.seeds;
   std::int64_t run_id = 0;
@@ -154,6 +176,8 @@ CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& optio
   result.timings = gather_timings(self, t);
   for (const auto& a : t.all())
     self->send_exit(a, caf::exit_reason::user_shutdown);
+  if (gatekeeper)
+    self->send_exit(gatekeeper, caf::exit_reason::user_shutdown);
 
   if (!config.metrics_path.empty()) {
     RunMetrics m{result.start_ms, result.end_ms, result.summary, result.termination_reason, last.queued,

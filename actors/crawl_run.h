@@ -18,6 +18,9 @@ struct CrawlRunOptions {
   // Set to 1 (by a signal handler, a test) to stop gracefully. Polled.
   const std::atomic<int>* stop_requests = nullptr;
   bool show_progress = true;
+  // Also serve worker nodes: publish the gatekeeper on config.listen, so
+  // `actorcrawl worker` processes can join the crawl (docs/deployment.md).
+  bool coordinator = false;
 };
 
 struct CrawlRunResult {

@@ -8,6 +8,7 @@
 #include <caf/all.hpp>
 
 #include "actors/dead_letter_actor.h"
+#include "actors/cluster_link.h"
 #include "actors/fetch_worker.h"
 #include "actors/frontier_actor.h"
 #include "actors/host_selector_actor.h"
@@ -25,13 +26,6 @@ std::vector<caf::actor> CrawlTopology::all() const {
 }
 
 namespace {
-
-std::string host_name() {
-  char buf[256] = {0};
-  if (gethostname(buf, sizeof buf - 1) != 0)
-    return "localhost";
-  return buf;
-}
 
 std::size_t parse_lanes(const CrawlConfig& config) {
   if (config.parse_lanes > 0)
@@ -97,7 +91,7 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   for (const auto& a : {t.frontier, t.host_selector, t.processor, t.dead_letter})
     caf::anon_send(a, wiring);
 
-  const std::string node = host_name();
+  const std::string node = node_name(config);
   for (std::int64_t i = 1; i <= config.concurrent_workers; ++i)
     t.workers.push_back(spawn_fetch_worker(sys, t.host_selector, "worker-" + std::to_string(i) + "@" + node,
                                            static_cast<int>(config.transfers_per_worker)));

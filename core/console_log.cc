@@ -16,7 +16,8 @@ std::atomic<bool> quiet{false};
 
 const char* prefix(LogLevel level) {
   switch (level) {
-    case LogLevel::info: return "[INFO] ";
+    case LogLevel::info:
+    case LogLevel::notice: return "[INFO] ";
     case LogLevel::warn: return "[WARN] ";
     case LogLevel::error: return "[ERROR] ";
   }

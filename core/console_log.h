@@ -7,7 +7,8 @@
 
 namespace actorcrawl {
 
-enum class LogLevel { info, warn, error };
+// notice: an info line that --quiet keeps (addresses others must read).
+enum class LogLevel { info, notice, warn, error };
 
 void log_line(LogLevel level, const std::string& text);
 // Replaces the progress line (terminal) or logs it as an info line.

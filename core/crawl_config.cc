@@ -33,7 +33,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"max_crawls_per_node", ValueKind::integer, "domains profile: times a host is crawled", &C::max_crawls_per_node, 1, 1000},
     {"max_subdomains_per_root", ValueKind::integer, "domains profile: hosts kept per registrable domain", &C::max_subdomains_per_root, 1, 100000},
     {"max_outbound_links", ValueKind::integer, "domains profile: cross-domain links kept per page", &C::max_outbound_links, 0, 100000},
-    {"concurrent_workers", ValueKind::integer, "FetchWorker actors", &C::concurrent_workers, 1, 256},
+    {"concurrent_workers", ValueKind::integer, "FetchWorker actors", &C::concurrent_workers, 0, 256},
     {"request_timeout_ms", ValueKind::duration_ms, "timeout of one transfer (50% longer on each retry)", &C::request_timeout_ms, 1, kHour},
     {"retry_attempts", ValueKind::integer, "retries after the first try, for transient failures", &C::retry_attempts, 0, 20},
     {"retry_delay_ms", ValueKind::duration_ms, "wait before the first retry (doubles after each)", &C::retry_delay_ms, 0, kHour},
@@ -68,6 +68,15 @@ const std::vector<ConfigKey>& config_keys() {
     {"storage_batch", ValueKind::integer, "writes per SQLite transaction", &C::storage_batch, 1, 1'000'000},
     {"progress_interval_ms", ValueKind::duration_ms, "progress report period", &C::progress_interval_ms, 100, kHour},
     {"report_timings", ValueKind::boolean, "print where the crawl's time went (fetch, parse, store, mailboxes) at the end", &C::report_timings},
+    {"listen", ValueKind::text, "coordinator: HOST:PORT (or PORT, on 127.0.0.1) that worker nodes connect to; port 0 picks a free one", &C::listen},
+    {"connect", ValueKind::text, "worker: the coordinator's HOST:PORT", &C::connect},
+    {"tls_cert", ValueKind::text, "PEM certificate of this node; with tls_key and tls_ca, nodes talk TLS", &C::tls_cert},
+    {"tls_key", ValueKind::text, "PEM private key of tls_cert", &C::tls_key},
+    {"tls_ca", ValueKind::text, "PEM CA file that peers' certificates must chain to", &C::tls_ca},
+    {"heartbeat_interval_ms", ValueKind::duration_ms, "nodes: how often a quiet connection sends a heartbeat", &C::heartbeat_interval_ms, 10, kHour},
+    {"peer_timeout_ms", ValueKind::duration_ms, "nodes: a peer silent this long is dropped (a stopped or cut-off worker; its URLs go to others)", &C::peer_timeout_ms, 100, kHour},
+    {"reconnect_timeout_ms", ValueKind::duration_ms, "worker: how long to keep trying to reach a lost coordinator before exiting", &C::reconnect_timeout_ms, 0, 24 * kHour},
+    {"node_id", ValueKind::text, "this process's name in traces and logs (default HOST:PID)", &C::node_id},
   };
   return keys;
 }
@@ -495,6 +504,27 @@ void validate(const CrawlConfig& config, bool seeds_required) {
   }
   if (config.db_path.empty())
     throw ConfigError("db_path must not be empty");
+  const int tls_parts = !config.tls_cert.empty() + !config.tls_key.empty() + !config.tls_ca.empty();
+  if (tls_parts != 0 && tls_parts != 3)
+    throw ConfigError("TLS needs all of tls_cert, tls_key and tls_ca (--tls-cert, --tls-key, --tls-ca)");
+}
+
+NodeAddress parse_node_address(const std::string& text, const std::string& key) {
+  NodeAddress out;
+  std::string port_text = text;
+  if (const auto colon = text.rfind(':'); colon != std::string::npos) {
+    out.host = text.substr(0, colon);
+    port_text = text.substr(colon + 1);
+    if (out.host.size() >= 2 && out.host.front() == '[' && out.host.back() == ']')
+      out.host = out.host.substr(1, out.host.size() - 2);  // [::1]:7788
+  }
+  if (out.host.empty())
+    out.host = "127.0.0.1";
+  if (port_text.empty() || port_text.size() > 5 ||
+      port_text.find_first_not_of("0123456789") != std::string::npos || std::stol(port_text) > 65535)
+    throw ConfigError(key + ": '" + text + "' is not HOST:PORT (a port from 0 to 65535)");
+  out.port = static_cast<std::uint16_t>(std::stol(port_text));
+  return out;
 }
 
 std::string options_help() {

@@ -67,6 +67,16 @@ struct CrawlConfig {
   std::int64_t storage_batch = 512;
   std::int64_t progress_interval_ms = 1000;
   bool report_timings = true;  // the per-stage time table at the end
+  // Several nodes (SPEC section 9, docs/deployment.md).
+  std::string listen = "127.0.0.1:7788";  // coordinator: where workers connect
+  std::string connect;                    // worker: the coordinator's HOST:PORT
+  std::string tls_cert;                   // PEM files; all three set: TLS between nodes
+  std::string tls_key;
+  std::string tls_ca;
+  std::int64_t heartbeat_interval_ms = 1000;
+  std::int64_t peer_timeout_ms = 5000;       // silent this long: the peer is gone
+  std::int64_t reconnect_timeout_ms = 60000; // worker: how long to look for a lost coordinator
+  std::string node_id;                       // names this process in traces; default host:pid
 };
 
 // A configuration that cannot be used. The message names the source (file
@@ -121,6 +131,14 @@ std::string config_path_from_args(const std::vector<std::string>& args);
 
 // Checks that span keys (e.g. at least one seed is a valid http(s) URL).
 void validate(const CrawlConfig& config, bool seeds_required);
+
+// A node's address: "HOST:PORT", "[v6]:PORT" or "PORT" (host 127.0.0.1).
+// Throws ConfigError naming `key` for anything else.
+struct NodeAddress {
+  std::string host;
+  std::uint16_t port = 0;
+};
+NodeAddress parse_node_address(const std::string& text, const std::string& key);
 
 // Every option with its flag, default and meaning, for --help.
 std::string options_help();

@@ -7,6 +7,8 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/type_id.hpp>
 
+#include <string>
+
 #include "messages/fetch.h"
 #include "messages/frontier.h"
 #include "messages/storage.h"
@@ -76,5 +78,11 @@ namespace actorcrawl {
 
 // Loads the catalogue (and the middleman, so any binary can go remote).
 void register_messages(caf::actor_system_config& config);
+
+// A fingerprint of this catalogue: every type's ID, name and field layout.
+// Two processes exchange messages only if their digests are equal: CAF
+// itself drops a message whose type differs between the two sides without
+// a word, so the join handshake (messages/join.h) compares digests first.
+std::string catalogue_digest();
 
 }  // namespace actorcrawl

@@ -111,10 +111,15 @@ TEST_CASE("a bad config file is refused before anything starts, naming key and l
   CHECK(out.exit_code == 2);
   CHECK(contains(out.output, "line 3: key 'max_depth': must be between 0 and 1000, got -1"));
 
-  auto zero = write_file(dir, "zero.yaml", "seed_url: http://127.0.0.1:1/\nconcurrent_workers: 0\n");
+  auto zero = write_file(dir, "zero.yaml", "seed_url: http://127.0.0.1:1/\nconcurrent_workers: 257\n");
   out = run("crawl --config " + zero + " --db " + dir.path("x.db"));
   CHECK(out.exit_code == 2);
-  CHECK(contains(out.output, "line 2: key 'concurrent_workers': must be between 1 and 256, got 0"));
+  CHECK(contains(out.output, "line 2: key 'concurrent_workers': must be between 0 and 256, got 257"));
+
+  // 0 is a coordinator's number; a single-process crawl would fetch nothing.
+  out = run("crawl --seed http://127.0.0.1:1/ --workers 0 --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "concurrent_workers is 0: nothing would fetch"));
 
   auto wrong_type = write_file(dir, "type.yaml", "seed_url: http://127.0.0.1:1/\nmax_pages: lots\n");
   out = run("crawl --config " + wrong_type + " --db " + dir.path("x.db"));

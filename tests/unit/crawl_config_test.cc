@@ -114,7 +114,7 @@ TEST_CASE("config_keys: every SPEC key exists, once", "[config]") {
 TEST_CASE("config_keys: kinds and ranges of the numeric keys", "[config]") {
   CHECK(key_named("max_depth")->kind == ValueKind::integer);
   CHECK(key_named("max_depth")->min == 0);
-  CHECK(key_named("concurrent_workers")->min == 1);
+  CHECK(key_named("concurrent_workers")->min == 0);  // a coordinator may fetch nothing itself
   CHECK(key_named("request_timeout_ms")->kind == ValueKind::duration_ms);
   CHECK(key_named("politeness_delay_ms")->kind == ValueKind::duration_ms);
   CHECK(key_named("revisit_after")->kind == ValueKind::duration_ms);
@@ -301,8 +301,8 @@ TEST_CASE("yaml: unknown key names the key and line and suggests the nearest", "
 TEST_CASE("yaml: out-of-range values name the key and line", "[config][yaml]") {
   CHECK(yaml_error("max_pages: 10\n\nmax_depth: -1\n") ==
         "test.yaml, line 3: key 'max_depth': must be between 0 and 1000, got -1");
-  CHECK(yaml_error("concurrent_workers: 0\n") ==
-        "test.yaml, line 1: key 'concurrent_workers': must be between 1 and 256, got 0");
+  CHECK(yaml_error("concurrent_workers: 257\n") ==
+        "test.yaml, line 1: key 'concurrent_workers': must be between 0 and 256, got 257");
   CHECK(yaml_error("max_pages: 0\n") ==
         "test.yaml, line 1: key 'max_pages': must be between 1 and 1000000000, got 0");
   CHECK(yaml_error("max_body_bytes: 2GiB\n") ==
@@ -381,11 +381,11 @@ TEST_CASE("yaml: syntax errors name the line", "[config][yaml]") {
 }
 
 TEST_CASE("yaml file: errors carry the file's path; a missing file is an error", "[config][yaml]") {
-  TempFile file("max_depth: 2\nconcurrent_workers: 0\n");
+  TempFile file("max_depth: 2\nconcurrent_workers: 257\n");
   CrawlConfig c;
   CHECK(error_of([&] { apply_yaml_file(file.path(), c); }) ==
         "config file '" + file.path() +
-          "', line 2: key 'concurrent_workers': must be between 1 and 256, got 0");
+          "', line 2: key 'concurrent_workers': must be between 0 and 256, got 257");
 
   TempFile good("max_depth: 2\n");
   CrawlConfig g;
@@ -582,8 +582,8 @@ TEST_CASE("cli: unknown flags, missing and bad values", "[config][cli]") {
         "unknown option '--max_pages' (see actorcrawl --help)");
   CHECK(error_of([&] { apply_command_line({"--max-pages"}, c); }) ==
         "option '--max-pages' needs a value");
-  CHECK(error_of([&] { apply_command_line({"--workers", "0"}, c); }) ==
-        "option '--workers': must be between 1 and 256, got 0");
+  CHECK(error_of([&] { apply_command_line({"--workers", "257"}, c); }) ==
+        "option '--workers': must be between 0 and 256, got 257");
   CHECK(error_of([&] { apply_command_line({"--max-depth=-1"}, c); }) ==
         "option '--max-depth': must be between 0 and 1000, got -1");
   CHECK(error_of([&] { apply_command_line({"--politeness-delay", "fast"}, c); }) ==

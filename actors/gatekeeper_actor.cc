@@ -1,0 +1,42 @@
+#include "actors/gatekeeper_actor.h"
+
+#include <caf/all.hpp>
+
+#include "core/console_log.h"
+#include "messages/catalogue.h"
+#include "messages/join.h"
+
+namespace actorcrawl {
+
+std::string catalogue_mismatch_text(const std::string& coordinator_digest, const std::string& worker_digest) {
+  return "message catalogue mismatch: the coordinator's is " + coordinator_digest + ", the worker's is " +
+         worker_digest + "; run the same actorcrawl build on every node";
+}
+
+namespace {
+
+caf::behavior gatekeeper(caf::event_based_actor* self, caf::actor host_selector, std::string catalogue) {
+  return {
+    [=](const std::string& tag, const std::string& digest, const std::string& node) -> caf::result<caf::actor> {
+      if (tag != kJoinTag) {
+        log_line(LogLevel::warn, "refused a connection from " + node + ": not an actorcrawl join request");
+        return caf::make_error(caf::sec::runtime_error, std::string{"unknown join protocol '"} + tag + "'");
+      }
+      if (digest != catalogue) {
+        const auto why = catalogue_mismatch_text(catalogue, digest);
+        log_line(LogLevel::error, "refused worker node " + node + ": " + why);
+        return caf::make_error(caf::sec::runtime_error, why);
+      }
+      log_line(LogLevel::info, "worker node " + node + " joined");
+      return host_selector;
+    },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_gatekeeper(caf::actor_system& sys, caf::actor host_selector, std::string catalogue) {
+  return sys.spawn(gatekeeper, std::move(host_selector), std::move(catalogue));
+}
+
+}  // namespace actorcrawl

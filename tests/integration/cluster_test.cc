@@ -1,0 +1,318 @@
+// Several processes, one crawl: a coordinator (`actorcrawl coordinator`) and
+// worker processes (`actorcrawl worker`) on loopback, against a test web in
+// this process. Workers die, stop and join late; the database must come out
+// as a single-process crawl's would, with every page exactly once.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <cstdlib>
+#include <set>
+
+#include "actors/worker_node.h"
+#include "child_process.h"
+#include "core/console_log.h"
+#include "crawl_fixture.h"
+
+using namespace actorcrawl;
+using namespace actorcrawl::testing;
+using testweb::TestWeb;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int kHosts = 4;
+constexpr int kPagesPerHost = 24;  // plus each host's root
+
+// A tree per host: the root links to its pages and to the next host's root;
+// every page links back to its root and to the next page. Each URL has one
+// BFS depth whatever order the fetches finish in, so two crawls of it can
+// be compared row for row.
+struct ClusterWeb {
+  TestWeb web;
+  std::vector<std::string> hosts;
+
+  explicit ClusterWeb(int delay_ms) {
+    for (int h = 0; h < kHosts; ++h)
+      hosts.push_back(web.add_host("127.0.0." + std::to_string(h + 1)));
+    for (int h = 0; h < kHosts; ++h) {
+      std::vector<std::string> links;
+      for (int p = 0; p < kPagesPerHost; ++p)
+        links.push_back("/page/" + std::to_string(p));
+      if (h + 1 < kHosts)
+        links.push_back(TestWeb::url(hosts[h + 1], "/"));
+      auto root = html(page("Root " + std::to_string(h), links));
+      root.delay_ms = delay_ms;
+      web.route(hosts[h], "/", root);
+      for (int p = 0; p < kPagesPerHost; ++p) {
+        auto r = html(page("Page " + std::to_string(h) + "." + std::to_string(p),
+                           {"/", "/page/" + std::to_string((p + 1) % kPagesPerHost)}));
+        r.delay_ms = delay_ms;
+        web.route(hosts[h], "/page/" + std::to_string(p), r);
+      }
+    }
+  }
+  std::string seed() const { return TestWeb::url(hosts[0], "/"); }
+  static constexpr int pages() { return kHosts * (kPagesPerHost + 1); }
+};
+
+CrawlConfig cluster_config(const ScratchDir& dir, const ClusterWeb& web, const std::string& db) {
+  auto c = fast_config(dir, web.seed());
+  c.db_path = dir.path(db);
+  c.metrics_path = dir.path(db + ".metrics");
+  for (int h = 1; h <= kHosts; ++h)
+    c.allowed_domains.push_back("127.0.0." + std::to_string(h));
+  c.politeness_delay_ms = 20;
+  c.politeness_delay_factor_percent = 0;
+  return c;
+}
+
+std::vector<std::string> coordinator_args(const CrawlConfig& c, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"coordinator", "--listen", "127.0.0.1:0", "--seed", c.seeds.front(),
+                                   "--db", c.db_path, "--metrics", c.metrics_path,
+                                   "--politeness-delay-ms", std::to_string(c.politeness_delay_ms),
+                                   "--politeness-delay-factor-percent", "0", "--retry-delay-ms", "20",
+                                   "--request-timeout-ms", "2000", "--progress-interval-ms", "100000"};
+  for (const auto& d : c.allowed_domains) {
+    args.push_back("--allowed-domains");
+    args.push_back(d);
+  }
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+std::vector<std::string> worker_args(int port, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"worker", "--connect", "127.0.0.1:" + std::to_string(port), "--workers", "1",
+                                   "--transfers-per-worker", "4"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+int start_and_read_port(ChildProcess& coordinator) {
+  REQUIRE(coordinator.wait_for_output("listening on", 20s));
+  const int port = coordinator_port(coordinator.output());
+  REQUIRE(port > 0);
+  return port;
+}
+
+// What a crawl leaves, in a form two crawls can be compared by.
+struct CrawlRows {
+  std::vector<std::string> pages, links, nodes, edges, frontier;
+  bool operator==(const CrawlRows& o) const {
+    return pages == o.pages && links == o.links && nodes == o.nodes && edges == o.edges && frontier == o.frontier;
+  }
+};
+
+CrawlRows rows_of(const std::string& db) {
+  CrawlRows r;
+  r.pages = column(db, "SELECT url || ' ' || status_code || ' ' || title || ' ' || depth FROM pages ORDER BY url");
+  r.links = column(db, "SELECT p.url || ' -> ' || l.to_url FROM links l JOIN pages p ON p.page_id = l.from_page_id "
+                       "ORDER BY 1");
+  r.nodes = column(db, "SELECT domain_name || ' ' || crawl_count || ' ' || description FROM nodes ORDER BY 1");
+  r.edges = column(db, R"(SELECT f.domain_name || ' -> ' || t.domain_name || ' ' || e.weight FROM edges e
+                          JOIN nodes f ON f.node_id = e.from_node_id JOIN nodes t ON t.node_id = e.to_node_id
+                          ORDER BY 1)");
+  r.frontier = column(db, "SELECT url || ' ' || state || ' ' || depth FROM frontier ORDER BY url");
+  return r;
+}
+
+// Every page of the web fetched and stored once, nothing left queued.
+void check_complete(const std::string& db) {
+  CHECK(count(db, "SELECT COUNT(*) FROM pages") == ClusterWeb::pages());
+  CHECK(count(db, "SELECT COUNT(*) FROM pages WHERE status_code = 200") == ClusterWeb::pages());
+  CHECK(count(db, "SELECT COUNT(*) FROM frontier WHERE state = 1") == ClusterWeb::pages());
+  CHECK(count(db, "SELECT COUNT(*) FROM frontier WHERE state <> 1") == 0);
+  CHECK(count(db, "SELECT COUNT(*) FROM dead_letters") == 0);
+}
+
+std::size_t requests_so_far(const TestWeb& web) { return page_requests(web); }
+
+}  // namespace
+
+TEST_CASE("a coordinator and two worker processes crawl the web as one process would", "[integration][cluster]") {
+  ScratchDir dir;
+  ClusterWeb web(5);
+  auto single = cluster_config(dir, web, "single.db");
+  crawl(single);
+  check_complete(single.db_path);
+
+  web.web.clear_requests();
+  auto config = cluster_config(dir, web, "cluster.db");
+  ChildProcess coordinator(ACTORCRAWL_BINARY, coordinator_args(config), dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port), dir.path("w1.log"));
+  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port), dir.path("w2.log"));
+
+  const auto code = coordinator.wait(60s);
+  INFO(coordinator.output());
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  CHECK(w1.wait(10s) == std::optional<int>{0});
+  CHECK(w2.wait(10s) == std::optional<int>{0});
+  CHECK(w1.output().find("the coordinator ended the crawl") != std::string::npos);
+
+  check_complete(config.db_path);
+  CHECK(rows_of(config.db_path) == rows_of(single.db_path));
+  // Both workers fetched, and no page was fetched twice.
+  CHECK(page_requests(web.web) == static_cast<std::size_t>(ClusterWeb::pages()));
+  std::set<std::string> targets;
+  for (const auto& r : web.web.requests())
+    if (r.target != "/robots.txt")
+      CHECK(targets.insert(r.host_key + r.target).second);
+  CHECK(coordinator.output().find("worker node") != std::string::npos);
+}
+
+TEST_CASE("a worker killed mid-crawl loses nothing, and a late worker finishes its share",
+          "[integration][cluster]") {
+  ScratchDir dir;
+  ClusterWeb web(40);
+  auto config = cluster_config(dir, web, "cluster.db");
+  ChildProcess coordinator(ACTORCRAWL_BINARY, coordinator_args(config), dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port), dir.path("w1.log"));
+  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port), dir.path("w2.log"));
+
+  // Kill one worker while both hold leases.
+  const auto until = std::chrono::steady_clock::now() + 30s;
+  while (requests_so_far(web.web) < ClusterWeb::pages() / 4 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(5ms);
+  REQUIRE(coordinator.running());
+  w1.signal(SIGKILL);
+  REQUIRE(w1.wait(5s) == std::optional<int>{128 + SIGKILL});
+  REQUIRE(coordinator.wait_for_output("fetch worker down", 10s));
+  ChildProcess w3(ACTORCRAWL_BINARY, worker_args(port), dir.path("w3.log"));
+
+  const auto code = coordinator.wait(60s);
+  INFO(coordinator.output());
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  CHECK(w2.wait(10s) == std::optional<int>{0});
+  CHECK(w3.wait(10s) == std::optional<int>{0});
+  CHECK(w3.output().find("joined the coordinator") != std::string::npos);
+  check_complete(config.db_path);
+  // Each page recorded once; a page may have been fetched twice only if the
+  // killed worker had it in flight.
+  CHECK(count(config.db_path, "SELECT COUNT(DISTINCT url) FROM pages") == ClusterWeb::pages());
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM links") ==
+        count(dir.path("cluster.db"), "SELECT COUNT(DISTINCT from_page_id || ' ' || to_url) FROM links"));
+}
+
+TEST_CASE("a stopped worker is dropped by heartbeat timeout and its URLs are crawled by the other",
+          "[integration][cluster]") {
+  ScratchDir dir;
+  ClusterWeb web(40);
+  auto config = cluster_config(dir, web, "cluster.db");
+  const std::vector<std::string> timing = {"--heartbeat-interval-ms", "200", "--peer-timeout-ms", "1000",
+                                           "--reconnect-timeout-ms", "1500"};
+  ChildProcess coordinator(ACTORCRAWL_BINARY, coordinator_args(config, timing), dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, timing), dir.path("w1.log"));
+  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, timing), dir.path("w2.log"));
+
+  const auto until = std::chrono::steady_clock::now() + 30s;
+  while (requests_so_far(web.web) < ClusterWeb::pages() / 4 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(5ms);
+  w1.signal(SIGSTOP);
+  const auto stopped_at = std::chrono::steady_clock::now();
+  REQUIRE(coordinator.wait_for_output("fetch worker down", 15s));
+  // Detected through the missing heartbeats: peer_timeout, plus a beat.
+  CHECK(std::chrono::steady_clock::now() - stopped_at < 8s);
+
+  const auto code = coordinator.wait(60s);
+  INFO(coordinator.output());
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  check_complete(config.db_path);
+
+  // Woken after the crawl: its coordinator is gone; it looks for it for
+  // reconnect_timeout, then exits with the message and code 4.
+  w1.signal(SIGCONT);
+  const auto w1_code = w1.wait(20s);
+  INFO(w1.output());
+  REQUIRE(w1_code.has_value());
+  CHECK(*w1_code == 4);
+  CHECK(w1.output().find("cannot reach the coordinator") != std::string::npos);
+}
+
+TEST_CASE("a worker built from another message catalogue is refused at join, on both sides",
+          "[integration][cluster]") {
+  ScratchDir dir;
+  ClusterWeb web(0);
+  auto config = cluster_config(dir, web, "cluster.db");
+  ChildProcess coordinator(ACTORCRAWL_BINARY, coordinator_args(config), dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+
+  CrawlConfig worker;
+  worker.connect = "127.0.0.1:" + std::to_string(port);
+  worker.concurrent_workers = 1;
+  worker.reconnect_timeout_ms = 2000;
+  WorkerNodeOptions options;
+  options.catalogue = "0123456789abcdef";
+  set_quiet(true);
+  const auto result = run_worker_node(worker, options);
+  CHECK(result.outcome == WorkerNodeResult::Outcome::refused);
+  CHECK(result.message.find("message catalogue mismatch") != std::string::npos);
+  CHECK(result.message.find("0123456789abcdef") != std::string::npos);
+  CHECK(coordinator.wait_for_output("refused worker node", 5s));
+  CHECK(coordinator.output().find("0123456789abcdef") != std::string::npos);
+  // Nothing was fetched for it; the coordinator still waits for workers.
+  CHECK(page_requests(web.web) == 0);
+  CHECK(coordinator.running());
+  coordinator.signal(SIGTERM);
+  CHECK(coordinator.wait(10s) == std::optional<int>{0});
+}
+
+TEST_CASE("a worker whose coordinator never answers gives up after reconnect_timeout", "[integration][cluster]") {
+  CrawlConfig worker;
+  worker.connect = closed_host("127.0.0.1");
+  worker.concurrent_workers = 1;
+  worker.reconnect_timeout_ms = 1200;
+  set_quiet(true);
+  const auto started = std::chrono::steady_clock::now();
+  const auto result = run_worker_node(worker);
+  const auto took = std::chrono::steady_clock::now() - started;
+  CHECK(result.outcome == WorkerNodeResult::Outcome::coordinator_lost);
+  CHECK(result.message.find("cannot reach the coordinator at " + worker.connect) != std::string::npos);
+  CHECK(took >= 1200ms);
+  CHECK(took < 10s);
+}
+
+TEST_CASE("nodes talk TLS when given certificates; a worker without them is not let in", "[integration][cluster]") {
+  ScratchDir dir;
+  // A CA and one node certificate it signs, made with the openssl tool.
+  const std::string make_certs =
+    "cd '" + dir.path("") + "' && openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 "
+    "-subj '/CN=actorcrawl test CA' && openssl req -newkey rsa:2048 -nodes -keyout node.key -out node.csr "
+    "-subj '/CN=127.0.0.1' && openssl x509 -req -in node.csr -CA ca.pem -CAkey ca.key -CAcreateserial "
+    "-out node.pem -days 2";
+  if (std::system(("command -v openssl >/dev/null && (" + make_certs + ") >/dev/null 2>&1").c_str()) != 0) {
+    WARN("skipped: the openssl tool is not installed or could not make a test certificate");
+    return;
+  }
+  const std::vector<std::string> tls = {"--tls-cert", dir.path("node.pem"), "--tls-key", dir.path("node.key"),
+                                        "--tls-ca", dir.path("ca.pem")};
+  ClusterWeb web(0);
+  auto config = cluster_config(dir, web, "cluster.db");
+  ChildProcess coordinator(ACTORCRAWL_BINARY, coordinator_args(config, tls), dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+  CHECK(coordinator.output().find("(TLS)") != std::string::npos);
+
+  // Plain TCP against a TLS coordinator: no join, a clear reason.
+  CrawlConfig plain;
+  plain.connect = "127.0.0.1:" + std::to_string(port);
+  plain.concurrent_workers = 1;
+  plain.reconnect_timeout_ms = 500;
+  set_quiet(true);
+  const auto refused = run_worker_node(plain);
+  CHECK(refused.outcome == WorkerNodeResult::Outcome::coordinator_lost);
+  CHECK(refused.message.find("during the handshake") != std::string::npos);
+  CHECK(page_requests(web.web) == 0);
+
+  ChildProcess worker(ACTORCRAWL_BINARY, worker_args(port, tls), dir.path("worker.log"));
+  const auto code = coordinator.wait(60s);
+  INFO(coordinator.output());
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  CHECK(worker.wait(10s) == std::optional<int>{0});
+  check_complete(config.db_path);
+}
