@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "actors/crawl_run.h"
+#include "actors/worker_node.h"
 #include "core/console_log.h"
 #include "core/crawl_config.h"
 #include "core/crawl_store.h"
+#include "main/trace_command.h"
 #include "testweb/test_web.h"
 
 namespace {
@@ -39,6 +41,18 @@ void usage(std::ostream& out) {
          "  actorcrawl crawl [--config FILE] [--seed URL]... [options]\n"
          "      Crawl from the seeds; with no seed, crawl a small demo web started on\n"
          "      loopback. Ctrl-C stops gracefully; the same command again resumes.\n"
+         "  actorcrawl coordinator [--config FILE] [--listen HOST:PORT] [--workers N] [options]\n"
+         "      Run the crawl (Frontier, HostSelector, Processor, Storage, DeadLetter)\n"
+         "      and let worker nodes join it; N local fetch workers (default 0).\n"
+         "      Listens on 127.0.0.1:7788 unless told otherwise. See docs/deployment.md.\n"
+         "  actorcrawl worker --connect HOST:PORT [--workers N] [options]\n"
+         "      Lend N fetch workers to a coordinator; retries a lost coordinator for\n"
+         "      reconnect_timeout, then exits (code 4); refused at join: code 3.\n"
+         "  actorcrawl trace FILE... [--url URL] [--actor NAME] [--type TYPE]\n"
+         "                   [--since TIME] [--until TIME] [--mermaid | --summary]\n"
+         "      Show message trace files, merged by time: one line per message, a\n"
+         "      Mermaid sequence diagram of one URL's journey, or messages and mailbox\n"
+         "      times per actor. See actorcrawl trace --help.\n"
          "  actorcrawl --help | --version\n\n"
          "options (each is also a YAML key of the config file, and an environment\n"
          "variable ACTORCRAWL_<KEY>; flags override the environment, which overrides\n"
@@ -50,7 +64,11 @@ void usage(std::ostream& out) {
       << options_help();
 }
 
-int crawl_command(std::vector<std::string> args) {
+enum class Role { crawl, coordinator, worker };
+
+// `crawl` and `coordinator` run the whole topology (the coordinator also
+// takes worker nodes); `worker` lends FetchWorkers to a coordinator.
+int run_command(Role role, std::vector<std::string> args) {
   bool quiet = false;
   for (auto it = args.begin(); it != args.end();) {
     if (*it == "--help" || *it == "-h") {
@@ -66,6 +84,9 @@ int crawl_command(std::vector<std::string> args) {
   }
   set_quiet(quiet);
   CrawlConfig config;
+  // A coordinator fetches nothing itself unless told to (--workers N).
+  if (role == Role::coordinator)
+    config.concurrent_workers = 0;
   std::unique_ptr<testweb::TestWeb> demo;
   try {
     if (auto path = config_path_from_args(args); !path.empty())
@@ -74,7 +95,7 @@ int crawl_command(std::vector<std::string> args) {
     auto leftover = apply_command_line(args, config);
     if (!leftover.empty())
       throw ConfigError("unexpected argument '" + leftover.front() + "' (see actorcrawl --help)");
-    if (config.seeds.empty()) {
+    if (role != Role::worker && config.seeds.empty()) {
       auto web = testweb::start_demo_web();
       demo = std::move(web.web);
       config.seeds = {web.seed_url};
@@ -93,9 +114,32 @@ int crawl_command(std::vector<std::string> args) {
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   try {
+    if (role == Role::worker) {
+      WorkerNodeOptions options;
+      options.stop_requests = &stop_requests;
+      auto result = run_worker_node(config, options);
+      using Outcome = WorkerNodeResult::Outcome;
+      switch (result.outcome) {
+        case Outcome::crawl_finished:
+        case Outcome::stopped:
+          log_line(LogLevel::info, result.message);
+          return 0;
+        case Outcome::refused:
+          std::fprintf(stderr, "actorcrawl: %s\n", result.message.c_str());
+          return 3;
+        case Outcome::coordinator_lost:
+          std::fprintf(stderr, "actorcrawl: %s\n", result.message.c_str());
+          return 4;
+        case Outcome::failed:
+          std::fprintf(stderr, "actorcrawl: %s\n", result.message.c_str());
+          return 1;
+      }
+      return 1;
+    }
     CrawlRunOptions options;
     options.stop_requests = &stop_requests;
     options.show_progress = !quiet;
+    options.coordinator = role == Role::coordinator;
     auto result = run_crawl(config, options);
     if (!result.error.empty()) {
       std::fprintf(stderr, "actorcrawl: %s\n", result.error.c_str());
@@ -126,7 +170,13 @@ int main(int argc, char** argv) {
   const std::string command = args[0];
   args.erase(args.begin());
   if (command == "crawl")
-    return crawl_command(std::move(args));
+    return run_command(Role::crawl, std::move(args));
+  if (command == "coordinator")
+    return run_command(Role::coordinator, std::move(args));
+  if (command == "worker")
+    return run_command(Role::worker, std::move(args));
+  if (command == "trace")
+    return trace_command(std::move(args));
   std::fprintf(stderr, "actorcrawl: unknown command '%s' (see actorcrawl --help)\n", command.c_str());
   return 2;
 }
