@@ -9,6 +9,7 @@
 #include "actors/cluster_link.h"
 #include "actors/crawl_topology.h"
 #include "actors/gatekeeper_actor.h"
+#include "actors/message_trace.h"
 #include "core/clock.h"
 #include "core/console_log.h"
 #include "core/domain_link_filter.h"
@@ -81,11 +82,18 @@ CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& optio
     throw ConfigError("concurrent_workers is 0: nothing would fetch (only a coordinator may run without local workers)");
   const NodeAddress listen = options.coordinator ? parse_node_address(config.listen, "listen") : NodeAddress{};
   CrawlParts parts = prepare(config);
+  std::unique_ptr<TraceSession> trace;
+  try {
+    trace = std::make_unique<TraceSession>(config.trace_path, node_name(config));
+  } catch (const TraceFileError& e) {
+    throw ConfigError(e.what());
+  }
 
   caf::actor_system_config cfg;
   configure_node(cfg, config);
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
+  name_actor(self->address(), "crawl_run", node_name(config));
 
   CrawlRunResult result;
   result.start_ms = epoch_ms();

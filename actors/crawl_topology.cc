@@ -87,7 +87,7 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
                              : static_cast<std::size_t>(std::max<std::int64_t>(1024, 4 * slots) + 2 * slots);
   t.frontier = spawn_frontier(sys, std::move(frontier), std::move(observer));
 
-  topology wiring{t.frontier, t.host_selector, t.processor, t.storage, t.dead_letter};
+  topology wiring{t.frontier, t.host_selector, t.processor, t.storage, t.dead_letter, node_name(config)};
   for (const auto& a : {t.frontier, t.host_selector, t.processor, t.dead_letter})
     caf::anon_send(a, wiring);
 

@@ -2,6 +2,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/message_trace.h"
 #include "core/console_log.h"
 #include "core/url.h"
 #include "messages/catalogue.h"
@@ -16,7 +17,7 @@ struct dead_letter_state {
   static inline const char* name = "DeadLetterActor";
 };
 
-caf::behavior dead_letter_actor(caf::stateful_actor<dead_letter_state>* self) {
+caf::behavior dead_letter_actor(traced_actor<dead_letter_state>* self) {
   return {
     [self](topology& t) { self->state.actors = std::move(t); },
     [self](fetch_failure& f) {

@@ -5,6 +5,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/message_trace.h"
 #include "core/clock.h"
 #include "core/console_log.h"
 #include "core/fetch_engine.h"
@@ -28,6 +29,15 @@ class fetch_worker : public caf::blocking_actor {
   const char* name() const override { return "FetchWorker"; }
 
   void enqueue(caf::mailbox_element_ptr ptr, caf::execution_unit* eu) override {
+    // A blocking actor has no consume() to hook: its messages are traced as
+    // they arrive (so without a mailbox time).
+    if (auto* trace = active_trace(); trace != nullptr && ptr != nullptr) {
+      if (!traced_) {
+        traced_ = true;
+        name_actor(address(), role(), trace->node());
+      }
+      trace_delivery(*trace, role(), *ptr, std::nullopt);
+    }
     caf::blocking_actor::enqueue(std::move(ptr), eu);
     engine_.wakeup();
   }
@@ -58,6 +68,13 @@ class fetch_worker : public caf::blocking_actor {
       .receive(
         [&](worker_welcome& w) {
           actors_ = std::move(w.actors);
+          // Traces name the coordinator's actors, wherever they run.
+          for (const auto& [actor, role] : {std::pair{actors_.frontier, "frontier"},
+                                            std::pair{actors_.host_selector, "host_selector"},
+                                            std::pair{actors_.processor, "processor"},
+                                            std::pair{actors_.storage, "storage"},
+                                            std::pair{actors_.dead_letter, "dead_letter"}})
+            name_actor(actor.address(), role, actors_.node);
           settings_ = std::move(w.settings);
           joined = true;
         },
@@ -200,6 +217,10 @@ class fetch_worker : public caf::blocking_actor {
     send(actors_.host_selector, fetch_done{std::move(job), false, server_delay, outcome.elapsed_ms});
   }
 
+  // "fetch_worker/worker-1" for "worker-1@node".
+  std::string role() const { return "fetch_worker/" + name_.substr(0, name_.find('@')); }
+
+  bool traced_ = false;
   caf::actor selector_;
   std::string name_;
   std::int32_t capacity_;

@@ -4,6 +4,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/message_trace.h"
 #include "core/console_log.h"
 #include "core/lease_ledger.h"
 #include "core/url.h"
@@ -33,7 +34,7 @@ struct frontier_state {
   static inline const char* name = "FrontierActor";
 };
 
-using frontier_ptr = caf::stateful_actor<frontier_state>*;
+using frontier_ptr = traced_actor<frontier_state>*;
 
 // Writes what this message changed. Sent before any lease of a new URL, so
 // the row is in the database (in order, same mailbox) before anything can

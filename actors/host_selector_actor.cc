@@ -5,6 +5,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/message_trace.h"
 #include "core/clock.h"
 #include "core/console_log.h"
 #include "core/host_scheduler.h"
@@ -36,7 +37,7 @@ struct host_selector_state {
   static inline const char* name = "HostSelectorActor";
 };
 
-using selector_ptr = caf::stateful_actor<host_selector_state>*;
+using selector_ptr = traced_actor<host_selector_state>*;
 
 void return_to_frontier(selector_ptr self, std::vector<CrawlJob> jobs) {
   if (!jobs.empty())
@@ -137,6 +138,10 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
       auto id = st.next_worker_id++;
       st.worker_ids[hello.worker.address()] = id;
       st.workers[id] = hello.worker;
+      // "worker-1@node": traces name the worker by it.
+      const auto at = hello.name.find('@');
+      name_actor(hello.worker.address(), "fetch_worker/" + hello.name.substr(0, at),
+                 at == std::string::npos ? std::string{} : hello.name.substr(at + 1));
       st.scheduler.add_worker(id, static_cast<std::size_t>(std::max(hello.capacity, 1)));
       self->monitor(hello.worker);
       if (st.stopping)

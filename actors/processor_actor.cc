@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
 
+#include "actors/message_trace.h"
 #include "core/console_log.h"
 #include "core/domain_link_filter.h"
 #include "core/robots_directives.h"
@@ -46,7 +47,7 @@ std::string redirect_chain_json(const fetch_result& r) {
   return hops.dump();
 }
 
-caf::behavior processor_lane(caf::stateful_actor<lane_state>* self, ProcessorSettings settings, topology actors) {
+caf::behavior processor_lane(traced_actor<lane_state>* self, ProcessorSettings settings, topology actors) {
   self->state.settings = std::move(settings);
   self->state.actors = std::move(actors);
   return {
@@ -108,7 +109,7 @@ caf::behavior processor_lane(caf::stateful_actor<lane_state>* self, ProcessorSet
   };
 }
 
-void hand_to_lane(caf::stateful_actor<processor_state>* self, fetch_result&& r) {
+void hand_to_lane(traced_actor<processor_state>* self, fetch_result&& r) {
   auto& st = self->state;
   if (st.lanes.empty()) {
     st.early.push_back(std::move(r));
@@ -117,7 +118,7 @@ void hand_to_lane(caf::stateful_actor<processor_state>* self, fetch_result&& r) 
   self->send(st.lanes[st.next_lane++ % st.lanes.size()], std::move(r));
 }
 
-caf::behavior processor_actor(caf::stateful_actor<processor_state>* self, ProcessorSettings settings,
+caf::behavior processor_actor(traced_actor<processor_state>* self, ProcessorSettings settings,
                               std::size_t lanes) {
   self->state.settings = std::move(settings);
   self->state.lane_count = std::max<std::size_t>(lanes, 1);

@@ -2,6 +2,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/message_trace.h"
 #include "core/console_log.h"
 #include "core/crawl_store.h"
 #include "core/stage_times.h"
@@ -19,7 +20,7 @@ struct storage_state {
   static inline const char* name = "StorageActor";
 };
 
-using storage_ptr = caf::stateful_actor<storage_state>*;
+using storage_ptr = traced_actor<storage_state>*;
 
 // Bounds a batch in time: the first write after a commit arms one timer.
 void after_write(storage_ptr self) {

@@ -9,6 +9,7 @@
 #include "actors/cluster_link.h"
 #include "actors/fetch_worker.h"
 #include "actors/gatekeeper_actor.h"
+#include "actors/message_trace.h"
 #include "core/console_log.h"
 #include "messages/catalogue.h"
 #include "messages/join.h"
@@ -166,6 +167,12 @@ WorkerNodeResult run_worker_node(const CrawlConfig& config, const WorkerNodeOpti
   if (config.concurrent_workers < 1)
     throw ConfigError("a worker needs at least one fetch worker (--workers N)");
   validate(config, false);
+  std::unique_ptr<TraceSession> trace;
+  try {
+    trace = std::make_unique<TraceSession>(config.trace_path, node_name(config));
+  } catch (const TraceFileError& e) {
+    throw ConfigError(e.what());
+  }
   caf::actor_system_config cfg;
   configure_node(cfg, config);
   caf::actor_system sys{cfg};

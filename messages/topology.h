@@ -19,12 +19,13 @@ struct topology {
   caf::actor processor;
   caf::actor storage;
   caf::actor dead_letter;
+  std::string node;  // the process they run in (names them in traces)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, topology& x) {
   return f(caf::meta::type_name("topology"), x.frontier, x.host_selector, x.processor, x.storage,
-           x.dead_letter);
+           x.dead_letter, x.node);
 }
 
 // What a FetchWorker needs to know about how to fetch. Comes from the

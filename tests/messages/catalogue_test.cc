@@ -92,10 +92,10 @@ TEST_CASE("topology messages round-trip", "[messages]") {
   scoped_fixture fx;
   auto& sys = *shared_fixture().sys;
   caf::scoped_actor self{sys};
-  check_round_trip(topology{self, self, self, self, self});
+  check_round_trip(topology{self, self, self, self, self, "node-a"});
   check_round_trip(fetch_settings{"ua/1", 1, 2, 3, 4, 5, 6, {"a.test:80:127.0.0.2"}});
   check_round_trip(worker_hello{self, "worker-1@node", 32});
-  check_round_trip(worker_welcome{topology{self, self, self, self, self}, fetch_settings{"ua", 1, 2, 3, 4, 5, 6, {}}});
+  check_round_trip(worker_welcome{topology{self, self, self, self, self, "node-a"}, fetch_settings{"ua", 1, 2, 3, 4, 5, 6, {}}});
 }
 
 TEST_CASE("frontier messages round-trip", "[messages]") {
@@ -176,4 +176,11 @@ TEST_CASE("every catalogue type has a registered name", "[messages]") {
   // the round trips above would have failed. Check a name resolves too.
   CHECK(std::string{caf::type_name<crawl_batch>::value} == "actorcrawl::crawl_batch");
   CHECK(sys.types().portable_name(caf::make_rtti_pair<crawl_batch>()) == "actorcrawl::crawl_batch");
+}
+
+TEST_CASE("the catalogue digest is 16 hex digits and the same every time", "[messages]") {
+  const auto digest = actorcrawl::catalogue_digest();
+  CHECK(digest.size() == 16);
+  CHECK(digest.find_first_not_of("0123456789abcdef") == std::string::npos);
+  CHECK(actorcrawl::catalogue_digest() == digest);
 }

@@ -1,0 +1,187 @@
+// The message trace of real crawls: one URL's journey through the actors,
+// in one process and across a coordinator and a worker process.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+
+#include "child_process.h"
+#include "core/trace_query.h"
+#include "crawl_fixture.h"
+
+using namespace actorcrawl;
+using namespace actorcrawl::testing;
+using testweb::TestWeb;
+using namespace std::chrono_literals;
+
+namespace {
+
+// "parse_lane/17" -> "parse_lane"
+std::string kind_of(const std::string& role) { return role.substr(0, role.find('/')); }
+
+std::string step(const TraceRecord& r) { return kind_of(r.from) + " -> " + kind_of(r.to) + " " + r.type; }
+
+std::vector<TraceRecord> journey(const std::vector<std::string>& files, const std::string& url) {
+  TraceFilter filter;
+  filter.url = url;
+  std::vector<TraceRecord> out;
+  for (auto& r : read_trace_files(files))
+    if (filter.matches(r))
+      out.push_back(std::move(r));
+  return out;
+}
+
+// Index of the first record at or after `from` that is `wanted`; fails the
+// test when there is none, so the order of a chain can be checked link by link.
+std::size_t find_step(const std::vector<TraceRecord>& records, const std::string& wanted, std::size_t from) {
+  for (std::size_t i = from; i < records.size(); ++i)
+    if (step(records[i]) == wanted)
+      return i;
+  FAIL("no '" << wanted << "' at or after record " << from);
+  return records.size();
+}
+
+std::string run_trace_command(const std::string& args) {
+  const std::string cmd = std::string{ACTORCRAWL_BINARY} + " trace " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+    out.append(buf.data(), n);
+  const int status = pclose(p);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  return out;
+}
+
+// The messages that carry one URL discovered on another page and crawled,
+// as (sender kind -> receiver kind, type); each exactly once.
+const std::vector<std::string> kJourney = {
+  "parse_lane -> frontier page_links",           // found on the page before it
+  "frontier -> storage frontier_delta",          // queued: its frontier row
+  "frontier -> host_selector crawl_batch",       // leased
+  "host_selector -> fetch_worker fetch_job",     // its host's turn
+  "fetch_worker -> processor fetch_result",      // fetched
+  "processor -> parse_lane fetch_result",        // to a parser
+  "parse_lane -> frontier page_links",           // its links
+  "parse_lane -> storage store_page",            // its page row
+  "frontier -> storage frontier_delta",          // settled: done
+  "fetch_worker -> host_selector fetch_done",    // the host's clock restarts
+};
+
+void check_journey(const std::vector<TraceRecord>& records) {
+  std::vector<std::string> steps;
+  for (const auto& r : records)
+    steps.push_back(step(r));
+  auto sorted_steps = steps;
+  auto expected = kJourney;
+  std::sort(sorted_steps.begin(), sorted_steps.end());
+  std::sort(expected.begin(), expected.end());
+  INFO(render_lines(records));
+  CHECK(sorted_steps == expected);
+  // Cause before effect, along the chain.
+  std::size_t i = find_step(records, "parse_lane -> frontier page_links", 0);
+  i = find_step(records, "frontier -> host_selector crawl_batch", i + 1);
+  i = find_step(records, "host_selector -> fetch_worker fetch_job", i + 1);
+  i = find_step(records, "fetch_worker -> processor fetch_result", i + 1);
+  i = find_step(records, "processor -> parse_lane fetch_result", i + 1);
+  const std::size_t parsed = i;
+  find_step(records, "parse_lane -> frontier page_links", parsed + 1);
+  find_step(records, "parse_lane -> storage store_page", parsed + 1);
+}
+
+}  // namespace
+
+TEST_CASE("the trace of the 3-host loop shows each URL's journey through the actors", "[integration][trace]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  auto c = web.add_host("127.0.0.3");
+  web.route(a, "/", html(page("A", {TestWeb::url(b, "/")})));
+  web.route(b, "/", html(page("B", {TestWeb::url(c, "/")})));
+  web.route(c, "/", html(page("C", {TestWeb::url(a, "/")})));
+  auto config = fast_config(dir, TestWeb::url(a, "/"));
+  config.allowed_domains = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};
+  config.trace_path = dir.path("trace.jsonl");
+  config.node_id = "solo";
+  crawl(config);
+
+  const auto records = read_trace_files({config.trace_path});
+  REQUIRE(!records.empty());
+  for (const auto& r : records)
+    CHECK(r.node == "solo");
+  // The mailbox wait is known for every message to an event-based actor.
+  for (const auto& r : records)
+    if (kind_of(r.to) != "fetch_worker")
+      CHECK(r.mailbox_us.has_value());
+  // Requests and their replies pair up: the storage's answer to begin_run.
+  const auto begin = std::find_if(records.begin(), records.end(), [](auto& r) { return r.type == "begin_run"; });
+  REQUIRE(begin != records.end());
+  REQUIRE(begin->request_id.has_value());
+
+  check_journey(journey({config.trace_path}, TestWeb::url(b, "/")));
+  check_journey(journey({config.trace_path}, TestWeb::url(c, "/")));
+
+  const auto diagram = run_trace_command(config.trace_path + " --url " + TestWeb::url(b, "/") + " --mermaid");
+  INFO(diagram);
+  CHECK(is_valid_mermaid_sequence(diagram));
+  CHECK(diagram.find("fetch_job") != std::string::npos);
+  CHECK(diagram.find("store_page") != std::string::npos);
+  const auto summary = run_trace_command(config.trace_path + " --summary");
+  CHECK(summary.find("frontier") != std::string::npos);
+  CHECK(summary.find("page_links") != std::string::npos);
+}
+
+TEST_CASE("traces of a coordinator and a worker merge into one journey across the two nodes",
+          "[integration][trace][cluster]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  web.route(a, "/", html(page("A", {TestWeb::url(b, "/")})));
+  web.route(b, "/", html(page("B", {TestWeb::url(a, "/")})));
+  ChildProcess coordinator(ACTORCRAWL_BINARY,
+                           {"coordinator", "--listen", "127.0.0.1:0", "--seed", TestWeb::url(a, "/"),
+                            "--allowed-domains", "127.0.0.1", "--allowed-domains", "127.0.0.2", "--db",
+                            dir.path("c.db"), "--metrics", dir.path("c.metrics"), "--politeness-delay-ms", "0",
+                            "--trace", dir.path("coordinator.jsonl"), "--node-id", "coord"},
+                           dir.path("coordinator.log"));
+  REQUIRE(coordinator.wait_for_output("listening on", 20s));
+  const int port = coordinator_port(coordinator.output());
+  ChildProcess worker(ACTORCRAWL_BINARY,
+                      {"worker", "--connect", "127.0.0.1:" + std::to_string(port), "--workers", "1", "--trace",
+                       dir.path("worker.jsonl"), "--node-id", "w1"},
+                      dir.path("worker.log"));
+  REQUIRE(coordinator.wait(60s) == std::optional<int>{0});
+  REQUIRE(worker.wait(10s) == std::optional<int>{0});
+
+  const std::vector<std::string> files = {dir.path("coordinator.jsonl"), dir.path("worker.jsonl")};
+  const auto records = journey(files, TestWeb::url(b, "/"));
+  check_journey(records);
+  // The fetch happened on the worker's node, everything else on the
+  // coordinator's; each side names the other's actors.
+  for (const auto& r : records) {
+    if (r.type == "fetch_job") {
+      CHECK(r.node == "w1");
+      CHECK(r.from == "host_selector");
+      CHECK(r.from_node == "coord");
+    } else {
+      CHECK(r.node == "coord");
+    }
+    if (kind_of(r.from) == "fetch_worker") {
+      CHECK(r.from == "fetch_worker/worker-1");
+      CHECK(r.from_node == "w1");
+    }
+  }
+  const auto diagram = run_trace_command(files[0] + " " + files[1] + " --url " + TestWeb::url(b, "/") + " --mermaid");
+  INFO(diagram);
+  CHECK(is_valid_mermaid_sequence(diagram));
+  CHECK(diagram.find("@ w1") != std::string::npos);
+  CHECK(diagram.find("@ coord") != std::string::npos);
+}
