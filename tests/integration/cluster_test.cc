@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "actors/worker_node.h"
@@ -160,6 +161,14 @@ TEST_CASE("a coordinator and two worker processes crawl the web as one process w
     if (r.target != "/robots.txt")
       CHECK(targets.insert(r.host_key + r.target).second);
   CHECK(coordinator.output().find("worker node") != std::string::npos);
+  // One politeness clock for the whole cluster: two workers never hit a
+  // host closer together than the delay.
+  std::map<std::string, std::chrono::steady_clock::time_point> last;
+  for (const auto& r : web.web.requests()) {
+    if (auto it = last.find(r.host_key); it != last.end())
+      CHECK(r.at - it->second >= std::chrono::milliseconds{config.politeness_delay_ms - 1});
+    last[r.host_key] = r.at;
+  }
 }
 
 TEST_CASE("a worker killed mid-crawl loses nothing, and a late worker finishes its share",
