@@ -4,11 +4,16 @@
   nginx-conf  WEB PREFIX [--access-log] [--workers N]   nginx config for a synthweb tree
   wait-ready  WEB [--timeout S]                          every host answers (nginx is up)
   measure     OUT.json --tool T --time FILE --web WEB [--db F | --wget-log F | --scrapy-stats F]
-              [--offsite-log F]                        one run's numbers (time -v, pages, coverage)
-  table       OUT.md RUN.json...                         the Markdown table of medians
+              [--offsite-log F] [--unquote-paths] [--reachable F]
+                                                         one run's numbers (time -v, pages, coverage)
+  table       OUT.md RUN.json... [--no-offsite]          the Markdown table of medians
   polite      OUT.json --web WEB --access-log F --delay-ms D --time FILE --db F
               pages/s against H/d, and the smallest gap between two requests to one host
   check-coverage RUN.json MIN_PERCENT                    exit 1 when coverage is lower
+  wait-url    URL... [--timeout S]                       every URL answers 200 (nginx is up)
+  site-urls   ROOT BASE_URL OUT_DIR --entry PATH         a static site's .html files as URLs, and
+                                                         which of them the entry page's links reach
+  scale       OUT.json --db F --time FILE [--md F]       the scale scenario's numbers and targets
 """
 import argparse
 import json
@@ -17,7 +22,7 @@ import re
 import sqlite3
 import statistics
 import sys
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
 
 # ---------------------------------------------------------------- nginx
@@ -157,6 +162,14 @@ def norm_url(u):
     return urlunsplit((p.scheme.lower(), netloc, p.path or "/", p.query, ""))
 
 
+def norm_url_unquoted(u):
+    """norm_url, then the path percent-decoded: operator%3D.html and operator=.html
+    name the same file of a static site, whichever spelling a tool logs."""
+    n = norm_url(u)
+    p = urlsplit(n)
+    return urlunsplit((p.scheme, p.netloc, unquote(p.path), p.query, ""))
+
+
 def fetched_actorcrawl(db):
     con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
     try:
@@ -182,6 +195,8 @@ def fetched_wget(log):
     """wget -nv: one 'URL:<url> [n/n] -> "file" [1]' line per file it got (2xx)."""
     ok = []
     errors = 0
+    error_urls = []   # -nv writes "URL:" on one line, "... ERROR 404: Not Found." on the next
+    prev = ""
     with open(log, errors="replace") as f:
         for line in f:
             m = WGET_OK.search(line)
@@ -189,7 +204,10 @@ def fetched_wget(log):
                 ok.append(m.group(1))
             elif "ERROR" in line:
                 errors += 1
-    return ok, {"error_lines": errors}
+                if prev.startswith(("http://", "https://")) and len(error_urls) < 20:
+                    error_urls.append(prev.rstrip().rstrip(":"))
+            prev = line
+    return ok, {"error_lines": errors, "error_urls": error_urls}
 
 
 def fetched_scrapy(stats_path):
@@ -222,7 +240,8 @@ def loadavg():
 
 def measure(args):
     t = parse_time_v(args.time)
-    universe = [norm_url(u) for u in open(os.path.join(args.web, "urls.txt")) if u.strip()]
+    norm = norm_url_unquoted if args.unquote_paths else norm_url
+    universe = [norm(u) for u in open(os.path.join(args.web, "urls.txt")) if u.strip()]
     uset = set(universe)
     ok, extra = [], {}
     try:
@@ -234,7 +253,7 @@ def measure(args):
             ok, extra = fetched_scrapy(args.scrapy_stats)
     except (OSError, ValueError, sqlite3.Error) as e:
         extra = {"error": "could not count pages: %s" % e}
-    got = set(norm_url(u) for u in ok)
+    got = set(norm(u) for u in ok)
     covered = len(got & uset)
     pages = len(ok)
     cpu = (t["user_s"] or 0) + (t["sys_s"] or 0)
@@ -251,6 +270,13 @@ def measure(args):
         "loadavg_after": loadavg(),
         **extra,
     }
+    if args.reachable:
+        # The pages the entry page's links lead to (site-urls): the most a crawler can get.
+        rset = set(norm(u) for u in open(args.reachable) if u.strip())
+        r["reachable_total"] = len(rset)
+        r["reachable_fetched"] = len(got & rset)
+        r["reachable_coverage_pct"] = 100.0 * len(got & rset) / len(rset) if rset else 0.0
+        r["reachable_missing_sample"] = sorted(rset - got)[:10]
     missing = sorted(uset - got)
     r["missing_sample"] = missing[:10]
     with open(args.out, "w") as f:
@@ -275,8 +301,17 @@ def table(args):
     for r in runs:
         if r["tool"] not in tools:
             tools.append(r["tool"])
-    lines = ["| tool | runs ok | pages | wall s | pages/s | CPU ms/page | peak RSS MB | coverage % | off-site requests |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    # Optional columns: coverage of the reachable pages (runs measured with
+    # --reachable), and the off-site requests unless --no-offsite.
+    reach = all(r.get("reachable_coverage_pct") is not None for r in runs)
+    offsite = not getattr(args, "no_offsite", False)
+    cov_head = "coverage of all pages % | coverage of reachable pages %" if reach else "coverage %"
+    head = "| tool | runs ok | pages | wall s | pages/s | CPU ms/page | peak RSS MB | %s |" % cov_head
+    rule = "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" + (" ---: |" if reach else "")
+    if offsite:
+        head += " off-site requests |"
+        rule += " ---: |"
+    lines = [head, rule]
     med = {}
     for tool in tools:
         rs = [r for r in runs if r["tool"] == tool]
@@ -285,12 +320,16 @@ def table(args):
             vals = [r[key] for r in rs if r.get(key) is not None]
             return statistics.median(vals) if vals else None
         med[tool] = {k: m(k) for k in ("pages", "wall_s", "pages_per_s", "cpu_ms_per_page", "max_rss_kb",
-                                        "coverage_pct", "offsite_requests")}
+                                        "coverage_pct", "offsite_requests", "reachable_coverage_pct")}
         d = med[tool]
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            tool, "%d/%d" % (sum(1 for r in rs if r.get("ok")), len(rs)), fmt(d["pages"], 0), fmt(d["wall_s"], 2), fmt(d["pages_per_s"], 0),
-            fmt(d["cpu_ms_per_page"], 2), fmt(d["max_rss_kb"] / 1024.0 if d["max_rss_kb"] else None, 1),
-            fmt(d["coverage_pct"], 2), fmt(sum(r.get("offsite_requests") or 0 for r in rs), 0)))
+        cells = [tool, "%d/%d" % (sum(1 for r in rs if r.get("ok")), len(rs)), fmt(d["pages"], 0), fmt(d["wall_s"], 2), fmt(d["pages_per_s"], 0),
+                 fmt(d["cpu_ms_per_page"], 2), fmt(d["max_rss_kb"] / 1024.0 if d["max_rss_kb"] else None, 1),
+                 fmt(d["coverage_pct"], 2)]
+        if reach:
+            cells.append(fmt(d["reachable_coverage_pct"], 2))
+        if offsite:
+            cells.append(fmt(sum(r.get("offsite_requests") or 0 for r in rs), 0))
+        lines.append("| " + " | ".join(cells) + " |")
     ratios = []
     a = med.get("actorcrawl")
     if a and a["pages_per_s"]:
@@ -333,6 +372,186 @@ def check_coverage(args):
         sys.exit(1)
     print("ok: %s coverage %.2f%% (%d of %d), no off-site request" % (
         r["tool"], r["coverage_pct"], r["in_scope_fetched"], r["in_scope_total"]))
+
+
+# ---------------------------------------------------------------- static sites
+
+def wait_url(args):
+    """Every URL answers 200. Exit 1 when not within the deadline."""
+    import time
+    import urllib.request
+    pending = list(args.urls)
+    deadline = time.monotonic() + args.timeout
+    last_error = ""
+    while pending and time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(pending[0], timeout=1.0) as r:
+                r.read()
+                if r.status == 200:
+                    pending.pop(0)
+                    continue
+                last_error = "%s: status %d" % (pending[0], r.status)
+        except Exception as e:  # noqa: BLE001 - any failure means "not yet"
+            last_error = "%s: %s" % (pending[0], e)
+        time.sleep(0.1)
+    if pending:
+        print("not ready: %s" % last_error, file=sys.stderr)
+        sys.exit(1)
+
+
+# <a href> and <area href>, the links both crawlers follow; quoted or not.
+HREF = re.compile(r"""<(?:a|area)\b[^>]*?\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))""", re.I)
+BASE = re.compile(r"""<base\b[^>]*?\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))""", re.I)
+
+
+def site_urls(args):
+    """A static site's .html files as URLs under BASE_URL (urls.txt), and the
+    ones reachable from the entry page by following <a>/<area> links the way a
+    crawler does, resolved against the page (reachable.txt). site.json has the
+    counts and the unreachable files."""
+    import html
+    from urllib.parse import quote
+    root = os.path.abspath(args.root)
+    base = args.base_url.rstrip("/")
+    files = set()
+    for d, _, names in os.walk(root):
+        for n in names:
+            if n.endswith(".html"):
+                files.add("/" + os.path.relpath(os.path.join(d, n), root).replace(os.sep, "/"))
+    host = urlsplit(base).netloc
+
+    def url_of(path):
+        return base + quote(path, safe="/")
+
+    def file_of(url):
+        p = urlsplit(url)
+        if p.netloc != host or p.scheme != "http":
+            return None
+        path = unquote(p.path)
+        if path.endswith("/"):
+            path += "index.html"   # nginx's index
+        return path
+
+    entry = args.entry if args.entry.startswith("/") else "/" + args.entry
+    if entry not in files:
+        print("entry %s is not a .html file under %s" % (entry, root), file=sys.stderr)
+        sys.exit(1)
+    seen = {entry}
+    stack = [entry]
+    links = 0
+    while stack:
+        path = stack.pop()
+        text = open(root + path, encoding="utf-8", errors="replace").read()
+        page = url_of(path)
+        m = BASE.search(text)
+        if m:
+            page = urljoin(page, html.unescape(next(g for g in m.groups() if g is not None)).strip())
+        for m in HREF.finditer(text):
+            href = html.unescape(next(g for g in m.groups() if g is not None)).strip()
+            if not href or href.startswith(("#", "javascript:", "mailto:")):
+                continue
+            links += 1
+            target = file_of(urljoin(page, href))
+            if target in files and target not in seen:
+                seen.add(target)
+                stack.append(target)
+    os.makedirs(args.out_dir, exist_ok=True)
+    with open(os.path.join(args.out_dir, "urls.txt"), "w") as f:
+        f.write("".join(url_of(p) + "\n" for p in sorted(files)))
+    with open(os.path.join(args.out_dir, "reachable.txt"), "w") as f:
+        f.write("".join(url_of(p) + "\n" for p in sorted(seen)))
+    info = {"root": root, "base_url": base, "entry": entry, "html_files": len(files),
+            "reachable": len(seen), "links_followed_from_reachable_pages": links,
+            "unreachable": sorted(files - seen)}
+    with open(os.path.join(args.out_dir, "site.json"), "w") as f:
+        json.dump(info, f, indent=1)
+    print("%d .html files, %d reachable from %s" % (len(files), len(seen), entry))
+
+
+# ---------------------------------------------------------------- scale
+
+def scale(args):
+    """Peak RSS, discovered URLs (frontier rows), database size, and pages/s
+    over the first and the last 10% of the fetched pages (pages.fetched_at)."""
+    t = parse_time_v(args.time)
+    con = sqlite3.connect("file:%s?mode=ro" % args.db, uri=True)
+    try:
+        frontier = con.execute("SELECT COUNT(*) FROM frontier").fetchone()[0]
+        states = dict(con.execute("SELECT state, COUNT(*) FROM frontier GROUP BY 1"))
+        refused = dict(con.execute(
+            "SELECT refusal, COUNT(*) FROM frontier WHERE refusal IS NOT NULL GROUP BY 1"))
+        stamps = [r[0] for r in con.execute(
+            "SELECT fetched_at FROM pages WHERE fetched_at IS NOT NULL ORDER BY fetched_at")]
+        statuses = dict(con.execute("SELECT COALESCE(status_code, 0), COUNT(*) FROM pages GROUP BY 1"))
+        links = con.execute("SELECT COUNT(*) FROM links").fetchone()[0]
+        max_depth = con.execute("SELECT MAX(depth) FROM frontier").fetchone()[0]
+        max_len = con.execute("SELECT MAX(LENGTH(url)) FROM frontier").fetchone()[0]
+        dead = con.execute("SELECT COUNT(*) FROM dead_letters").fetchone()[0]
+        runs = con.execute("SELECT termination_reason FROM crawl_runs ORDER BY run_id").fetchall()
+    finally:
+        con.close()
+    db_bytes = sum(os.path.getsize(args.db + ext) for ext in ("", "-wal", "-shm")
+                   if os.path.exists(args.db + ext))
+    n = len(stamps)
+    k = n // 10
+
+    def rate(a, b):   # pages fetched_at index a .. b inclusive: (b - a) intervals
+        span = (stamps[b] - stamps[a]) / 1000.0
+        return (b - a) / span if span > 0 else None
+    first = rate(0, k) if k >= 2 else None
+    last = rate(n - 1 - k, n - 1) if k >= 2 else None
+    middle = rate(k, n - 1 - k) if k >= 2 and n - 1 - 2 * k > 0 else None
+    # Also per tenth, to show a trend rather than two points.
+    tenths = []
+    if k >= 2:
+        for i in range(10):
+            a, b = i * n // 10, min(n - 1, (i + 1) * n // 10)
+            tenths.append(rate(a, b))
+    ratio = last / first if first and last else None
+    rss_mb = t["max_rss_kb"] / 1024.0 if t["max_rss_kb"] else None
+    r = {
+        **t, "cpu_s": (t["user_s"] or 0) + (t["sys_s"] or 0),
+        "pages": n, "status_counts": statuses, "frontier_rows": frontier, "frontier_states": states,
+        "refused": refused, "links_rows": links, "dead_letters": dead, "max_depth": max_depth,
+        "max_url_length": max_len, "db_bytes": db_bytes,
+        "termination_reasons": [x[0] for x in runs],
+        "pages_per_s_wall": n / t["wall_s"] if t["wall_s"] else None,
+        "pages_per_s_first10": first, "pages_per_s_last10": last, "pages_per_s_middle80": middle,
+        "pages_per_s_tenths": tenths, "last_over_first": ratio,
+        "target_rss_mb": args.rss_limit_mb, "target_discovered": args.min_discovered,
+        "target_tolerance_pct": args.tolerance_pct,
+        "rss_ok": rss_mb is not None and rss_mb <= args.rss_limit_mb,
+        "discovered_ok": frontier >= args.min_discovered,
+        "rate_ok": ratio is not None and abs(ratio - 1.0) * 100.0 <= args.tolerance_pct,
+    }
+    with open(args.out, "w") as f:
+        json.dump(r, f, indent=1)
+
+    def yes(ok):
+        return "**met**" if ok else "**not met**"
+    md = [
+        "| pages fetched | discovered URLs (frontier rows) | links rows | database MB | wall s | pages/s (wall) | CPU s | peak RSS MB |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            fmt(n, 0), fmt(frontier, 0), fmt(links, 0), fmt(db_bytes / 1048576.0, 1), fmt(t["wall_s"], 2),
+            fmt(r["pages_per_s_wall"], 0), fmt(r["cpu_s"], 2), fmt(rss_mb, 1)),
+        "",
+        "pages/s by tenth of the fetched pages (by `pages.fetched_at`): %s" % (
+            ", ".join(fmt(x, 0) for x in tenths) if tenths else "-"),
+        "",
+        "| target | measured | |",
+        "| --- | --- | --- |",
+        "| frontier reaches %s discovered URLs | %s rows in `frontier` (max depth %s, longest URL %s characters) | %s |" % (
+            fmt(args.min_discovered, 0), fmt(frontier, 0), max_depth, max_len, yes(r["discovered_ok"])),
+        "| peak RSS <= %d MB | %s MB | %s |" % (args.rss_limit_mb, fmt(rss_mb, 1), yes(r["rss_ok"])),
+        "| pages/s over the last 10%% within %d%% of the first 10%% | first %s, last %s pages/s (last/first %s; middle 80%%: %s) | %s |" % (
+            args.tolerance_pct, fmt(first, 0), fmt(last, 0), fmt(ratio, 2), fmt(middle, 0), yes(r["rate_ok"])),
+    ]
+    text = "\n".join(md) + "\n"
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(text)
+    sys.stdout.write(text)
 
 
 # ---------------------------------------------------------------- polite crawl
@@ -446,10 +665,14 @@ def main():
     p.add_argument("--scrapy-stats")
     p.add_argument("--offsite-log")
     p.add_argument("--ok-exit", default="0", help="exit statuses that count as a finished run")
+    p.add_argument("--unquote-paths", action="store_true",
+                   help="compare URLs with their paths percent-decoded (static sites)")
+    p.add_argument("--reachable", help="file of the URLs reachable from the entry page: adds their coverage")
     p.set_defaults(fn=measure)
     p = sub.add_parser("table")
     p.add_argument("out")
     p.add_argument("runs", nargs="+")
+    p.add_argument("--no-offsite", action="store_true", help="leave out the off-site requests column")
     p.set_defaults(fn=table)
     p = sub.add_parser("check-coverage")
     p.add_argument("run")
@@ -467,6 +690,25 @@ def main():
     p.add_argument("--tolerance-ms", type=float, default=1.0,
                    help="nginx logs in whole milliseconds: gaps this much under d still pass")
     p.set_defaults(fn=polite)
+    p = sub.add_parser("wait-url")
+    p.add_argument("urls", nargs="+")
+    p.add_argument("--timeout", type=float, default=10.0)
+    p.set_defaults(fn=wait_url)
+    p = sub.add_parser("site-urls")
+    p.add_argument("root")
+    p.add_argument("base_url")
+    p.add_argument("out_dir")
+    p.add_argument("--entry", required=True, help="the entry page's path under ROOT, e.g. /en/index.html")
+    p.set_defaults(fn=site_urls)
+    p = sub.add_parser("scale")
+    p.add_argument("out")
+    p.add_argument("--db", required=True)
+    p.add_argument("--time", required=True)
+    p.add_argument("--md")
+    p.add_argument("--rss-limit-mb", type=float, default=256)
+    p.add_argument("--min-discovered", type=int, default=1000000)
+    p.add_argument("--tolerance-pct", type=float, default=20)
+    p.set_defaults(fn=scale)
     a = ap.parse_args()
     a.fn(a)
 

@@ -3,7 +3,8 @@
 # served by nginx on loopback addresses (127.0.0.1 .. 127.0.0.H). Nothing
 # outside 127.0.0.0/8 is contacted.
 #
-#   bench/run.sh                 # full suite: 3 alternating rounds + the polite crawl
+#   bench/run.sh                 # full suite: 3 alternating rounds + the polite crawl,
+#                                # the cppreference site and the scale crawl
 #   SMOKE=1 bench/run.sh         # tiny web, actorcrawl (and wget), asserts 100% coverage
 #
 # It builds actorcrawl when build/actorcrawl is missing, installs nginx,
@@ -22,6 +23,11 @@
 #   POLITE_HOSTS [200] POLITE_PAGES [150] POLITE_PAGE_KB [2] POLITE_LINKS [10]
 #   POLITE_DELAY_MS [100] POLITE_MAX_PAGES [20000]
 #   POLITE_ARGS []                  extra actorcrawl flags for the polite crawl only
+#   CPPREF [1]                      also run bench/cppreference.sh (actorcrawl and wget on
+#                                   Debian's cppreference HTML, ROUNDS rounds; port 8082)
+#   SCALE [1]                       also run bench/scale.sh (actorcrawl to a frontier of
+#                                   1,000,000 URLs; port 8083; its SCALE_* variables apply)
+#                                   Both append their section to latest.md; 0 skips one.
 #   AC_WORKERS [2] AC_TRANSFERS [32] AC_ARGS []   actorcrawl's fetch settings, extra flags
 #   ACTORCRAWL_BIN [build/actorcrawl] the binary to measure (never rebuilt when given)
 #   BENCH_PORT [8080] POLITE_PORT [8081]  nginx ports (SMOKE: a random high port)
@@ -29,8 +35,9 @@
 #   TOOL_TIMEOUT [900]              seconds one tool run may take (SMOKE: 25)
 #   RESULTS_DIR [bench/results]     where latest.md goes (SMOKE: a temporary directory)
 #   KEEP_WORK [0]                   1: keep the temporary directory (web, databases, logs)
-#   SMOKE [0]                       1: 3 hosts x 20 pages, 1 round, no Scrapy, no polite
-#                                   scenario; exits 1 unless actorcrawl reached every page,
+#   SMOKE [0]                       1: 3 hosts x 20 pages, 1 round, no Scrapy, no polite,
+#                                   cppreference or scale scenario; exits 1 unless
+#                                   actorcrawl reached every page,
 #                                   77 (skipped) when nginx cannot be installed or started
 set -euo pipefail
 
@@ -331,6 +338,45 @@ if [ "$POLITE" = 1 ] && [ "$SMOKE" != 1 ] && has_tool actorcrawl; then
   rm -rf "$PWEB"
 fi
 
+# ------------------------------------------------------------------ cppreference, scale
+
+# Each scenario is a script of its own that writes a Markdown section; run
+# here with this run's binary snapshot and settings. A failed scenario is
+# reported in latest.md instead of losing the results above.
+CPPREF=${CPPREF:-1}; SCALE=${SCALE:-1}
+EXTRA_MDS=()
+if [ "$SMOKE" != 1 ] && [ "$CPPREF" = 1 ]; then
+  cpp_tools=""
+  for t in actorcrawl wget; do if has_tool "$t"; then cpp_tools="$cpp_tools $t"; fi; done
+  if [ -n "$cpp_tools" ]; then
+    log "cppreference scenario:$cpp_tools, $ROUNDS round(s) (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+    if env ${AC_BIN:+ACTORCRAWL_BIN="$AC_BIN"} TOOLS="${cpp_tools# }" ROUNDS="$ROUNDS" \
+        AC_WORKERS="$AC_WORKERS" AC_TRANSFERS="$AC_TRANSFERS" AC_ARGS="$AC_ARGS" \
+        NGINX_WORKERS="$NGINX_WORKERS" TOOL_TIMEOUT="$TOOL_TIMEOUT" PYTHON="$PY" \
+        RAW_DIR="$RUN_DIR/cppreference" SECTION_MD="$RUN_DIR/cppreference.md" \
+        bash "$BENCH_DIR/cppreference.sh" >/dev/null; then
+      EXTRA_MDS+=("$RUN_DIR/cppreference.md")
+    else
+      log "the cppreference scenario failed"
+      printf '## Real documentation site: cppreference\n\nThe scenario failed (bench/cppreference.sh); see the messages of the run.\n' >"$RUN_DIR/cppreference.md"
+      EXTRA_MDS+=("$RUN_DIR/cppreference.md")
+    fi
+  fi
+fi
+if [ "$SMOKE" != 1 ] && [ "$SCALE" = 1 ] && has_tool actorcrawl; then
+  log "scale scenario (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  if env ACTORCRAWL_BIN="$AC_BIN" AC_WORKERS="$AC_WORKERS" AC_TRANSFERS="$AC_TRANSFERS" AC_ARGS="$AC_ARGS" \
+      NGINX_WORKERS="$NGINX_WORKERS" PYTHON="$PY" \
+      RAW_DIR="$RUN_DIR/scale" SECTION_MD="$RUN_DIR/scale.md" \
+      bash "$BENCH_DIR/scale.sh" >/dev/null; then
+    EXTRA_MDS+=("$RUN_DIR/scale.md")
+  else
+    log "the scale scenario failed"
+    printf '## Scale\n\nThe scenario failed (bench/scale.sh); see the messages of the run.\n' >"$RUN_DIR/scale.md"
+    EXTRA_MDS+=("$RUN_DIR/scale.md")
+  fi
+fi
+
 # ------------------------------------------------------------------ report
 
 versions() {
@@ -363,6 +409,10 @@ versions() {
     echo
     cat "$POLITE_MD"
   fi
+  for md in ${EXTRA_MDS[@]+"${EXTRA_MDS[@]}"}; do
+    echo
+    cat "$md"
+  done
 } >"$RUN_DIR/latest.md"
 cp "$RUN_DIR/latest.md" "$RESULTS_DIR/latest.md"
 cat "$RESULTS_DIR/latest.md"

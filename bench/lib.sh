@@ -1,0 +1,156 @@
+# shellcheck shell=bash
+# Shared by bench/cppreference.sh and bench/scale.sh (sourced, not run):
+# logging, bounded Debian installs, the actorcrawl snapshot, nginx as a
+# foreground process from a generated config, and /usr/bin/time -v runs.
+#
+# The sourcing script sets BENCH_DIR, ROOT and LOG_TAG first.
+
+log() { printf '[%s] %s\n' "$LOG_TAG" "$*" >&2; }
+die() { printf '[%s] error: %s\n' "$LOG_TAG" "$*" >&2; exit 1; }
+
+# Debian's python3 first, as bench/run.sh does.
+if [ -n "${PYTHON:-}" ]; then PY=$PYTHON
+elif [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3
+else PY=python3; fi
+command -v "$PY" >/dev/null 2>&1 || die "python3 is not installed"
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+APT_UPDATED=0
+apt_install() {  # apt_install PACKAGE...: bounded in time, never fatal by itself
+  command -v apt-get >/dev/null 2>&1 || return 1
+  local limit=600
+  export DEBIAN_FRONTEND=noninteractive
+  if [ "$APT_UPDATED" = 0 ]; then
+    timeout "$limit" $SUDO apt-get update -qq >&2 || return 1
+    APT_UPDATED=1
+  fi
+  # Keeps Debian's nginx package from starting a system nginx on port 80.
+  local policy=/usr/sbin/policy-rc.d made_policy=0
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null && $SUDO chmod 755 "$policy" && made_policy=1
+  fi
+  local rc=0
+  timeout "$limit" $SUDO apt-get install -y -qq --no-install-recommends "$@" >&2 || rc=$?
+  if [ "$made_policy" = 1 ]; then $SUDO rm -f "$policy"; fi
+  return $rc
+}
+
+need_nginx_and_time() {  # sets NGINX
+  NGINX=$(command -v nginx 2>/dev/null || true)
+  [ -z "$NGINX" ] && [ -x /usr/sbin/nginx ] && NGINX=/usr/sbin/nginx
+  if [ -z "$NGINX" ]; then
+    log "installing nginx"
+    apt_install nginx || die "nginx could not be installed"
+    NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
+    [ -x "$NGINX" ] || die "nginx could not be installed"
+  fi
+  if [ ! -x /usr/bin/time ]; then
+    log "installing time"
+    apt_install time || die "/usr/bin/time (package time) could not be installed"
+  fi
+}
+
+# resolve_actorcrawl WORK: AC_BIN becomes a copy in WORK of ACTORCRAWL_BIN
+# (or build/actorcrawl, built when missing), so a rebuild cannot change it.
+resolve_actorcrawl() {
+  local bin
+  if [ -n "${ACTORCRAWL_BIN:-}" ]; then
+    bin=$ACTORCRAWL_BIN
+    [ -x "$bin" ] || die "ACTORCRAWL_BIN=$bin is not an executable"
+  else
+    bin=$ROOT/build/actorcrawl
+    if [ ! -x "$bin" ]; then
+      log "building actorcrawl (scripts/build.sh)"
+      bash "$ROOT/scripts/build.sh" >&2
+    fi
+    [ -x "$bin" ] || die "no actorcrawl binary at build/actorcrawl after the build"
+  fi
+  cp "$bin" "$1/actorcrawl"
+  AC_BIN=$1/actorcrawl
+}
+
+NGINX_PID=""
+stop_nginx() {
+  [ -n "$NGINX_PID" ] || return 0
+  kill -QUIT "$NGINX_PID" 2>/dev/null || true
+  local i
+  for i in $(seq 1 50); do
+    kill -0 "$NGINX_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$NGINX_PID" 2>/dev/null; then kill -TERM "$NGINX_PID" 2>/dev/null || true; sleep 0.5; fi
+  wait "$NGINX_PID" 2>/dev/null || true
+  NGINX_PID=""
+}
+
+# nginx_conf_head PREFIX: the common top of a config (pid, logs, temp paths),
+# up to and including "http {"; the caller adds server blocks and "}".
+nginx_conf_head() {
+  local prefix=$1 t
+  mkdir -p "$prefix/tmp"
+  echo "worker_processes ${NGINX_WORKERS:-1};"
+  echo "pid $prefix/nginx.pid;"
+  echo "error_log $prefix/error.log warn;"
+  echo "worker_rlimit_nofile 16384;"
+  echo "events { worker_connections 8192; }"
+  echo "http {"
+  echo "  default_type application/octet-stream;"
+  echo "  sendfile on; tcp_nopush on; tcp_nodelay on;"
+  echo "  keepalive_timeout 65s; keepalive_requests 1000000;"
+  echo "  server_tokens off;"
+  echo "  access_log off;"
+  for t in client_body proxy fastcgi uwsgi scgi; do echo "  ${t}_temp_path $prefix/tmp/$t;"; done
+}
+
+# start_nginx PREFIX URL...: PREFIX/nginx.conf in the foreground; returns 1
+# unless every URL answers 200 within 10 s.
+start_nginx() {
+  local prefix=$1; shift
+  chmod 755 "$prefix"
+  "$NGINX" -p "$prefix" -c "$prefix/nginx.conf" -e "$prefix/error.log" -g 'daemon off;' \
+    >"$prefix/stdout.log" 2>&1 &
+  NGINX_PID=$!
+  if "$PY" "$BENCH_DIR/benchtool.py" wait-url "$@" --timeout 10 \
+      && kill -0 "$NGINX_PID" 2>/dev/null \
+      && ! grep -q -e '\[emerg\]' -e 'bind() failed' "$prefix/error.log" 2>/dev/null; then
+    return 0
+  fi
+  log "nginx did not come up: $(tail -n 3 "$prefix/error.log" "$prefix/stdout.log" 2>/dev/null | tr '\n' ' ')"
+  stop_nginx
+  return 1
+}
+
+# nginx_cpu_s: CPU seconds (user + system) nginx's master and workers used so far
+nginx_cpu_s() {
+  [ -n "$NGINX_PID" ] || { echo "-"; return 0; }
+  "$PY" - "$NGINX_PID" <<'EOF' || echo "-"
+import os, sys
+tick = os.sysconf("SC_CLK_TCK")
+pids = [sys.argv[1]]
+try:
+    pids += open("/proc/%s/task/%s/children" % (pids[0], pids[0])).read().split()
+except OSError:
+    pass
+total = 0
+for p in pids:
+    try:
+        f = open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split()
+        total += int(f[11]) + int(f[12])   # utime, stime
+    except (OSError, IndexError, ValueError):
+        pass
+print("%.2f" % (total / tick))
+EOF
+}
+
+# measured CMD...: /usr/bin/time -v (into time.txt) around a command bounded by
+# TOOL_TIMEOUT seconds, in the current directory
+measured() {
+  local rc=0
+  /usr/bin/time -v -o time.txt timeout -k 10 "$TOOL_TIMEOUT" "$@" || rc=$?
+  return $rc
+}
+
+machine_line() {
+  echo "$(nproc) cores ($(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)), $(free -g | awk '/^Mem:/{print $2}') GiB, Linux $(uname -r); shared, so numbers are noisy"
+}
