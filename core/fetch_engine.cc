@@ -1,6 +1,9 @@
 #include "core/fetch_engine.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cctype>
@@ -12,6 +15,7 @@
 #include <unordered_set>
 
 #include "core/ascii.h"
+#include "core/net_guard.h"
 #include "core/url.h"
 
 namespace actorcrawl {
@@ -30,6 +34,7 @@ const char* to_string(FetchError e) {
     case FetchError::bad_encoding: return "bad_encoding";
     case FetchError::protocol_error: return "protocol_error";
     case FetchError::transfer_failed: return "transfer_failed";
+    case FetchError::private_address: return "private_address";
   }
   return "transfer_failed";
 }
@@ -101,6 +106,9 @@ struct Transfer {
   bool loop_detected = false;
   std::string retry_after;
   std::string x_robots_tag;
+  // block_private_addresses: the address last refused while connecting for
+  // the current hop; cleared once the hop has a connection it may use.
+  std::string refused_address;
 };
 
 std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
@@ -163,6 +171,61 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
     }
   }
   return bytes;
+}
+
+// The peer address curl is about to connect to, as numeric text; empty when
+// it is not IPv4 or IPv6.
+std::string address_text(const curl_sockaddr* address) {
+  char text[INET6_ADDRSTRLEN] = "";
+  // `addr` is declared a plain sockaddr but curl stores the whole address
+  // there (addrlen bytes), so copy out as much as the family needs.
+  const auto* raw = reinterpret_cast<const unsigned char*>(&address->addr);
+  if (address->family == AF_INET && address->addrlen >= sizeof(sockaddr_in)) {
+    sockaddr_in in{};
+    std::memcpy(&in, raw, sizeof in);
+    if (::inet_ntop(AF_INET, &in.sin_addr, text, sizeof text) == nullptr)
+      return {};
+  } else if (address->family == AF_INET6 && address->addrlen >= sizeof(sockaddr_in6)) {
+    sockaddr_in6 in6{};
+    std::memcpy(&in6, raw, sizeof in6);
+    if (::inet_ntop(AF_INET6, &in6.sin6_addr, text, sizeof text) == nullptr)
+      return {};
+  }
+  return text;
+}
+
+// CURLOPT_OPENSOCKETFUNCTION for block_private_addresses: curl calls it with
+// each resolved (or CURLOPT_RESOLVE'd) address instead of socket(2), for the
+// first request and every redirect hop, before connecting. Refusing makes
+// curl try the host's next address, or fail with CURLE_COULDNT_CONNECT.
+curl_socket_t open_public_socket(void* user, curlsocktype purpose, curl_sockaddr* address) {
+  auto* t = static_cast<Transfer*>(user);
+  const std::string ip = address_text(address);
+  if (purpose != CURLSOCKTYPE_IPCXN || is_private_address(ip)) {
+    t->refused_address = ip.empty() ? "(not an IP address)" : ip;
+    return CURL_SOCKET_BAD;
+  }
+  const int fd = ::socket(address->family, address->socktype, address->protocol);
+  return fd < 0 ? CURL_SOCKET_BAD : fd;
+}
+
+// CURLOPT_PREREQFUNCTION for block_private_addresses: runs once a hop has
+// its connection and before the request is sent. The socket callback has
+// vetted every connection a blocked transfer opened itself; this catches a
+// connection reused from the engine's cache that an unblocked transfer
+// opened to a private address.
+int check_connected_peer(void* user, char* primary_ip, char* /*local_ip*/, int /*primary_port*/,
+                         int /*local_port*/) {
+  auto* t = static_cast<Transfer*>(user);
+  const std::string_view ip = primary_ip != nullptr ? primary_ip : "";
+  if (is_private_address(ip)) {
+    t->refused_address = ip.empty() ? "(unknown peer)" : std::string{ip};
+    return CURL_PREREQFUNC_ABORT;
+  }
+  // An address refused earlier in this hop did not stop it: another of the
+  // host's addresses was public.
+  t->refused_address.clear();
+  return CURL_PREREQFUNC_OK;
 }
 
 void parse_content_type(const char* raw, FetchOutcome& out) {
@@ -268,6 +331,15 @@ struct FetchEngine::Impl {
     curl_easy_setopt(h, CURLOPT_NOPROXY, no_proxy.c_str());
     if (resolve != nullptr)
       curl_easy_setopt(h, CURLOPT_RESOLVE, resolve);
+    if (t->request.block_private_addresses) {
+      curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_public_socket);
+      curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, t);
+      curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, check_connected_peer);
+      curl_easy_setopt(h, CURLOPT_PREREQDATA, t);
+      // No proxy, not even one from the environment: the proxy would make
+      // the connection to the private address on our behalf, unchecked.
+      curl_easy_setopt(h, CURLOPT_PROXY, "");
+    }
     curl_multi_add_handle(multi, h);
     live.insert(t);
     ++running;
@@ -306,6 +378,11 @@ struct FetchEngine::Impl {
     if (t->loop_detected) {
       out.error = FetchError::redirect_loop;
       out.error_detail = "redirect loop back to " + t->current_url;
+    } else if (code != CURLE_OK && !t->refused_address.empty()) {
+      // Refused by open_public_socket or check_connected_peer; curl itself
+      // only saw a failed connect or an aborted callback.
+      out.error = FetchError::private_address;
+      out.error_detail = "refused to connect to private address " + t->refused_address;
     } else if (code != CURLE_OK) {
       out.error = classify(code);
       // A Location curl will not follow: another scheme, or no URL at all.

@@ -30,6 +30,7 @@ enum class FetchError {
   bad_encoding,        // Content-Encoding could not be decoded
   protocol_error,      // not HTTP, malformed headers
   transfer_failed,     // anything else curl reports
+  private_address,     // block_private_addresses refused the peer (never retried)
 };
 const char* to_string(FetchError e);
 
@@ -40,6 +41,12 @@ struct FetchRequest {
   std::int64_t max_body_bytes = 1 << 20;
   std::int32_t max_redirects = 5;
   std::string user_agent;
+  // Refuse to connect to loopback, private, link-local and other non-public
+  // addresses (see core/net_guard.h), judged by the address a name resolved
+  // to, for the first request and every redirect hop, before any request
+  // bytes are sent; no proxy is used. The outcome is then
+  // FetchError::private_address. For crawls submitted by untrusted users.
+  bool block_private_addresses = false;
 };
 
 struct RedirectHop {

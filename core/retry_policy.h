@@ -7,8 +7,9 @@
 //    `retry_attempts` times, waiting retry_delay_ms * 2^(n-1) (never less
 //    than the politeness delay, and as long as Retry-After asks, up to a
 //    cap), with the timeout 50% longer on each attempt.
-//  - DNS failures, redirect loops, bad redirects, TLS and decoding errors
-//    are final at once: trying again would get the same answer.
+//  - DNS failures, redirect loops, bad redirects, TLS and decoding errors,
+//    and refused private addresses are final at once: trying again would
+//    get the same answer.
 #pragma once
 
 #include <chrono>

@@ -1,6 +1,7 @@
 #include "core/fetch_engine.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -552,4 +553,148 @@ TEST_CASE("fetch: wakeup cuts an idle perform short", "[fetch]") {
   waker.join();
   CHECK(done.empty());
   CHECK(waited < 1000);
+}
+
+// --- block_private_addresses: every test host is on loopback, so with the
+// flag set each of them must be refused before a request is sent.
+
+namespace {
+
+FetchRequest blocked_request_for(std::string url, std::uint64_t token = 1) {
+  FetchRequest r = request_for(std::move(url), token);
+  r.block_private_addresses = true;
+  return r;
+}
+
+// "127.0.0.1:PORT" -> "PORT"
+std::string port_of(const std::string& host_key) { return host_key.substr(host_key.rfind(':') + 1); }
+
+}  // namespace
+
+TEST_CASE("fetch: private_address has its stored name", "[fetch]") {
+  CHECK(std::string{to_string(FetchError::private_address)} == "private_address");
+  CHECK(FetchRequest{}.block_private_addresses == false);
+}
+
+TEST_CASE("fetch: with block_private_addresses a loopback host is refused unasked", "[fetch]") {
+  TestWeb web;
+  const auto host = web.add_host("127.0.0.1");
+  web.route(host, "/page", page("secret"));
+  FetchEngine engine;
+
+  auto out = fetch(engine, blocked_request_for(TestWeb::url(host, "/page"), 7));
+  CHECK(out.token == 7);
+  CHECK(out.error == FetchError::private_address);
+  CHECK(out.error_detail == "refused to connect to private address 127.0.0.1");
+  CHECK(out.status_code == 0);
+  CHECK(out.body.empty());
+  CHECK(out.redirects.empty());
+  CHECK(web.requests().empty());
+  CHECK(engine.running() == 0);
+
+  // Without the flag the same URL is fetched as always.
+  auto allowed = fetch(engine, request_for(TestWeb::url(host, "/page"), 8));
+  CHECK(allowed.error == FetchError::none);
+  CHECK(allowed.status_code == 200);
+  CHECK(allowed.body == "secret");
+  CHECK(web.requests().size() == 1);
+}
+
+TEST_CASE("fetch: with block_private_addresses not even a TCP connection is made", "[fetch]") {
+  // A bare listener: the kernel completes handshakes into its backlog
+  // without accept(), so any connect at all would be waiting there.
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(listener >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  REQUIRE(::listen(listener, 8) == 0);
+  REQUIRE(::fcntl(listener, F_SETFL, O_NONBLOCK) == 0);
+  FetchEngine engine;
+
+  const auto url = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/";
+  auto out = fetch(engine, blocked_request_for(url));
+  CHECK(out.error == FetchError::private_address);
+  const int accepted = ::accept(listener, nullptr, nullptr);
+  CHECK(accepted < 0);
+  if (accepted >= 0)
+    ::close(accepted);
+  ::close(listener);
+}
+
+TEST_CASE("fetch: block_private_addresses judges the address a resolve entry gives", "[fetch]") {
+  TestWeb web;
+  const auto host = web.add_host("127.0.0.2");
+  web.route(host, "/page", page("inside"));
+  FetchEngine engine;
+  // A public-looking name that resolves to loopback, as a hostile DNS
+  // answer (or rebinding) would make it.
+  const std::string port = port_of(host);
+  engine.set_resolve({"public.test:" + port + ":127.0.0.2"});
+  const std::string url = "http://public.test:" + port + "/page";
+
+  auto out = fetch(engine, blocked_request_for(url));
+  CHECK(out.error == FetchError::private_address);
+  CHECK(out.error_detail == "refused to connect to private address 127.0.0.2");
+  CHECK(out.body.empty());
+  CHECK(web.requests().empty());
+
+  // The entry itself works: unblocked, the name reaches the host.
+  auto allowed = fetch(engine, request_for(url, 2));
+  CHECK(allowed.error == FetchError::none);
+  CHECK(allowed.body == "inside");
+  CHECK(web.requests().size() == 1);
+}
+
+TEST_CASE("fetch: a blocked request does not reuse a cached connection to a private address", "[fetch]") {
+  TestWeb web;
+  const auto host = web.add_host("127.0.0.1");
+  web.route(host, "/first", page("first"));
+  web.route(host, "/second", page("second"));
+  FetchEngine engine;
+
+  // An unblocked transfer leaves a keep-alive connection in the cache...
+  auto first = fetch(engine, request_for(TestWeb::url(host, "/first"), 1));
+  REQUIRE(first.error == FetchError::none);
+  // ...which a blocked one to the same host must not use either.
+  auto second = fetch(engine, blocked_request_for(TestWeb::url(host, "/second"), 2));
+  CHECK(second.error == FetchError::private_address);
+  CHECK(second.error_detail == "refused to connect to private address 127.0.0.1");
+  CHECK(second.body.empty());
+  CHECK(web.count(host, "/first") == 1);
+  CHECK(web.count(host, "/second") == 0);
+  CHECK(web.requests().size() == 1);
+}
+
+TEST_CASE("fetch: blocked and unblocked transfers share the engine", "[fetch]") {
+  TestWeb web;
+  const auto a = web.add_host("127.0.0.1");
+  const auto b = web.add_host("127.0.0.2");
+  web.route(a, "/start", redirect(302, TestWeb::url(b, "/final")));
+  web.route(b, "/final", page("arrived"));
+  web.route(b, "/other", page("other"));
+  FetchEngine engine;
+  const std::string port_b = port_of(b);
+  // Refused at the first hop, so the redirect to b is never even seen; an
+  // unblocked transfer to b at the same time is unaffected.
+  engine.set_resolve({"public.test:" + port_b + ":127.0.0.2"});
+
+  engine.start(blocked_request_for(TestWeb::url(a, "/start"), 1));
+  engine.start(request_for(TestWeb::url(b, "/other"), 2));
+  engine.start(blocked_request_for("http://public.test:" + port_b + "/final", 3));
+  auto done = drive(engine, 3);
+  REQUIRE(done.size() == 3);
+  std::map<std::uint64_t, FetchOutcome> by_token;
+  for (auto& out : done)
+    by_token[out.token] = std::move(out);
+  CHECK(by_token.at(1).error == FetchError::private_address);
+  CHECK(by_token.at(2).error == FetchError::none);
+  CHECK(by_token.at(2).body == "other");
+  CHECK(by_token.at(3).error == FetchError::private_address);
+  CHECK(web.count(a, "/start") == 0);
+  CHECK(web.count(b, "/final") == 0);
+  CHECK(web.requests().size() == 1);
 }

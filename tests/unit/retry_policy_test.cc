@@ -111,6 +111,18 @@ TEST_CASE("RetryPolicy: permanent errors fail on the first attempt", "[retry_pol
   }
 }
 
+TEST_CASE("RetryPolicy: a refused private address is final at once", "[retry_policy]") {
+  const RetryPolicy p(settings());
+  for (std::int32_t attempt = 1; attempt <= 4; ++attempt) {
+    INFO("attempt " << attempt);
+    const RetryDecision d = p.decide(error(FetchError::private_address), attempt);
+    CHECK(d.verdict == FetchVerdict::failed);
+    CHECK(d.reason == "private_address");
+    CHECK(d.delay == ms{0});
+  }
+  CHECK(RetryPolicy::failure_reason(error(FetchError::private_address)) == "private_address");
+}
+
 TEST_CASE("RetryPolicy: with no retries configured the first failure is final",
           "[retry_policy]") {
   RetryPolicy::Settings s = settings();
