@@ -78,20 +78,31 @@ std::vector<StageTimes> gather_timings(caf::scoped_actor& self, const CrawlTopol
 }  // namespace
 
 CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& options) {
+  // Checked before the actor system starts, so a bad configuration costs
+  // nothing (run_crawl_on checks it all again).
   if (config.concurrent_workers == 0 && !options.coordinator)
     throw ConfigError("concurrent_workers is 0: nothing would fetch (only a coordinator may run without local workers)");
-  const NodeAddress listen = options.coordinator ? parse_node_address(config.listen, "listen") : NodeAddress{};
-  CrawlParts parts = prepare(config);
+  if (options.coordinator)
+    parse_node_address(config.listen, "listen");
+  validate(config, true);
   std::unique_ptr<TraceSession> trace;
   try {
     trace = std::make_unique<TraceSession>(config.trace_path, node_name(config));
   } catch (const TraceFileError& e) {
     throw ConfigError(e.what());
   }
-
   caf::actor_system_config cfg;
   configure_node(cfg, config);
   caf::actor_system sys{cfg};
+  return run_crawl_on(sys, config, options);
+}
+
+CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, const CrawlRunOptions& options) {
+  if (config.concurrent_workers == 0 && !options.coordinator)
+    throw ConfigError("concurrent_workers is 0: nothing would fetch (only a coordinator may run without local workers)");
+  const NodeAddress listen = options.coordinator ? parse_node_address(config.listen, "listen") : NodeAddress{};
+  CrawlParts parts = prepare(config);
+  parts.events = options.events;
   caf::scoped_actor self{sys};
   name_actor(self->address(), "crawl_run", node_name(config));
 
@@ -99,6 +110,12 @@ CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& optio
   result.start_ms = epoch_ms();
   CrawlTopology t = spawn_crawl(sys, config, std::move(parts), self);
   self->monitor(t.storage);
+  if (options.events) {
+    std::vector<std::pair<std::string, std::uint64_t>> actors = {
+      {"frontier", t.frontier.id()}, {"host_selector", t.host_selector.id()}, {"processor", t.processor.id()},
+      {"storage", t.storage.id()}, {"dead_letter", t.dead_letter.id()}};
+    options.events->started(actors);
+  }
 
   caf::actor gatekeeper;
   if (options.coordinator) {
@@ -152,16 +169,19 @@ CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& optio
       break;
     if (!stop_sent && options.stop_requests && options.stop_requests->load() > 0) {
       stop_sent = true;
-      self->send(t.frontier, stop_crawl{"signal"});
+      self->send(t.frontier, stop_crawl{options.stop_reason});
     }
-    if (options.show_progress && Clock::now() - last_report >= interval) {
+    if ((options.show_progress || options.events) && Clock::now() - last_report >= interval) {
       const double secs = std::chrono::duration<double>(Clock::now() - last_report).count();
       last_report = Clock::now();
       self->request(t.frontier, std::chrono::seconds{2}, progress_atom_v)
         .receive(
           [&](crawl_progress& p) {
-            show_progress(progress_text(p, static_cast<double>(p.fetched - last_fetched) / secs,
-                                        config.profile == "domains"));
+            if (options.events)
+              options.events->progress(ProgressSnapshot{p.queued, p.in_flight, p.seen, p.fetched, p.failed});
+            if (options.show_progress)
+              show_progress(progress_text(p, static_cast<double>(p.fetched - last_fetched) / secs,
+                                          config.profile == "domains"));
             last_fetched = p.fetched;
             last = p;
           },

@@ -6,9 +6,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include <caf/fwd.hpp>
+
 #include "core/crawl_config.h"
+#include "core/crawl_events.h"
 #include "core/crawl_store.h"
 #include "core/stage_times.h"
 
@@ -21,6 +25,11 @@ struct CrawlRunOptions {
   // Also serve worker nodes: publish the gatekeeper on config.listen, so
   // `actorcrawl worker` processes can join the crawl (docs/deployment.md).
   bool coordinator = false;
+  // The termination reason a stop request gives ("signal" for Ctrl-C).
+  std::string stop_reason = "signal";
+  // Told of pages, failures and progress (every progress_interval) as the
+  // crawl goes; optional.
+  std::shared_ptr<CrawlEvents> events;
 };
 
 struct CrawlRunResult {
@@ -35,5 +44,10 @@ struct CrawlRunResult {
 // Throws ConfigError or StoreError for a configuration or database that
 // cannot be used; nothing has been crawled then.
 CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& options = {});
+
+// The same on an actor system the caller owns and shares (the crawl
+// service runs one crawl per job on one system); `sys` must have been
+// configured with configure_node().
+CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, const CrawlRunOptions& options);
 
 }  // namespace actorcrawl

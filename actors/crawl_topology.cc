@@ -38,7 +38,7 @@ std::size_t parse_lanes(const CrawlConfig& config) {
 CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, CrawlParts parts,
                           caf::actor observer) {
   CrawlTopology t;
-  t.storage = spawn_storage(sys, std::move(parts.store));
+  t.storage = spawn_storage(sys, std::move(parts.store), parts.events);
   t.dead_letter = spawn_dead_letter(sys);
   t.processor = spawn_processor(sys, ProcessorSettings{std::move(parts.chain), std::move(parts.scope),
                                                        std::move(parts.domains), config.strip_query_params,
@@ -53,6 +53,7 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   settings.retry_delay_ms = config.retry_delay_ms;
   settings.politeness_delay_ms = config.politeness_delay_ms;
   settings.resolve = config.resolve;
+  settings.block_private_addresses = config.block_private_networks;
   using std::chrono::milliseconds;
   HostScheduler::Settings politeness;
   politeness.delay = milliseconds{config.politeness_delay_ms};

@@ -14,6 +14,7 @@
 
 namespace actorcrawl {
 
+class CrawlEvents;
 class CrawlStore;
 class DomainLinkFilter;
 class LinkScope;
@@ -35,6 +36,7 @@ struct CrawlParts {
   std::shared_ptr<const LinkScope> scope;
   std::shared_ptr<const DomainLinkFilter> domains;  // set for profile: domains
   std::shared_ptr<const ProcessorChain> chain;
+  std::shared_ptr<CrawlEvents> events;  // optional: told of pages and failures
 };
 
 CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, CrawlParts parts,

@@ -115,6 +115,7 @@ class fetch_worker : public caf::blocking_actor {
     r.max_body_bytes = settings_.max_body_bytes;
     r.max_redirects = settings_.max_redirects;
     r.user_agent = settings_.user_agent;
+    r.block_private_addresses = settings_.block_private_addresses;
     return r;
   }
 
@@ -135,6 +136,7 @@ class fetch_worker : public caf::blocking_actor {
     req.max_body_bytes = 512000;
     req.max_redirects = 5;
     req.user_agent = settings_.user_agent;
+    req.block_private_addresses = settings_.block_private_addresses;
     robots_[req.token] = std::move(r);
     engine_.start(std::move(req));
   }

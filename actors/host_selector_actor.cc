@@ -186,8 +186,10 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
                                    "); its URLs wait");
       }
       self->send(st.actors.storage, store_robots{std::move(record)});
-      // A name that does not resolve will not resolve on a retry either.
-      const std::string final_reason = r.error == "dns_failure" ? r.error : std::string{};
+      // A name that does not resolve will not resolve on a retry either, and
+      // a private address stays private: the host's URLs are refused at once.
+      const std::string final_reason =
+        r.error == "dns_failure" || r.error == "private_address" ? r.error : std::string{};
       st.scheduler.robots_done(r.host_key, std::move(rules), Clock::now(), std::chrono::milliseconds{r.fetch_ms},
                                final_reason);
       dispatch(self);

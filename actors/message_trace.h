@@ -12,6 +12,7 @@
 // known (the topology a worker is welcomed with, a worker's hello).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <cstdint>
@@ -47,6 +48,13 @@ std::string trace_role(const char* class_name, caf::actor_id id);
 void trace_delivery(TraceWriter& trace, const std::string& role, const caf::mailbox_element& x,
                     std::optional<std::int64_t> mailbox_us);
 
+// How many messages wait in a traced actor's mailbox, by actor id: counted
+// up on enqueue and down on consume, whether or not a trace is active (two
+// relaxed atomic operations a message). For the crawl service's metrics.
+std::optional<std::int64_t> mailbox_size(std::uint64_t actor_id);
+std::shared_ptr<std::atomic<std::int64_t>> register_mailbox(std::uint64_t actor_id);
+void unregister_mailbox(std::uint64_t actor_id);
+
 // Enqueue times of messages waiting in one traced actor's mailbox.
 class MailboxStamps {
  public:
@@ -73,15 +81,19 @@ template <class Base>
 class traced : public Base {
  public:
   template <class... Ts>
-  explicit traced(caf::actor_config& cfg, Ts&&... xs) : Base(cfg, std::forward<Ts>(xs)...) {}
+  explicit traced(caf::actor_config& cfg, Ts&&... xs)
+      : Base(cfg, std::forward<Ts>(xs)...), waiting_(register_mailbox(this->id())) {}
+  ~traced() override { unregister_mailbox(this->id()); }
 
   void enqueue(caf::mailbox_element_ptr ptr, caf::execution_unit* eu) override {
+    waiting_->fetch_add(1, std::memory_order_relaxed);
     if (active_trace() != nullptr && ptr != nullptr)
       stamps_.stamp(ptr.get());
     Base::enqueue(std::move(ptr), eu);
   }
 
   caf::invoke_message_result consume(caf::mailbox_element& x) override {
+    waiting_->fetch_sub(1, std::memory_order_relaxed);
     if (auto* trace = active_trace()) {
       if (role_.empty()) {
         role_ = trace_role(this->name(), this->id());
@@ -95,6 +107,7 @@ class traced : public Base {
  private:
   std::string role_;
   MailboxStamps stamps_;
+  std::shared_ptr<std::atomic<std::int64_t>> waiting_;
 };
 
 template <class State>

@@ -4,6 +4,7 @@
 
 #include "actors/message_trace.h"
 #include "core/console_log.h"
+#include "core/crawl_events.h"
 #include "core/crawl_store.h"
 #include "core/stage_times.h"
 #include "messages/catalogue.h"
@@ -14,6 +15,7 @@ namespace {
 
 struct storage_state {
   std::shared_ptr<CrawlStore> store;
+  std::shared_ptr<CrawlEvents> events;
   std::chrono::milliseconds flush_interval{250};
   bool flush_scheduled = false;
   StageTimes times{"store"};
@@ -31,8 +33,9 @@ void after_write(storage_ptr self) {
 }
 
 caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
-                            std::chrono::milliseconds flush_interval) {
+                            std::shared_ptr<CrawlEvents> events, std::chrono::milliseconds flush_interval) {
   self->state.store = std::move(store);
+  self->state.events = std::move(events);
   self->state.flush_interval = flush_interval;
   auto& db = *self->state.store;
   // A database that fails mid-crawl cannot keep the resume contract: the
@@ -71,10 +74,14 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
     [self, &db](store_page& m) {
       StageTimer timer(self->state.times, waited_us(m.sent_us));
       db.record_page(m.page);
+      if (self->state.events)
+        self->state.events->page_stored(m.page);
       after_write(self);
     },
     [self, &db](store_dead_letter& m) {
       db.record_dead_letter(m.row);
+      if (self->state.events)
+        self->state.events->url_failed(m.row);
       after_write(self);
     },
     [self, &db](store_robots& m) {
@@ -113,8 +120,8 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
 }  // namespace
 
 caf::actor spawn_storage(caf::actor_system& sys, std::shared_ptr<CrawlStore> store,
-                         std::chrono::milliseconds flush_interval) {
-  return sys.spawn(storage_actor, std::move(store), flush_interval);
+                         std::shared_ptr<CrawlEvents> events, std::chrono::milliseconds flush_interval) {
+  return sys.spawn(storage_actor, std::move(store), std::move(events), flush_interval);
 }
 
 }  // namespace actorcrawl

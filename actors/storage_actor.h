@@ -11,9 +11,12 @@
 
 namespace actorcrawl {
 
+class CrawlEvents;
 class CrawlStore;
 
+// `events`, if set, hears of every page and dead letter written.
 caf::actor spawn_storage(caf::actor_system& sys, std::shared_ptr<CrawlStore> store,
+                         std::shared_ptr<CrawlEvents> events = nullptr,
                          std::chrono::milliseconds flush_interval = std::chrono::milliseconds{250});
 
 }  // namespace actorcrawl

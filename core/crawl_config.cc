@@ -77,6 +77,14 @@ const std::vector<ConfigKey>& config_keys() {
     {"peer_timeout_ms", ValueKind::duration_ms, "nodes: a peer silent this long is dropped (a stopped or cut-off worker; its URLs go to others)", &C::peer_timeout_ms, 100, kHour},
     {"reconnect_timeout_ms", ValueKind::duration_ms, "worker: how long to keep trying to reach a lost coordinator before exiting", &C::reconnect_timeout_ms, 0, 24 * kHour},
     {"node_id", ValueKind::text, "this process's name in traces and logs (default HOST:PID)", &C::node_id},
+    {"service_listen", ValueKind::text, "serve: HOST:PORT of the HTTP API (actorcrawl serve --listen)", &C::service_listen},
+    {"service_token", ValueKind::text, "serve: bearer token every route but /healthz requires (env ACTORCRAWL_SERVICE_TOKEN, --token)", &C::service_token},
+    {"service_dir", ValueKind::text, "serve: directory of service.db and each job's database (--db-dir)", &C::service_dir},
+    {"max_concurrent_jobs", ValueKind::integer, "serve: jobs running at once; more are refused with 429", &C::max_concurrent_jobs, 1, 1000},
+    {"allow_private_networks", ValueKind::boolean, "serve: let jobs fetch private, loopback and link-local addresses", &C::allow_private_networks},
+    {"max_request_bytes", ValueKind::bytes, "serve: largest request body accepted", &C::max_request_bytes, 256, 1LL << 24},
+    {"max_pages_per_job", ValueKind::integer, "serve: largest max_pages a job may ask for", &C::max_pages_per_job, 1, 1'000'000'000},
+    {"block_private_networks", ValueKind::boolean, "refuse to fetch private, loopback and link-local addresses (checked after DNS and on every redirect)", &C::block_private_networks},
   };
   return keys;
 }
@@ -271,7 +279,8 @@ struct Alias {
 const std::vector<Alias>& aliases() {
   static const std::vector<Alias> a = {
     {"--seed", "seeds"}, {"--workers", "concurrent_workers"}, {"--db", "db_path"},
-    {"--metrics", "metrics_path"}, {"--trace", "trace_path"},
+    {"--metrics", "metrics_path"}, {"--trace", "trace_path"}, {"--token", "service_token"},
+    {"--db-dir", "service_dir"},
   };
   return a;
 }

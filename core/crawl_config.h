@@ -77,6 +77,17 @@ struct CrawlConfig {
   std::int64_t peer_timeout_ms = 5000;       // silent this long: the peer is gone
   std::int64_t reconnect_timeout_ms = 60000; // worker: how long to look for a lost coordinator
   std::string node_id;                       // names this process in traces; default host:pid
+  // Refuse private, loopback and link-local addresses, after name resolution
+  // and on every redirect (the crawl service sets it for submitted jobs).
+  bool block_private_networks = false;
+  // The crawl service (`actorcrawl serve`).
+  std::string service_listen = "127.0.0.1:8088";
+  std::string service_token;             // bearer token; empty: no token needed
+  std::string service_dir = "actorcrawl-service";  // service.db and jobs/
+  std::int64_t max_concurrent_jobs = 4;
+  bool allow_private_networks = false;   // jobs may fetch private addresses
+  std::int64_t max_request_bytes = 64 * 1024;
+  std::int64_t max_pages_per_job = 100000;
 };
 
 // A configuration that cannot be used. The message names the source (file

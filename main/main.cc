@@ -13,6 +13,7 @@
 #include "core/console_log.h"
 #include "core/crawl_config.h"
 #include "core/crawl_store.h"
+#include "main/serve_command.h"
 #include "main/trace_command.h"
 #include "testweb/test_web.h"
 
@@ -48,6 +49,10 @@ void usage(std::ostream& out) {
          "  actorcrawl worker --connect HOST:PORT [--workers N] [options]\n"
          "      Lend N fetch workers to a coordinator; retries a lost coordinator for\n"
          "      reconnect_timeout, then exits (code 4); refused at join: code 3.\n"
+         "  actorcrawl serve [--listen HOST:PORT] [--token TOKEN] [--db-dir DIR] [--demo-web] [options]\n"
+         "      Run the crawl service: an HTTP API for crawl jobs, a live dashboard at /,\n"
+         "      Prometheus metrics at /metrics (127.0.0.1:8088 by default). See\n"
+         "      actorcrawl serve --help and docs/service.md.\n"
          "  actorcrawl trace FILE... [--url URL] [--actor NAME] [--type TYPE]\n"
          "                   [--since TIME] [--until TIME] [--mermaid | --summary]\n"
          "      Show message trace files, merged by time: one line per message, a\n"
@@ -177,6 +182,11 @@ int main(int argc, char** argv) {
     return run_command(Role::worker, std::move(args));
   if (command == "trace")
     return trace_command(std::move(args));
+  if (command == "serve") {
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
+    return serve_command(std::move(args), stop_requests);
+  }
   std::fprintf(stderr, "actorcrawl: unknown command '%s' (see actorcrawl --help)\n", command.c_str());
   return 2;
 }

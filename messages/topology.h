@@ -39,13 +39,14 @@ struct fetch_settings {
   std::int64_t retry_delay_ms = 5000;
   std::int64_t politeness_delay_ms = 1000;
   std::vector<std::string> resolve;  // host:port:address, as curl --resolve
+  bool block_private_addresses = false;  // see block_private_networks
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, fetch_settings& x) {
   return f(caf::meta::type_name("fetch_settings"), x.user_agent, x.request_timeout_ms,
            x.max_body_bytes, x.max_redirects, x.retry_attempts, x.retry_delay_ms,
-           x.politeness_delay_ms, x.resolve);
+           x.politeness_delay_ms, x.resolve, x.block_private_addresses);
 }
 
 // FetchWorker -> HostSelector (request): I can run `capacity` transfers.

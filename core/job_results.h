@@ -1,0 +1,44 @@
+// What a crawl database holds, read for the service's API: its pages page
+// by page (a large job must not build one huge body), and its domain graph.
+// Read-only and safe while the crawl still writes (SQLite WAL).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace actorcrawl {
+
+struct PageView {
+  std::string url;
+  std::int32_t status_code = 0;
+  std::string title;
+  std::vector<std::string> links;  // document order
+  std::int64_t crawled_at = 0;     // epoch ms
+};
+
+struct PageSlice {
+  std::vector<PageView> pages;  // in crawl order
+  std::int64_t total = 0;
+};
+
+struct GraphView {
+  struct Node {
+    std::string id;  // host key
+    std::int64_t crawl_count = 0;
+    std::string description;
+  };
+  struct Edge {
+    std::string from, to;
+    std::int64_t weight = 0;
+  };
+  std::vector<Node> nodes;
+  std::vector<Edge> edges;
+};
+
+// A database that does not exist yet (the job has not started) reads as
+// empty. Throws StoreError when it exists but cannot be read.
+PageSlice read_pages(const std::string& db_path, std::int64_t offset, std::int64_t limit);
+GraphView read_graph(const std::string& db_path);
+
+}  // namespace actorcrawl

@@ -1,0 +1,388 @@
+// `actorcrawl serve` from the outside: a real HTTP client against the
+// service process on an ephemeral port, crawling in-process test webs.
+#include <catch2/catch.hpp>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "child_process.h"
+#include "core/clock.h"
+#include "crawl_fixture.h"
+
+using namespace actorcrawl;
+using namespace actorcrawl::testing;
+using testweb::TestWeb;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A web of `pages` pages on one host, each linking to the next, all from
+// the root; `delay_ms` per response.
+std::string chain_web(TestWeb& web, const std::string& ip, int pages, int delay_ms) {
+  auto h = web.add_host(ip);
+  std::vector<std::string> links;
+  for (int i = 1; i < pages; ++i)
+    links.push_back("/p" + std::to_string(i));
+  auto root = html(page("Root", links));
+  root.delay_ms = delay_ms;
+  web.route(h, "/", root);
+  for (int i = 1; i < pages; ++i) {
+    auto r = html(page("Page " + std::to_string(i), {"/"}));
+    r.delay_ms = delay_ms;
+    web.route(h, "/p" + std::to_string(i), r);
+  }
+  return TestWeb::url(h, "/");
+}
+
+class Service {
+ public:
+  Service(const ScratchDir& dir, std::vector<std::string> extra = {}, const std::string& log = "service.log")
+      : dir_(dir) {
+    std::vector<std::string> args = {"serve", "--listen", "127.0.0.1:0", "--db-dir", dir.path("service"),
+                                     "--politeness-delay-ms", "0", "--retry-delay-ms", "20",
+                                     "--request-timeout-ms", "3000"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    process_ = std::make_unique<ChildProcess>(ACTORCRAWL_BINARY, args, dir.path(log));
+    REQUIRE(process_->wait_for_output("service listening on", 20s));
+    std::smatch m;
+    const auto out = process_->output();
+    REQUIRE(std::regex_search(out, m, std::regex{R"(service listening on http://127\.0\.0\.1:([0-9]+))"}));
+    port_ = std::stoi(m[1].str());
+  }
+
+  httplib::Client client(const std::string& token = "") const {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(60, 0);
+    if (!token.empty())
+      c.set_bearer_token_auth(token.c_str());
+    return c;
+  }
+  ChildProcess& process() { return *process_; }
+  int port() const { return port_; }
+
+ private:
+  const ScratchDir& dir_;
+  std::unique_ptr<ChildProcess> process_;
+  int port_ = 0;
+};
+
+json body_of(const httplib::Result& r) {
+  REQUIRE(r);
+  INFO(r->body);
+  return json::parse(r->body);
+}
+
+std::string start_job(httplib::Client& c, const json& request) {
+  auto r = c.Post("/crawl", request.dump(), "application/json");
+  REQUIRE(r);
+  INFO(r->body);
+  REQUIRE(r->status == 202);
+  return body_of(r).at("job_id").get<std::string>();
+}
+
+json wait_for_status(httplib::Client& c, const std::string& id, const std::set<std::string>& wanted,
+                     std::chrono::seconds timeout = 60s) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  json last;
+  while (std::chrono::steady_clock::now() < until) {
+    auto r = c.Get(("/crawl/" + id + "?limit=1000").c_str());
+    REQUIRE(r);
+    last = json::parse(r->body);
+    if (wanted.count(last.at("job").at("status").get<std::string>()))
+      return last.at("job");
+    std::this_thread::sleep_for(50ms);
+  }
+  FAIL("job " << id << " never reached the wanted status; last: " << last.dump());
+  return {};
+}
+
+// An error answer: the status and exactly {"error": {"code", "message"}}.
+void check_error(const httplib::Result& r, int status, const std::string& code) {
+  REQUIRE(r);
+  INFO(r->body);
+  CHECK(r->status == status);
+  const auto j = json::parse(r->body);
+  REQUIRE(j.is_object());
+  CHECK(j.size() == 1);
+  CHECK(j.at("error").size() == 2);
+  CHECK(j.at("error").at("code") == code);
+  CHECK(!j.at("error").at("message").get<std::string>().empty());
+  CHECK(r->get_header_value("Content-Type") == "application/json");
+}
+
+}  // namespace
+
+TEST_CASE("serve: seed 000's request and response shapes", "[integration][service]") {
+  ScratchDir dir;
+  TestWeb web;
+  const auto seed = chain_web(web, "127.0.0.1", 20, 0);
+  Service service(dir, {"--allow-private-networks"});
+  auto c = service.client();
+
+  const auto before = epoch_ms();
+  auto r = c.Post("/crawl", json{{"url", seed}, {"max_pages", 10}}.dump(), "application/json");
+  REQUIRE(r);
+  CHECK(r->status == 202);
+  CHECK(json::parse(r->body) == json{{"job_id", "crawl_1"}, {"status", "started"}});
+
+  const auto job = wait_for_status(c, "crawl_1", {"completed"});
+  CHECK(job.at("id") == "crawl_1");
+  CHECK(job.at("seed_url") == seed);
+  CHECK(job.at("max_pages") == 10);
+  const auto& pages = job.at("pages");
+  REQUIRE(pages.size() == 10);
+  CHECK(pages[0].at("url") == seed);
+  CHECK(pages[0].at("status_code") == 200);
+  CHECK(pages[0].at("title") == "Root");
+  CHECK(pages[0].at("links").size() == 19);
+  CHECK(pages[0].at("links")[0] == TestWeb::url(web.requests().front().host_key, "/p1"));
+  for (const auto& p : pages) {
+    for (const char* key : {"url", "status_code", "title", "links", "crawled_at"})
+      CHECK(p.contains(key));
+    CHECK(p.at("crawled_at").get<std::int64_t>() >= before);
+  }
+  const auto started = job.at("started_at").get<std::int64_t>();
+  const auto ended = job.at("ended_at").get<std::int64_t>();
+  CHECK(started >= before);
+  CHECK(ended >= started);
+  CHECK(ended - before < 60'000);  // milliseconds, as in the seed
+
+  // The list and the health check.
+  auto list = body_of(c.Get("/crawl"));
+  REQUIRE(list.at("jobs").size() == 1);
+  CHECK(list.at("jobs")[0].at("id") == "crawl_1");
+  CHECK(list.at("jobs")[0].at("status") == "completed");
+  auto health = c.Get("/healthz");
+  REQUIRE(health);
+  CHECK(health->status == 200);
+  // The dashboard.
+  auto home = c.Get("/");
+  REQUIRE(home);
+  CHECK(home->status == 200);
+  CHECK(home->get_header_value("Content-Type").find("text/html") == 0);
+}
+
+TEST_CASE("serve: every bad request gets a named JSON error and starts nothing", "[integration][service]") {
+  ScratchDir dir;
+  TestWeb web;
+  const auto seed = chain_web(web, "127.0.0.1", 3, 0);
+  Service service(dir, {"--allow-private-networks", "--max-request-bytes", "1024"});
+  auto c = service.client();
+  auto post = [&](const std::string& body) { return c.Post("/crawl", body, "application/json"); };
+
+  check_error(post("{not json"), 400, "malformed_json");
+  check_error(post("[1, 2]"), 400, "invalid_body");
+  check_error(post("{}"), 400, "missing_field");
+  check_error(post(json{{"url", "ftp://example.org/"}}.dump()), 400, "invalid_url");
+  check_error(post(json{{"url", "not a url"}}.dump()), 400, "invalid_url");
+  check_error(post(json{{"url", 42}}.dump()), 400, "invalid_type");
+  check_error(post(json{{"url", seed}, {"max_pages", 0}}.dump()), 400, "out_of_range");
+  check_error(post(json{{"url", seed}, {"max_pages", 1000000000}}.dump()), 400, "out_of_range");
+  check_error(post(json{{"url", seed}, {"max_pages", "ten"}}.dump()), 400, "invalid_type");
+  check_error(post(json{{"url", seed}, {"max_depht", 2}}.dump()), 400, "unknown_field");
+  check_error(post(json{{"url", seed}, {"profile", "everything"}}.dump()), 400, "out_of_range");
+  check_error(post(json{{"url", seed + std::string(2000, 'a')}}.dump()), 413, "body_too_large");
+  check_error(c.Post("/crawl", "url=x", "application/x-www-form-urlencoded"), 400, "malformed_json");
+  check_error(c.Get("/crawl/crawl_99"), 404, "job_not_found");
+  check_error(c.Get("/crawl/crawl_99/graph"), 404, "job_not_found");
+  check_error(c.Delete("/crawl/crawl_99"), 404, "job_not_found");
+  check_error(c.Get("/no/such/route"), 404, "not_found");
+  CHECK(body_of(c.Get("/crawl")).at("jobs").empty());
+  CHECK(web.requests().empty());
+}
+
+TEST_CASE("serve: concurrent jobs stay apart; beyond the limit a job is refused with 429",
+          "[integration][service]") {
+  ScratchDir dir;
+  TestWeb web;
+  const auto slow_a = chain_web(web, "127.0.0.1", 12, 100);
+  const auto slow_b = chain_web(web, "127.0.0.2", 12, 100);
+  Service service(dir, {"--allow-private-networks", "--max-concurrent-jobs", "2"});
+  auto c = service.client();
+  const auto a = start_job(c, json{{"url", slow_a}, {"max_pages", 12}});
+  const auto b = start_job(c, json{{"url", slow_b}, {"max_pages", 12}});
+  check_error(c.Post("/crawl", json{{"url", slow_a}}.dump(), "application/json"), 429, "too_many_jobs");
+
+  const auto job_a = wait_for_status(c, a, {"completed"});
+  const auto job_b = wait_for_status(c, b, {"completed"});
+  // Each job crawled its own web, all of it, and nothing of the other's:
+  // separate frontiers, so the same URL in two jobs is fetched by both.
+  auto hosts_of = [](const json& job) {
+    std::set<std::string> hosts;
+    for (const auto& p : job.at("pages"))
+      hosts.insert(p.at("url").get<std::string>().substr(0, 17));
+    return hosts;
+  };
+  CHECK(job_a.at("pages").size() == 12);
+  CHECK(job_b.at("pages").size() == 12);
+  CHECK(hosts_of(job_a) == std::set<std::string>{"http://127.0.0.1:"});
+  CHECK(hosts_of(job_b) == std::set<std::string>{"http://127.0.0.2:"});
+  // Both ran at once: their crawls overlapped in time.
+  CHECK(job_a.at("started_at").get<std::int64_t>() < job_b.at("ended_at").get<std::int64_t>());
+  CHECK(job_b.at("started_at").get<std::int64_t>() < job_a.at("ended_at").get<std::int64_t>());
+  // Slots are free again.
+  const auto again = start_job(c, json{{"url", slow_a}, {"max_pages", 2}});
+  wait_for_status(c, again, {"completed"});
+  const auto list = body_of(c.Get("/crawl")).at("jobs");
+  REQUIRE(list.size() == 3);
+  CHECK(list[0].at("id") == again);  // newest first
+}
+
+TEST_CASE("serve: cancel ends in-flight work and keeps what was crawled; pages are paginated",
+          "[integration][service]") {
+  ScratchDir dir;
+  TestWeb web;
+  const auto slow = chain_web(web, "127.0.0.1", 60, 100);
+  Service service(dir, {"--allow-private-networks"});
+  auto c = service.client();
+  const auto id = start_job(c, json{{"url", slow}, {"max_pages", 60}});
+  const auto until = std::chrono::steady_clock::now() + 30s;
+  while (page_requests(web) < 5 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(20ms);
+  auto r = c.Delete(("/crawl/" + id).c_str());
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  CHECK(json::parse(r->body) == json{{"job_id", id}, {"status", "cancelled"}});
+  const auto job = wait_for_status(c, id, {"cancelled"});
+  const auto kept = job.at("pages").size();
+  CHECK(kept >= 4);
+  CHECK(kept < 60);
+  check_error(c.Delete(("/crawl/" + id).c_str()), 409, "job_finished");
+  // No request after the cancel was answered.
+  const auto seen = page_requests(web);
+  std::this_thread::sleep_for(300ms);
+  CHECK(page_requests(web) == seen);
+
+  // Pagination over what it kept.
+  auto first = body_of(c.Get(("/crawl/" + id + "?offset=0&limit=2").c_str())).at("job");
+  CHECK(first.at("pages").size() == 2);
+  CHECK(first.at("pages_total") == kept);
+  CHECK(first.at("offset") == 0);
+  CHECK(first.at("limit") == 2);
+  auto tail = body_of(c.Get(("/crawl/" + id + "?offset=" + std::to_string(kept - 1) + "&limit=10").c_str()));
+  CHECK(tail.at("job").at("pages").size() == 1);
+  check_error(c.Get(("/crawl/" + id + "?limit=0").c_str()), 400, "out_of_range");
+  check_error(c.Get(("/crawl/" + id + "?limit=5000").c_str()), 400, "out_of_range");
+  check_error(c.Get(("/crawl/" + id + "?offset=-1").c_str()), 400, "invalid_parameter");
+}
+
+TEST_CASE("serve: a job survives a crash of the service and is resumed on restart", "[integration][service]") {
+  ScratchDir dir;
+  TestWeb web;
+  const auto slow = chain_web(web, "127.0.0.1", 40, 60);
+  std::string id;
+  {
+    Service first(dir, {"--allow-private-networks"}, "first.log");
+    auto c = first.client();
+    id = start_job(c, json{{"url", slow}, {"max_pages", 40}});
+    const auto until = std::chrono::steady_clock::now() + 30s;
+    while (page_requests(web) < 10 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(10ms);
+    first.process().signal(SIGKILL);
+    REQUIRE(first.process().wait(10s).has_value());
+  }
+  Service second(dir, {"--allow-private-networks"}, "second.log");
+  CHECK(second.process().output().find("resuming job " + id) != std::string::npos);
+  auto c = second.client();
+  const auto job = wait_for_status(c, id, {"completed"});
+  // Every page exactly once, though the crawl spanned two processes.
+  CHECK(job.at("pages").size() == 40);
+  std::set<std::string> urls;
+  for (const auto& p : job.at("pages"))
+    CHECK(urls.insert(p.at("url").get<std::string>()).second);
+  // A later job gets the next id: the table is the source of truth.
+  CHECK(start_job(c, json{{"url", slow}, {"max_pages", 1}}) == "crawl_2");
+}
+
+TEST_CASE("serve: jobs may not fetch private addresses unless the service allows it", "[integration][service]") {
+  ScratchDir dir;
+  TestWeb web;
+  const auto seed = chain_web(web, "127.0.0.1", 3, 0);
+  Service service(dir);
+  auto c = service.client();
+  // robots.txt first: the host is refused as a whole before anything is sent.
+  const auto refused = wait_for_status(c, start_job(c, json{{"url", seed}, {"max_pages", 3}}), {"completed"});
+  CHECK(refused.at("pages").empty());
+  // Without robots.txt the page itself is refused, and counted by reason.
+  const auto id = start_job(c, json{{"url", seed}, {"max_pages", 3}, {"respect_robots_txt", false}});
+  const auto job = wait_for_status(c, id, {"completed"});
+  CHECK(web.requests().empty());
+  CHECK(job.at("pages_failed") == 1);
+  auto metrics = c.Get("/metrics");
+  REQUIRE(metrics);
+  CHECK(metrics->body.find(R"(actorcrawl_pages_failed_total{reason="private_address"} 1)") != std::string::npos);
+}
+
+TEST_CASE("serve: a bearer token guards every route but /healthz", "[integration][service]") {
+  ScratchDir dir;
+  Service service(dir, {"--token", "s3cret"});
+  auto anonymous = service.client();
+  CHECK(anonymous.Get("/healthz")->status == 200);
+  check_error(anonymous.Get("/crawl"), 401, "unauthorized");
+  check_error(anonymous.Get("/metrics"), 401, "unauthorized");
+  check_error(anonymous.Get("/"), 401, "unauthorized");
+  check_error(anonymous.Post("/crawl", "{}", "application/json"), 401, "unauthorized");
+  auto wrong = service.client("guess");
+  check_error(wrong.Get("/crawl"), 401, "unauthorized");
+  auto right = service.client("s3cret");
+  CHECK(right.Get("/crawl")->status == 200);
+  CHECK(anonymous.Get("/crawl?access_token=s3cret")->status == 200);
+}
+
+TEST_CASE("serve: live events, the domain graph and the metrics of a job", "[integration][service]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  auto h3 = web.add_host("127.0.0.3");
+  for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, h3}, std::pair{h3, a}}) {
+    auto r = html(page("Home of " + from, {TestWeb::url(to, "/")}));
+    r.delay_ms = 150;
+    web.route(from, "/", r);
+  }
+  Service service(dir, {"--allow-private-networks"});
+  auto c = service.client();
+  const auto id = start_job(c, json{{"url", TestWeb::url(a, "/")}, {"max_pages", 10},
+                                    {"allowed_domains", {"127.0.0.1", "127.0.0.2", "127.0.0.3"}}});
+  // The event stream, read to its end.
+  std::string stream;
+  auto events = service.client();
+  auto r = events.Get(("/crawl/" + id + "/events").c_str(), [&](const char* data, std::size_t n) {
+    stream.append(data, n);
+    return true;
+  });
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  CHECK(r->get_header_value("Content-Type") == "text/event-stream");
+  INFO(stream);
+  CHECK(stream.find("event: progress\n") != std::string::npos);
+  CHECK(stream.find("event: page\n") != std::string::npos);
+  CHECK(stream.find("\"url\":\"" + TestWeb::url(b, "/") + "\"") != std::string::npos);
+  CHECK(stream.find("event: end\ndata: {\"status\":\"completed\"}") != std::string::npos);
+
+  const auto graph = body_of(c.Get(("/crawl/" + id + "/graph").c_str()));
+  CHECK(graph.at("nodes").size() == 3);
+  std::set<std::string> edges;
+  for (const auto& e : graph.at("edges"))
+    edges.insert(e.at("from").get<std::string>() + ">" + e.at("to").get<std::string>() + " " +
+                 std::to_string(e.at("weight").get<int>()));
+  CHECK(edges == std::set<std::string>{a + ">" + b + " 1", b + ">" + h3 + " 1", h3 + ">" + a + " 1"});
+
+  auto metrics = c.Get("/metrics");
+  REQUIRE(metrics);
+  CHECK(metrics->get_header_value("Content-Type").find("text/plain; version=0.0.4") == 0);
+  const auto& text = metrics->body;
+  INFO(text);
+  CHECK(text.find("actorcrawl_pages_fetched_total{job=\"" + id + "\"} 3") != std::string::npos);
+  CHECK(text.find("actorcrawl_jobs{status=\"completed\"} 1") != std::string::npos);
+  CHECK(text.find("actorcrawl_fetch_duration_seconds_count 3") != std::string::npos);
+  CHECK(text.find("actorcrawl_fetch_duration_seconds_bucket{le=\"+Inf\"} 3") != std::string::npos);
+  CHECK(text.find("# TYPE actorcrawl_mailbox_messages gauge") != std::string::npos);
+  CHECK(text.find("# TYPE actorcrawl_bytes_fetched_total counter") != std::string::npos);
+}
