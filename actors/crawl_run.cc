@@ -85,12 +85,7 @@ CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& optio
   if (options.coordinator)
     parse_node_address(config.listen, "listen");
   validate(config, true);
-  std::unique_ptr<TraceSession> trace;
-  try {
-    trace = std::make_unique<TraceSession>(config.trace_path, node_name(config));
-  } catch (const TraceFileError& e) {
-    throw ConfigError(e.what());
-  }
+  const auto trace = TraceSession::open(config.trace_path, node_name(config));
   caf::actor_system_config cfg;
   configure_node(cfg, config);
   caf::actor_system sys{cfg};

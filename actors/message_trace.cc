@@ -7,6 +7,7 @@
 
 #include <caf/all.hpp>
 
+#include "core/crawl_config.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {
@@ -176,6 +177,14 @@ TraceSession::TraceSession(const std::string& path, const std::string& node) {
     return;
   writer_ = std::make_unique<TraceWriter>(path, node);
   set_active_trace(writer_.get());
+}
+
+std::unique_ptr<TraceSession> TraceSession::open(const std::string& path, const std::string& node) {
+  try {
+    return std::make_unique<TraceSession>(path, node);
+  } catch (const TraceFileError& e) {
+    throw ConfigError(e.what());
+  }
 }
 
 TraceSession::~TraceSession() {

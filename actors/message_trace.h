@@ -118,6 +118,10 @@ using traced_actor = traced<caf::stateful_actor<State>>;
 // actor system and let it outlive it, so no actor writes to a closed file.
 class TraceSession {
  public:
+  // The session `config.trace_path` asks for (none when empty), named by the
+  // node; a file that cannot be created is a ConfigError.
+  static std::unique_ptr<TraceSession> open(const std::string& path, const std::string& node);
+
   // Throws TraceFileError when the file cannot be created.
   TraceSession(const std::string& path, const std::string& node);
   ~TraceSession();

@@ -167,12 +167,7 @@ WorkerNodeResult run_worker_node(const CrawlConfig& config, const WorkerNodeOpti
   if (config.concurrent_workers < 1)
     throw ConfigError("a worker needs at least one fetch worker (--workers N)");
   validate(config, false);
-  std::unique_ptr<TraceSession> trace;
-  try {
-    trace = std::make_unique<TraceSession>(config.trace_path, node_name(config));
-  } catch (const TraceFileError& e) {
-    throw ConfigError(e.what());
-  }
+  const auto trace = TraceSession::open(config.trace_path, node_name(config));
   caf::actor_system_config cfg;
   configure_node(cfg, config);
   caf::actor_system sys{cfg};

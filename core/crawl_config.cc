@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -516,6 +517,16 @@ void validate(const CrawlConfig& config, bool seeds_required) {
   const int tls_parts = !config.tls_cert.empty() + !config.tls_key.empty() + !config.tls_ca.empty();
   if (tls_parts != 0 && tls_parts != 3)
     throw ConfigError("TLS needs all of tls_cert, tls_key and tls_ca (--tls-cert, --tls-key, --tls-ca)");
+}
+
+void apply_config_sources(const std::vector<std::string>& args, CrawlConfig& config,
+                          const std::string& help_command) {
+  if (auto path = config_path_from_args(args); !path.empty())
+    apply_yaml_file(path, config);
+  apply_environment(config, [](const char* name) { return std::getenv(name); });
+  auto leftover = apply_command_line(args, config);
+  if (!leftover.empty())
+    throw ConfigError("unexpected argument '" + leftover.front() + "' (see " + help_command + ")");
 }
 
 NodeAddress parse_node_address(const std::string& text, const std::string& key) {

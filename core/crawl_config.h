@@ -140,6 +140,12 @@ std::vector<std::string> apply_command_line(const std::vector<std::string>& args
 // The value of --config / -c, if given.
 std::string config_path_from_args(const std::vector<std::string>& args);
 
+// Everything a command line says, in order of precedence: the --config
+// file, then ACTORCRAWL_* variables of the process's environment, then the
+// flags. A leftover argument is a ConfigError pointing at `help_command`.
+void apply_config_sources(const std::vector<std::string>& args, CrawlConfig& config,
+                          const std::string& help_command);
+
 // Checks that span keys (e.g. at least one seed is a valid http(s) URL).
 void validate(const CrawlConfig& config, bool seeds_required);
 

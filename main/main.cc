@@ -94,12 +94,7 @@ int run_command(Role role, std::vector<std::string> args) {
     config.concurrent_workers = 0;
   std::unique_ptr<testweb::TestWeb> demo;
   try {
-    if (auto path = config_path_from_args(args); !path.empty())
-      apply_yaml_file(path, config);
-    apply_environment(config, [](const char* name) { return std::getenv(name); });
-    auto leftover = apply_command_line(args, config);
-    if (!leftover.empty())
-      throw ConfigError("unexpected argument '" + leftover.front() + "' (see actorcrawl --help)");
+    apply_config_sources(args, config, "actorcrawl --help");
     if (role != Role::worker && config.seeds.empty()) {
       auto web = testweb::start_demo_web();
       demo = std::move(web.web);

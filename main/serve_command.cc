@@ -321,12 +321,7 @@ int serve_command(std::vector<std::string> args, const std::atomic<int>& stop_re
   CrawlConfig config;
   NodeAddress where;
   try {
-    if (auto path = config_path_from_args(args); !path.empty())
-      apply_yaml_file(path, config);
-    apply_environment(config, [](const char* name) { return std::getenv(name); });
-    auto leftover = apply_command_line(args, config);
-    if (!leftover.empty())
-      throw ConfigError("unexpected argument '" + leftover.front() + "' (see actorcrawl serve --help)");
+    apply_config_sources(args, config, "actorcrawl serve --help");
     where = parse_node_address(config.service_listen, "service_listen");
     validate(config, false);
   } catch (const ConfigError& e) {
