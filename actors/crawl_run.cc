@@ -141,8 +141,12 @@ CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, c
   self->send(t.frontier, crawl_seeds{config.seeds});
 
   using Clock = std::chrono::steady_clock;
-  const auto interval = std::chrono::milliseconds{stderr_is_terminal() ? config.progress_interval_ms
-                                                                       : std::max<std::int64_t>(config.progress_interval_ms, 5000)};
+  // A log file gets a progress line every 5 s at most; a terminal, and
+  // whoever listens for events, every progress_interval.
+  const auto event_interval = std::chrono::milliseconds{config.progress_interval_ms};
+  const auto log_interval = std::chrono::milliseconds{stderr_is_terminal() ? config.progress_interval_ms
+                                                                           : std::max<std::int64_t>(config.progress_interval_ms, 5000)};
+  auto last_poll = Clock::now();
   auto last_report = Clock::now();
   std::int64_t last_fetched = 0;
   crawl_progress last{};
@@ -166,18 +170,23 @@ CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, c
       stop_sent = true;
       self->send(t.frontier, stop_crawl{options.stop_reason});
     }
-    if ((options.show_progress || options.events) && Clock::now() - last_report >= interval) {
-      const double secs = std::chrono::duration<double>(Clock::now() - last_report).count();
-      last_report = Clock::now();
+    const auto now = Clock::now();
+    const bool log_due = options.show_progress && now - last_report >= log_interval;
+    const bool event_due = options.events && now - last_poll >= event_interval;
+    if (log_due || event_due) {
+      last_poll = now;
       self->request(t.frontier, std::chrono::seconds{2}, progress_atom_v)
         .receive(
           [&](crawl_progress& p) {
             if (options.events)
               options.events->progress(ProgressSnapshot{p.queued, p.in_flight, p.seen, p.fetched, p.failed});
-            if (options.show_progress)
+            if (log_due) {
+              const double secs = std::chrono::duration<double>(now - last_report).count();
               show_progress(progress_text(p, static_cast<double>(p.fetched - last_fetched) / secs,
                                           config.profile == "domains"));
-            last_fetched = p.fetched;
+              last_report = now;
+              last_fetched = p.fetched;
+            }
             last = p;
           },
           [&](caf::error&) {});

@@ -130,7 +130,9 @@ struct CrawlService::Impl {
   // The crawl's events, turned into metrics and the job's SSE stream.
   class Sink : public CrawlEvents {
    public:
-    Sink(Impl& service, std::shared_ptr<Running> job) : service_(service), job_(std::move(job)) {}
+    Sink(Impl& service, std::shared_ptr<Running> job) : service_(service), job_(std::move(job)) {
+      recent_.emplace_back(SteadyClock::now(), 0);
+    }
 
     void started(const std::vector<std::pair<std::string, std::uint64_t>>& actors) override {
       std::lock_guard<std::mutex> lock{job_->actors_mutex};
@@ -153,15 +155,16 @@ struct CrawlService::Impl {
       service_.metrics.add("actorcrawl_pages_failed_total", {{"reason", row.reason}});
     }
     void progress(const ProgressSnapshot& p) override {
+      // Pages/s over the last few seconds: per snapshot it would jump
+      // between 0 and bursts, since pages settle in batches.
       const auto now = SteadyClock::now();
+      while (recent_.size() > 1 && now - recent_[1].first >= kRateWindow)
+        recent_.pop_front();
       double rate = 0;
-      if (last_at_ != SteadyClock::time_point{}) {
-        const double secs = std::chrono::duration<double>(now - last_at_).count();
-        if (secs > 0)
-          rate = static_cast<double>(p.fetched - last_fetched_) / secs;
-      }
-      last_at_ = now;
-      last_fetched_ = p.fetched;
+      const double secs = std::chrono::duration<double>(now - recent_.front().first).count();
+      if (secs > 0)
+        rate = static_cast<double>(p.fetched - recent_.front().second) / secs;
+      recent_.emplace_back(now, p.fetched);
       job_->log->set_live(JobLive{p, rate});
       job_->log->push("progress", json{{"status", "running"},
                                        {"pages_fetched", p.fetched},
@@ -176,8 +179,8 @@ struct CrawlService::Impl {
    private:
     Impl& service_;
     std::shared_ptr<Running> job_;
-    SteadyClock::time_point last_at_{};
-    std::int64_t last_fetched_ = 0;
+    static constexpr std::chrono::seconds kRateWindow{3};
+    std::deque<std::pair<SteadyClock::time_point, std::int64_t>> recent_;  // (when, pages fetched)
   };
 
   CrawlConfig config_for(const JobRow& row, const JobRequest& request) const {

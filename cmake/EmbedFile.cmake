@@ -15,8 +15,8 @@
 # line is longer, appended into a function-local static std::string. The
 # raw-string delimiter is the first of a fixed list whose closing sequence
 # `)DELIM"` does not occur in the file; if all of them occur, or the file
-# holds a NUL byte, the build fails naming the file. Line ends are LF as the
-# compiler reads them (a CR before LF would not survive in a raw literal).
+# holds a NUL byte or CRLF line ends (a CR would not survive in a raw
+# literal), the build fails naming the file.
 #
 # This file is also the generator: the custom command runs it with
 # `cmake -P` (the branch at the bottom).
@@ -56,8 +56,9 @@ if(CMAKE_SCRIPT_MODE_FILE AND DEFINED EMBED_INPUT)
     set(EMBED_SHOWN "${EMBED_INPUT}")
   endif()
 
-  # The size from a hex read, compared with the text read: a NUL byte (or
-  # anything else CMake strings cannot carry) makes them differ.
+  # The size from a hex read, compared with the text read: a NUL byte, or a
+  # CR that CMake drops from CRLF line ends (and a raw literal could not
+  # keep), makes them differ.
   file(READ "${EMBED_INPUT}" hex HEX)
   string(LENGTH "${hex}" hex_length)
   math(EXPR size "${hex_length} / 2")
@@ -65,8 +66,8 @@ if(CMAKE_SCRIPT_MODE_FILE AND DEFINED EMBED_INPUT)
   file(READ "${EMBED_INPUT}" content)
   string(LENGTH "${content}" length)
   if(NOT length EQUAL size)
-    message(FATAL_ERROR "${EMBED_SHOWN}: read ${length} of ${size} bytes as text "
-                        "(a NUL byte?); embed_text_file is for text files")
+    message(FATAL_ERROR "${EMBED_SHOWN}: read ${length} of ${size} bytes as text: "
+                        "embed_text_file takes text with LF line ends and no NUL byte")
   endif()
 
   set(delimiter "")
@@ -105,7 +106,7 @@ if(CMAKE_SCRIPT_MODE_FILE AND DEFINED EMBED_INPUT)
     string(SUBSTRING "${rest}" 0 ${take} chunk)
     string(SUBSTRING "${rest}" ${take} -1 rest)
     math(EXPR rest_length "${rest_length} - ${take}")
-    string(APPEND body "  text.append(R\"${delimiter}(${chunk})${delimiter}\");\n")
+    string(APPEND body "    text.append(R\"${delimiter}(${chunk})${delimiter}\");\n")
   endwhile()
 
   set(generated

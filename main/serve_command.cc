@@ -95,6 +95,7 @@ struct Server {
   CrawlService& service;
   const CrawlConfig& config;
   std::string demo_url;
+  std::vector<std::string> demo_hosts;  // the demo web's hosts, for the form's scope
   httplib::Server http;
 
   JobRow known_job(const std::string& id) {
@@ -152,6 +153,7 @@ struct Server {
     http.Get("/api/info", [this](const httplib::Request&, httplib::Response& res) {
       send_json(res, 200, json{{"version", kVersion},
                                {"demo_url", demo_url.empty() ? json(nullptr) : json(demo_url)},
+                               {"demo_allowed_domains", demo_url.empty() ? json(nullptr) : json(demo_hosts)},
                                {"allow_private_networks", config.allow_private_networks},
                                {"max_concurrent_jobs", config.max_concurrent_jobs},
                                {"max_pages_per_job", config.max_pages_per_job}});
@@ -174,8 +176,14 @@ struct Server {
     http.Get("/crawl", [this](const httplib::Request&, httplib::Response& res) {
       guarded(res, [&] {
         json jobs = json::array();
-        for (const auto& row : service.jobs())
-          jobs.push_back(job_summary(row));
+        for (const auto& row : service.jobs()) {
+          json job = job_summary(row);
+          if (auto live = service.live(row.id)) {
+            job["pages_fetched"] = live->progress.fetched;
+            job["pages_failed"] = live->progress.failed;
+          }
+          jobs.push_back(std::move(job));
+        }
         send_json(res, 200, json{{"jobs", jobs}});
       });
     });
@@ -331,10 +339,13 @@ int serve_command(std::vector<std::string> args, const std::atomic<int>& stop_re
 
   std::unique_ptr<testweb::TestWeb> demo_web;
   std::string demo_url;
+  std::vector<std::string> demo_hosts;
   if (demo) {
     auto web = testweb::start_demo_web();
     demo_web = std::move(web.web);
     demo_url = web.seed_url;
+    for (const auto& key : web.host_keys)
+      demo_hosts.push_back(key.substr(0, key.rfind(':')));
     log_line(LogLevel::notice, "demo web at " + demo_url);
     if (!config.allow_private_networks)
       log_line(LogLevel::warn, "the demo web is on loopback: jobs can crawl it only with --allow-private-networks");
@@ -348,7 +359,7 @@ int serve_command(std::vector<std::string> args, const std::atomic<int>& stop_re
     settings.allow_private_networks = config.allow_private_networks;
     settings.limits.max_pages = config.max_pages_per_job;
     CrawlService service(std::move(settings));
-    Server server{service, config, demo_url, {}};
+    Server server{service, config, demo_url, demo_hosts, {}};
     server.routes();
     const int port = where.port == 0 ? server.http.bind_to_any_port(where.host)
                                      : (server.http.bind_to_port(where.host, where.port) ? where.port : -1);

@@ -2,6 +2,11 @@
 # Installs every Debian 12 package actorcrawl needs to build, test and run.
 # Idempotent: packages already present are left alone, and apt is only asked
 # when something is missing.
+#
+#   scripts/install-deps.sh          what building and running need
+#   scripts/install-deps.sh --test   also what the tests drive: Chromium and
+#                                    Node.js (the dashboard's browser test),
+#                                    the openssl tool (TLS between nodes)
 set -euo pipefail
 
 PACKAGES=(
@@ -20,6 +25,9 @@ PACKAGES=(
   libcpp-httplib-dev
   libbenchmark-dev
 )
+if [ "${1:-}" = "--test" ]; then
+  PACKAGES+=(chromium nodejs npm fonts-liberation openssl)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

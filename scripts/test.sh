@@ -6,6 +6,7 @@
 # main suite runs last, so its summary is the closing line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh --test
 bash scripts/build.sh
 bash scripts/fuzz.sh
 cd "${BUILD_DIR:-build}"

@@ -176,7 +176,10 @@ TEST_CASE("a worker killed mid-crawl loses nothing, and a late worker finishes i
   ScratchDir dir;
   ClusterWeb web(40);
   auto config = cluster_config(dir, web, "cluster.db");
-  ChildProcess coordinator(ACTORCRAWL_BINARY, coordinator_args(config), dir.path("coordinator.log"));
+  // The coordinator fetches too, with one local worker beside the remote ones.
+  ChildProcess coordinator(ACTORCRAWL_BINARY,
+                           coordinator_args(config, {"--workers", "1", "--transfers-per-worker", "2"}),
+                           dir.path("coordinator.log"));
   const int port = start_and_read_port(coordinator);
   ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port), dir.path("w1.log"));
   ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port), dir.path("w2.log"));

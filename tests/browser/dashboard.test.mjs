@@ -1,0 +1,322 @@
+// Browser test of the dashboard served by `actorcrawl serve`.
+//
+//   ACTORCRAWL_BIN=build/actorcrawl BROWSER_OUT=build/browser node dashboard.test.mjs
+//
+// Starts the service with the bundled demo web on loopback, opens the
+// dashboard in headless Chromium (/usr/bin/chromium, driven by
+// playwright-core), starts a crawl of the demo web from the form and follows
+// it to the end, then compares what the page shows with the API. Saves
+// $BROWSER_OUT/dashboard.png. Exit codes: 0 passed, 1 failed (with a message
+// saying what), 77 skipped (Chromium cannot start).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const MAX_PAGES = 50;
+const DEMO_HOSTS = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
+const CRAWL_TIMEOUT_MS = 60_000;
+const TOTAL_TIMEOUT_MS = 180_000;
+
+const bin = process.env.ACTORCRAWL_BIN;
+const outDir = resolve(process.env.BROWSER_OUT || join(tmpdir(), 'actorcrawl-browser'));
+
+class Failure extends Error {}
+class Skip extends Error {}
+
+const cleanups = [];
+let server = null;
+let serverLog = '';
+let stopping = false;
+
+function log(msg) {
+  process.stderr.write(`[browser-test] ${msg}\n`);
+}
+
+function fail(msg) {
+  throw new Failure(msg);
+}
+
+// Starts the service and resolves with {serviceUrl, demoUrl} once both lines
+// were printed.
+function startServer(dbDir) {
+  return new Promise((resolvePromise, reject) => {
+    const args = ['serve', '--listen', '127.0.0.1:0', '--demo-web', '--allow-private-networks', '--db-dir', dbDir];
+    log(`starting ${bin} ${args.join(' ')}`);
+    server = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let serviceUrl = null;
+    let demoUrl = null;
+    let settled = false;
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      reject(new Failure(`the service did not print its URLs within 30 s; output:\n${tail(serverLog)}`));
+    }, 30_000);
+    const onData = (chunk) => {
+      serverLog += chunk.toString();
+      if (serverLog.length > 200_000) serverLog = serverLog.slice(-100_000);
+      const s = /service listening on (http:\/\/\S+)/.exec(serverLog);
+      const d = /demo web at (http:\/\/\S+)/.exec(serverLog);
+      if (s) serviceUrl = s[1].replace(/\/+$/, '');
+      if (d) demoUrl = d[1];
+      if (serviceUrl && demoUrl && !settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolvePromise({ serviceUrl, demoUrl });
+      }
+    };
+    server.stdout.on('data', onData);
+    server.stderr.on('data', onData);
+    server.on('error', (e) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(new Failure(`cannot start ${bin}: ${e.message}`));
+    });
+    server.on('exit', (code, signal) => {
+      const wasRunning = server !== null;
+      server = null;
+      if (!settled) {
+        settled = true;
+        clearTimeout(timer);
+        reject(new Failure(`the service exited (${signal || 'code ' + code}) before it was ready; output:\n${tail(serverLog)}`));
+      } else if (wasRunning && !stopping) {
+        log(`the service exited early (${signal || 'code ' + code})`);
+      }
+    });
+  });
+}
+
+async function stopServer() {
+  if (!server) return;
+  stopping = true;
+  const proc = server;
+  const exited = new Promise((r) => proc.once('exit', r));
+  proc.kill('SIGTERM');
+  const timeout = new Promise((r) => setTimeout(() => r('timeout'), 10_000));
+  if ((await Promise.race([exited, timeout])) === 'timeout') {
+    log('the service did not stop within 10 s of SIGTERM; killing it');
+    proc.kill('SIGKILL');
+    await exited;
+  }
+}
+
+function tail(text, lines = 40) {
+  return text.split('\n').slice(-lines).join('\n');
+}
+
+async function getJson(url) {
+  const res = await fetch(url, { headers: { Accept: 'application/json' } });
+  const body = await res.text();
+  if (!res.ok) fail(`GET ${url} answered ${res.status}: ${body.slice(0, 500)}`);
+  try {
+    return JSON.parse(body);
+  } catch (e) {
+    fail(`GET ${url} did not answer JSON: ${body.slice(0, 500)}`);
+  }
+}
+
+// Polls fn() until it returns a truthy value; fails with describe() after timeoutMs.
+async function waitFor(fn, timeoutMs, describe) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) fail(await describe());
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function launchBrowser(userDataDir) {
+  if (!existsSync(CHROMIUM)) throw new Skip(`${CHROMIUM} does not exist`);
+  let chromium;
+  try {
+    ({ chromium } = await import('playwright-core'));
+  } catch (e) {
+    fail(`cannot load playwright-core (run npm ci in tests/browser): ${e.message}`);
+  }
+  try {
+    return await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1440, height: 1000 },
+      timeout: 60_000,
+    });
+  } catch (e) {
+    throw new Skip(String(e.message || e).split('\n').slice(0, 3).join(' ').trim());
+  }
+}
+
+async function main() {
+  if (!bin) fail('ACTORCRAWL_BIN is not set (the path of the built actorcrawl binary)');
+  if (!existsSync(bin)) fail(`ACTORCRAWL_BIN=${bin} does not exist`);
+  mkdirSync(outDir, { recursive: true });
+
+  const work = mkdtempSync(join(tmpdir(), 'actorcrawl-browser-'));
+  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+  const dbDir = join(work, 'db');
+  const profileDir = join(work, 'chromium-profile');
+  mkdirSync(dbDir);
+  mkdirSync(profileDir);
+
+  const { serviceUrl, demoUrl } = await startServer(dbDir);
+  log(`service at ${serviceUrl}, demo web at ${demoUrl}`);
+
+  const context = await launchBrowser(profileDir);
+  cleanups.unshift(() => context.close().catch(() => {}));
+  const page = context.pages()[0] || (await context.newPage());
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') log(`console error: ${m.text()}`);
+  });
+
+  const response = await page.goto(serviceUrl + '/', { waitUntil: 'load', timeout: 30_000 });
+  if (!response || !response.ok()) fail(`GET ${serviceUrl}/ answered ${response ? response.status() : 'nothing'}`);
+  for (const sel of ['#new-crawl-form', '#url', '#max-pages', '#start', '#jobs', '#graph', '#pages']) {
+    if ((await page.locator(sel).count()) !== 1) fail(`the dashboard has no single ${sel} element`);
+  }
+
+  // The form is pre-filled with the demo web's URL from GET /api/info.
+  await waitFor(
+    () => page.locator('#url').inputValue().then((v) => v === demoUrl),
+    10_000,
+    async () => `#url is "${await page.locator('#url').inputValue()}", expected the demo URL "${demoUrl}"`);
+
+  // The demo web spans three loopback hosts; the site profile stays on the
+  // allowed domains, so allow all three (unless the page already did).
+  if (!(await page.locator('#allowed-domains').inputValue())) {
+    await page.locator('#more-options summary').click();
+    await page.locator('#allowed-domains').fill(DEMO_HOSTS.join(', '));
+  }
+  await page.locator('#max-pages').fill(String(MAX_PAGES));
+  await page.locator('#start').click();
+
+  // The new job gets selected: its id lands in the URL hash.
+  const jobId = await waitFor(
+    async () => {
+      const hash = await page.evaluate(() => decodeURIComponent(location.hash.slice(1)));
+      return hash || null;
+    },
+    10_000,
+    async () => {
+      const err = await page.locator('#form-error').textContent().catch(() => '');
+      return `no job was selected after submitting the form${err ? ': ' + err.trim() : ''}`;
+    });
+  log(`started ${jobId}`);
+
+  const started = Date.now();
+  const terminal = await waitFor(
+    async () => {
+      const s = ((await page.locator('#job-status').textContent()) || '').trim();
+      return ['completed', 'cancelled', 'failed'].includes(s) ? s : null;
+    },
+    CRAWL_TIMEOUT_MS,
+    async () => {
+      const s = ((await page.locator('#job-status').textContent()) || '').trim();
+      const api = await getJson(`${serviceUrl}/crawl/${encodeURIComponent(jobId)}?limit=1`).catch((e) => ({ error: e.message }));
+      return `#job-status is "${s}" after ${CRAWL_TIMEOUT_MS / 1000} s, not completed; ` +
+        `the API says ${JSON.stringify(api.job ? { status: api.job.status, pages_fetched: api.job.pages_fetched } : api)}`;
+    });
+  log(`${jobId} ${terminal} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (terminal !== 'completed') {
+    const api = await getJson(`${serviceUrl}/crawl/${encodeURIComponent(jobId)}?limit=1`);
+    fail(`the crawl ended "${terminal}", expected completed (error: ${JSON.stringify(api.job && api.job.error)})`);
+  }
+
+  // The counters show what the API has.
+  const api = await getJson(`${serviceUrl}/crawl/${encodeURIComponent(jobId)}?offset=0&limit=100`);
+  const job = api.job;
+  if (!job) fail(`GET /crawl/${jobId} has no "job" object`);
+  if (job.status !== 'completed') fail(`the page shows completed but the API says "${job.status}"`);
+  const shownFetched = async () => Number(((await page.locator('#count-fetched').textContent()) || '').replace(/[^0-9]/g, ''));
+  await waitFor(
+    async () => (await shownFetched()) === job.pages_fetched,
+    5_000,
+    async () => `#count-fetched shows ${await shownFetched()}, the API says pages_fetched ${job.pages_fetched}`);
+  if (!(job.pages_fetched > 5)) fail(`only ${job.pages_fetched} pages fetched from the demo web, expected more than 5`);
+  const shownFailed = Number(((await page.locator('#count-failed').textContent()) || '').replace(/[^0-9]/g, ''));
+  if (shownFailed !== job.pages_failed) fail(`#count-failed shows ${shownFailed}, the API says ${job.pages_failed}`);
+
+  // The job list has the job, marked completed.
+  await waitFor(
+    async () => (await page.locator(`#jobs [data-job-id="${jobId}"]`).getAttribute('data-status').catch(() => null)) === 'completed',
+    5_000,
+    async () => `#jobs has no row data-job-id="${jobId}" with data-status="completed"`);
+
+  // The domain graph was drawn from GET /crawl/:id/graph.
+  const graphApi = await getJson(`${serviceUrl}/crawl/${encodeURIComponent(jobId)}/graph`);
+  const graphCounts = async () => ({
+    nodes: Number(await page.locator('#graph').getAttribute('data-nodes')),
+    edges: Number(await page.locator('#graph').getAttribute('data-edges')),
+  });
+  await waitFor(
+    async () => {
+      const c = await graphCounts();
+      return c.nodes >= 3 && c.edges >= 3;
+    },
+    10_000,
+    async () => {
+      const c = await graphCounts();
+      return `#graph has ${c.nodes} nodes and ${c.edges} edges, expected at least 3 of each ` +
+        `(the API has ${(graphApi.nodes || []).length} nodes, ${(graphApi.edges || []).length} edges)`;
+    });
+
+  // The pages table has rows.
+  const rows = await page.locator('#pages tr[data-url]').count();
+  if (rows < 1) fail('#pages has no page rows');
+  if (rows > 50) fail(`#pages has ${rows} rows, expected at most 50`);
+  const expectedRows = Math.min(50, job.pages_total != null ? job.pages_total : (job.pages || []).length);
+  if (rows !== expectedRows) log(`note: #pages has ${rows} rows, the API has ${job.pages_total} pages`);
+
+  if (pageErrors.length) fail(`the page threw: ${pageErrors.join('; ')}`);
+
+  // Let the graph layout settle before the picture.
+  await page.waitForTimeout(1500);
+  const shot = join(outDir, 'dashboard.png');
+  await page.screenshot({ path: shot, fullPage: true });
+  const c = await graphCounts();
+  log(`screenshot: ${shot}`);
+  console.log(`passed: ${jobId} completed with ${job.pages_fetched} pages fetched, ${job.pages_failed} failed; ` +
+    `graph ${c.nodes} nodes, ${c.edges} edges; ${rows} page rows`);
+}
+
+async function cleanup() {
+  for (const f of cleanups) {
+    try {
+      await f();
+    } catch (e) {
+      /* best effort */
+    }
+  }
+  await stopServer().catch(() => {});
+}
+
+const watchdog = setTimeout(async () => {
+  process.stderr.write(`FAILED: the browser test took longer than ${TOTAL_TIMEOUT_MS / 1000} s\n`);
+  await cleanup();
+  process.exit(1);
+}, TOTAL_TIMEOUT_MS);
+
+let code = 0;
+try {
+  await main();
+} catch (e) {
+  if (e instanceof Skip) {
+    console.log(`skipped: chromium cannot start: ${e.message}`);
+    code = 77;
+  } else {
+    process.stderr.write(`FAILED: ${e instanceof Failure ? e.message : e.stack || e}\n`);
+    if (serverLog && !(e instanceof Failure && /output:\n/.test(e.message))) {
+      process.stderr.write(`--- service output (last lines) ---\n${tail(serverLog)}\n`);
+    }
+    code = 1;
+  }
+}
+await cleanup();
+clearTimeout(watchdog);
+process.exit(code);
