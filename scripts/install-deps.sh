@@ -25,9 +25,6 @@ PACKAGES=(
   libcpp-httplib-dev
   libbenchmark-dev
 )
-if [ "${1:-}" = "--test" ]; then
-  PACKAGES+=(chromium nodejs npm fonts-liberation openssl)
-fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -36,13 +33,38 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "installing: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+updated=0
+apt_install() {
+  if [ "$updated" = 0 ]; then
+    $SUDO apt-get update -qq
+    updated=1
+  fi
+  $SUDO apt-get install -y -qq --no-install-recommends "$@" >&2
+}
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  apt_install "${missing[@]}"
+fi
+
+# What the tests drive. Judged by the commands, not by Debian's package
+# names: a machine may have Node.js and npm from elsewhere (npm ships inside
+# other nodejs builds, and Debian's npm package then conflicts). Best effort:
+# a test whose tool is missing reports itself skipped, with the reason.
+if [ "${1:-}" = "--test" ]; then
+  extras=()
+  [ -x /usr/bin/chromium ] || extras+=(chromium)
+  command -v node >/dev/null 2>&1 || extras+=(nodejs)
+  command -v npm >/dev/null 2>&1 || extras+=(npm)
+  command -v openssl >/dev/null 2>&1 || extras+=(openssl)
+  if ! dpkg-query -W -f='${Status}' fonts-liberation 2>/dev/null | grep -q "install ok installed"; then
+    extras+=(fonts-liberation)
+  fi
+  if [ ${#extras[@]} -gt 0 ]; then
+    echo "installing for the tests: ${extras[*]}" >&2
+    apt_install "${extras[@]}" || echo "warning: could not install ${extras[*]}; tests that need them are skipped" >&2
+  fi
+fi
