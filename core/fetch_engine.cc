@@ -35,6 +35,7 @@ const char* to_string(FetchError e) {
     case FetchError::protocol_error: return "protocol_error";
     case FetchError::transfer_failed: return "transfer_failed";
     case FetchError::private_address: return "private_address";
+    case FetchError::bad_url: return "bad_url";
   }
   return "transfer_failed";
 }
@@ -266,6 +267,7 @@ struct FetchEngine::Impl {
 
   std::string no_proxy;
   curl_slist* resolve = nullptr;
+  std::vector<curl_slist*> retired_resolve;  // replaced lists started transfers may still use
 
   Impl() {
     global_init_once();
@@ -290,6 +292,8 @@ struct FetchEngine::Impl {
       curl_easy_cleanup(h);
     curl_multi_cleanup(multi);
     curl_slist_free_all(resolve);
+    for (curl_slist* list : retired_resolve)
+      curl_slist_free_all(list);
   }
 
   CURL* acquire_handle() {
@@ -385,9 +389,10 @@ struct FetchEngine::Impl {
       out.error_detail = "refused to connect to private address " + t->refused_address;
     } else if (code != CURLE_OK) {
       out.error = classify(code);
-      // A Location curl will not follow: another scheme, or no URL at all.
-      if ((code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_URL_MALFORMAT) && !out.redirects.empty())
-        out.error = FetchError::bad_redirect;
+      // A Location curl will not follow: another scheme, or no URL at all;
+      // before any hop, the request's own URL: a retry gets the same answer.
+      if (code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_URL_MALFORMAT)
+        out.error = out.redirects.empty() ? FetchError::bad_url : FetchError::bad_redirect;
       out.error_detail = curl_easy_strerror(code);
     }
     if (out.error != FetchError::none) {
@@ -450,7 +455,10 @@ std::vector<FetchOutcome> FetchEngine::perform(std::chrono::milliseconds max_wai
 }
 
 void FetchEngine::set_resolve(const std::vector<std::string>& entries) {
-  curl_slist_free_all(impl_->resolve);
+  // Transfers already started still point at the old list (curl does not
+  // copy it): it is kept until the engine goes.
+  if (impl_->resolve != nullptr)
+    impl_->retired_resolve.push_back(impl_->resolve);
   impl_->resolve = nullptr;
   for (const auto& e : entries)
     impl_->resolve = curl_slist_append(impl_->resolve, e.c_str());

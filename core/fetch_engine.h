@@ -31,6 +31,7 @@ enum class FetchError {
   protocol_error,      // not HTTP, malformed headers
   transfer_failed,     // anything else curl reports
   private_address,     // block_private_addresses refused the peer (never retried)
+  bad_url,             // the request's own URL is malformed or not http(s) (never retried)
 };
 const char* to_string(FetchError e);
 

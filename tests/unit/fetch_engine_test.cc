@@ -1,4 +1,5 @@
 #include "core/fetch_engine.h"
+#include "core/retry_policy.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -570,6 +571,18 @@ FetchRequest blocked_request_for(std::string url, std::uint64_t token = 1) {
 std::string port_of(const std::string& host_key) { return host_key.substr(host_key.rfind(':') + 1); }
 
 }  // namespace
+
+TEST_CASE("fetch: a malformed or non-http request URL is bad_url, final at once", "[fetch]") {
+  FetchEngine engine;
+  for (const char* url : {"gopher://127.0.0.1:1/", "http://[::1/"}) {
+    auto out = fetch(engine, request_for(url, 3));
+    INFO(url);
+    CHECK(out.error == FetchError::bad_url);
+    CHECK(std::string{to_string(out.error)} == "bad_url");
+    RetryPolicy policy{RetryPolicy::Settings{3, 10, 1000, 0}};
+    CHECK(policy.decide(out, 1).verdict == FetchVerdict::failed);
+  }
+}
 
 TEST_CASE("fetch: private_address has its stored name", "[fetch]") {
   CHECK(std::string{to_string(FetchError::private_address)} == "private_address");
