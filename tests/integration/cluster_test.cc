@@ -82,9 +82,14 @@ std::vector<std::string> coordinator_args(const CrawlConfig& c, std::vector<std:
   return args;
 }
 
-std::vector<std::string> worker_args(int port, std::vector<std::string> extra = {}) {
+// A worker node named `node`: its FetchWorker is "worker-1@<node>".
+std::vector<std::string> worker_args(int port, std::vector<std::string> extra = {}, const std::string& node = "") {
   std::vector<std::string> args = {"worker", "--connect", "127.0.0.1:" + std::to_string(port), "--workers", "1",
                                    "--transfers-per-worker", "4"};
+  if (!node.empty()) {
+    args.push_back("--node-id");
+    args.push_back(node);
+  }
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -174,17 +179,18 @@ TEST_CASE("a coordinator and two worker processes crawl the web as one process w
 TEST_CASE("a worker killed mid-crawl loses nothing, and a late worker finishes its share",
           "[integration][cluster]") {
   ScratchDir dir;
-  ClusterWeb web(40);
+  ClusterWeb web(80);  // slow enough that the late worker finds work left
   auto config = cluster_config(dir, web, "cluster.db");
   // The coordinator fetches too, with one local worker beside the remote ones.
   ChildProcess coordinator(ACTORCRAWL_BINARY,
                            coordinator_args(config, {"--workers", "1", "--transfers-per-worker", "2"}),
                            dir.path("coordinator.log"));
   const int port = start_and_read_port(coordinator);
-  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port), dir.path("w1.log"));
-  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port), dir.path("w2.log"));
+  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, {}, "w1"), dir.path("w1.log"));
+  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, {}, "w2"), dir.path("w2.log"));
 
-  // Kill one worker while both hold leases.
+  // Kill one worker once it has joined and the crawl is under way.
+  REQUIRE(coordinator.wait_for_output("fetch worker worker-1@w1 joined", 30s));
   const auto until = std::chrono::steady_clock::now() + 30s;
   while (requests_so_far(web.web) < ClusterWeb::pages() / 4 && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(5ms);
@@ -218,9 +224,10 @@ TEST_CASE("a stopped worker is dropped by heartbeat timeout and its URLs are cra
                                            "--reconnect-timeout-ms", "1500"};
   ChildProcess coordinator(ACTORCRAWL_BINARY, coordinator_args(config, timing), dir.path("coordinator.log"));
   const int port = start_and_read_port(coordinator);
-  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, timing), dir.path("w1.log"));
-  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, timing), dir.path("w2.log"));
+  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, timing, "w1"), dir.path("w1.log"));
+  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, timing, "w2"), dir.path("w2.log"));
 
+  REQUIRE(coordinator.wait_for_output("fetch worker worker-1@w1 joined", 30s));
   const auto until = std::chrono::steady_clock::now() + 30s;
   while (requests_so_far(web.web) < ClusterWeb::pages() / 4 && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(5ms);
