@@ -66,7 +66,12 @@ std::vector<StageTimes> gather_timings(caf::scoped_actor& self, const CrawlTopol
       .receive([&](StageTimes& s) { into.merge(s); }, [](caf::error&) {});
   };
   StageTimes fetch{"fetch"}, select{"select"}, parse{"parse"}, frontier{"frontier"}, store{"store"};
-  for (const auto& w : t.workers)
+  // Every worker the HostSelector knows: local ones, and those of worker
+  // nodes still connected.
+  std::vector<caf::actor> workers = t.workers;
+  self->request(t.host_selector, std::chrono::seconds{2}, workers_atom_v)
+    .receive([&](std::vector<caf::actor>& all) { workers = std::move(all); }, [](caf::error&) {});
+  for (const auto& w : workers)
     ask(w, fetch);
   ask(t.host_selector, select);
   ask(t.processor, parse);

@@ -205,6 +205,13 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
         self->send(worker, drain_atom_v);
     },
     [self](timings_atom) { return self->state.times; },
+    // Every FetchWorker registered now, local or on other nodes.
+    [self](workers_atom) {
+      std::vector<caf::actor> out;
+      for (const auto& [id, worker] : self->state.workers)
+        out.push_back(worker);
+      return out;
+    },
     [self](tick_atom) {
       self->state.tick_armed = false;
       dispatch(self);

@@ -159,7 +159,7 @@ void describe_content(const caf::type_erased_tuple& content, TraceRecord& r) {
                    crawl_progress, store_page, store_dead_letter, frontier_delta, load_frontier, frontier_rows,
                    robots_fetch, robots_result, store_robots, begin_run, end_run, summary_request,
                    domain_resume_request, DomainResume, ResumeState, StoreSummary, StageTimes, topology,
-                   worker_hello, worker_welcome, drain_atom, progress_atom, resume_atom, flush_atom, tick_atom,
+                   worker_hello, worker_welcome, drain_atom, progress_atom, resume_atom, flush_atom, tick_atom, workers_atom,
                    redrive_atom, ok_atom, timings_atom, caf::down_msg, caf::exit_msg, caf::error>(content, r))
     return;
   // Anything else: CAF's own rendering, kept short.

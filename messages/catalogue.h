@@ -71,6 +71,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(actorcrawl, caf::first_custom_type_id)
   CAF_ADD_ATOM(actorcrawl, actorcrawl, redrive_atom, "redrive")
   CAF_ADD_ATOM(actorcrawl, actorcrawl, ok_atom, "ok")
   CAF_ADD_ATOM(actorcrawl, actorcrawl, timings_atom, "timings")
+  CAF_ADD_ATOM(actorcrawl, actorcrawl, workers_atom, "workers")
 
 CAF_END_TYPE_ID_BLOCK(actorcrawl)
 
