@@ -144,8 +144,9 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
                  at == std::string::npos ? std::string{} : hello.name.substr(at + 1));
       st.scheduler.add_worker(id, static_cast<std::size_t>(std::max(hello.capacity, 1)));
       self->monitor(hello.worker);
-      log_line(LogLevel::info, "fetch worker " + hello.name + " joined with " + std::to_string(hello.capacity) +
-                                 " transfers");
+      if (hello.worker.node() != self->node())  // local workers joining are no news
+        log_line(LogLevel::info, "fetch worker " + hello.name + " joined with " + std::to_string(hello.capacity) +
+                                   " transfers");
       if (st.stopping)
         self->send(hello.worker, drain_atom_v);
       dispatch(self);
