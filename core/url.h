@@ -61,8 +61,25 @@ class Url {
   friend bool operator!=(const Url& a, const Url& b) { return a.text_ != b.text_; }
 
  private:
-  explicit Url(std::string text) : text_(std::move(text)) {}
+  // Takes canonical text (from parse or resolve) and finds its parts once.
+  explicit Url(std::string text);
+
+  // Where each part lies in text_ (kMaxLength fits 16 bits). Found by one
+  // parse when the Url is made: the accessors run several times per link
+  // (selection, scope, traps, politeness), and parsing the text again for
+  // each was the larger part of link selection's cost.
+  struct Span {
+    std::uint16_t begin = 0;
+    std::uint16_t size = 0;
+  };
+  std::string part(Span s) const { return text_.substr(s.begin, s.size); }
+  bool find_parts_of_canonical_text();
+  void find_parts_by_parsing();
+
   std::string text_;
+  Span scheme_, host_, host_key_, path_, query_;
+  std::uint16_t port_ = 0;
+  bool has_query_ = false;
 };
 
 }  // namespace actorcrawl

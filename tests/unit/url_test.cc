@@ -1,5 +1,7 @@
 #include "core/url.h"
 
+#include <boost/url/parse.hpp>
+
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -384,6 +386,31 @@ TEST_CASE("a percent-encoded host is accepted only if its decoded form parses", 
   REQUIRE(address);
   CHECK(address->str() == "http://127.0.0.1/");
   CHECK(Url::parse(address->str())->str() == address->str());
+}
+
+}  // namespace actorcrawl
+
+namespace actorcrawl {
+
+TEST_CASE("Url: the parts found by scanning canonical text equal Boost.URL's", "[url]") {
+  // Each accessor against an independent parse of the same canonical text.
+  for (const char* raw : {"http://example.com", "https://Example.COM:443/a/b?x=1&y=2", "http://a.test:8080/p?",
+                          "http://[::1]:8080/x?q", "http://[2001:db8::7]/", "https://a.test:65535/%7Efoo",
+                          "http://user:pw@a.test/p", "http://127.0.0.1:46837/about", "HTTP://a.test./..%2F?q#frag",
+                          "http://xn--bcher-kva.example/b%C3%BCcher?a=%20"}) {
+    INFO(raw);
+    const auto url = Url::parse(raw);
+    REQUIRE(url);
+    const auto view = boost::urls::parse_uri(url->str());
+    REQUIRE(view);
+    CHECK(url->scheme() == std::string(view->scheme()));
+    CHECK(url->host() == std::string(view->encoded_host_address()));
+    CHECK(url->host_key() == std::string(view->encoded_host_and_port()));
+    CHECK(url->path() == std::string(view->encoded_path()));
+    CHECK(url->query() == std::string(view->encoded_query()));
+    CHECK(url->has_query() == view->has_query());
+    CHECK(url->port() == (view->has_port() ? view->port_number() : (view->scheme() == "https" ? 443 : 80)));
+  }
 }
 
 }  // namespace actorcrawl
