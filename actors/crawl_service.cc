@@ -363,8 +363,8 @@ std::string CrawlService::metrics_text() {
   std::map<std::string, int> by_status;
   for (const char* s : kStatuses)
     by_status[s] = 0;
-  for (const auto& row : impl_->store.list(1000000))
-    ++by_status[to_string(row.status)];
+  for (const auto& [status, n] : impl_->store.count_by_status())
+    by_status[to_string(status)] += static_cast<int>(n);
   for (const auto& [status, n] : by_status)
     m.set("actorcrawl_jobs", {{"status", status}}, n);
   std::lock_guard<std::mutex> lock{impl_->mutex};

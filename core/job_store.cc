@@ -183,6 +183,16 @@ std::vector<JobRow> JobStore::list(std::size_t limit) {
   });
 }
 
+std::vector<std::pair<JobStatus, std::int64_t>> JobStore::count_by_status() {
+  return impl_->guarded("count jobs", [&] {
+    SQLite::Statement q(impl_->db, "SELECT status, COUNT(*) FROM jobs GROUP BY status");
+    std::vector<std::pair<JobStatus, std::int64_t>> out;
+    while (q.executeStep())
+      out.emplace_back(status_from(q.getColumn(0).getString()), q.getColumn(1).getInt64());
+    return out;
+  });
+}
+
 std::vector<JobRow> JobStore::unfinished() {
   return impl_->guarded("list unfinished jobs", [&] {
     SQLite::Statement q(impl_->db, std::string{"SELECT "} + kColumns +

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace actorcrawl {
@@ -52,6 +53,8 @@ class JobStore {
   std::vector<JobRow> list(std::size_t limit = 1000);
   // Jobs that were queued or running: what a restart takes up again.
   std::vector<JobRow> unfinished();
+  // How many jobs have each status (statuses with none are left out).
+  std::vector<std::pair<JobStatus, std::int64_t>> count_by_status();
 
  private:
   struct Impl;

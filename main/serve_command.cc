@@ -57,6 +57,21 @@ json job_summary(const JobRow& row) {
               {"ended_at", time_or_null(row.ended_at)}};
 }
 
+// A running job's live counters over the table's (which it writes at the end).
+void add_live_counts(json& job, CrawlService& service, const std::string& id) {
+  auto live = service.live(id);
+  if (!live) {
+    job["queued"] = 0;
+    job["in_flight"] = 0;
+    return;
+  }
+  job["pages_fetched"] = live->progress.fetched;
+  job["pages_failed"] = live->progress.failed;
+  job["queued"] = live->progress.queued;
+  job["in_flight"] = live->progress.in_flight;
+  job["pages_per_second"] = live->pages_per_second;
+}
+
 // Constant time, so the token cannot be guessed byte by byte from timings.
 bool same_token(const std::string& a, const std::string& b) {
   unsigned char diff = a.size() == b.size() ? 0 : 1;
@@ -178,10 +193,7 @@ struct Server {
         json jobs = json::array();
         for (const auto& row : service.jobs()) {
           json job = job_summary(row);
-          if (auto live = service.live(row.id)) {
-            job["pages_fetched"] = live->progress.fetched;
-            job["pages_failed"] = live->progress.failed;
-          }
+          add_live_counts(job, service, row.id);
           jobs.push_back(std::move(job));
         }
         send_json(res, 200, json{{"jobs", jobs}});
@@ -206,16 +218,7 @@ struct Server {
         job["offset"] = offset;
         job["limit"] = limit;
         job["error"] = row.error.empty() ? json(nullptr) : json(row.error);
-        if (auto live = service.live(row.id)) {
-          job["pages_fetched"] = live->progress.fetched;
-          job["pages_failed"] = live->progress.failed;
-          job["queued"] = live->progress.queued;
-          job["in_flight"] = live->progress.in_flight;
-          job["pages_per_second"] = live->pages_per_second;
-        } else {
-          job["queued"] = 0;
-          job["in_flight"] = 0;
-        }
+        add_live_counts(job, service, row.id);
         send_json(res, 200, json{{"job", job}});
       });
     });

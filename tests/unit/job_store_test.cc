@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "core/crawl_store.h"
 #include "core/job_results.h"
 #include "temp_database.h"
@@ -43,6 +45,11 @@ TEST_CASE("job store: ids, states and what a restart takes up again", "[job_stor
   jobs.set_finished("crawl_2", JobStatus::failed, 4000, "boom", 0, 0);
   CHECK(jobs.get("crawl_2")->error == "boom");
   CHECK(std::string{to_string(JobStatus::cancelled)} == "cancelled");
+  const auto counts = jobs.count_by_status();
+  std::map<std::string, std::int64_t> by_name;
+  for (const auto& [status, n] : counts)
+    by_name[to_string(status)] = n;
+  CHECK(by_name == std::map<std::string, std::int64_t>{{"completed", 1}, {"failed", 1}, {"queued", 1}});
 }
 
 TEST_CASE("job results: pages in crawl order, a page at a time, with links; the graph", "[job_store]") {
