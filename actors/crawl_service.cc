@@ -27,6 +27,9 @@ using nlohmann::json;
 using SteadyClock = std::chrono::steady_clock;
 
 constexpr std::size_t kEventsKept = 2000;  // per job; a slow reader skips older ones
+// Event logs of ended jobs kept for late readers; older ones are answered
+// from the job table (a single "end" event).
+constexpr std::size_t kEndedLogsKept = 16;
 
 const char* const kStatuses[] = {"queued", "running", "completed", "cancelled", "failed"};
 
@@ -101,6 +104,7 @@ struct CrawlService::Impl {
   std::mutex mutex;  // jobs
   std::map<std::string, std::shared_ptr<Running>> running;
   std::map<std::string, std::shared_ptr<JobLog>> finished_logs;  // ended jobs' last events
+  std::deque<std::string> finished_order;                          // oldest first
 
   explicit Impl(ServiceSettings s)
       : settings(std::move(s)), jobs_dir(settings.data_dir + "/jobs"), store(open_store(settings.data_dir)) {
@@ -257,6 +261,11 @@ struct CrawlService::Impl {
         if (it->second->thread.joinable())
           it->second->thread.join();
         finished_logs[it->first] = it->second->log;
+        finished_order.push_back(it->first);
+        if (finished_order.size() > kEndedLogsKept) {
+          finished_logs.erase(finished_order.front());
+          finished_order.pop_front();
+        }
         it = running.erase(it);
       } else {
         ++it;
