@@ -66,11 +66,25 @@ bool private6(const unsigned char (&a)[16]) {
   static constexpr unsigned char kNat64[12] = {0x00, 0x64, 0xff, 0x9b};
   if (std::memcmp(a, kNat64, sizeof kNat64) == 0)
     return private4(load4(a + 12));
+  // 2002::/16, 6to4: the relay delivers to the IPv4 address in bits 16..47.
+  if (a[0] == 0x20 && a[1] == 0x02)
+    return private4(load4(a + 2));
+  // 2001:0::/32, Teredo: the packet goes to the server's IPv4 address (bits
+  // 32..63) and the client's, stored inverted in the last 32 bits. Either
+  // one inside the network makes the address a way in.
+  if (a[0] == 0x20 && a[1] == 0x01 && a[2] == 0 && a[3] == 0) {
+    const unsigned char client[4] = {static_cast<unsigned char>(~a[12]), static_cast<unsigned char>(~a[13]),
+                                     static_cast<unsigned char>(~a[14]), static_cast<unsigned char>(~a[15])};
+    return private4(load4(a + 4)) || private4(load4(client));
+  }
   // fc00::/7, unique local addresses: IPv6's RFC 1918 (and AWS metadata, fd00:ec2::254).
   if ((a[0] & 0xfe) == 0xfc)
     return true;
   // fe80::/10, link-local: the attached segment only.
   if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+    return true;
+  // fec0::/10, site-local: deprecated, but still the inside of a site where used.
+  if (a[0] == 0xfe && (a[1] & 0xc0) == 0xc0)
     return true;
   // ff00::/8, multicast, never a web server.
   if (a[0] == 0xff)

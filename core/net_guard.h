@@ -12,8 +12,8 @@ namespace actorcrawl {
 // `ip` is a numeric IPv4 or IPv6 address as text, as libcurl reports it in
 // CURLINFO_PRIMARY_IP ("192.0.2.7", "2001:db8::1", "::ffff:10.0.0.1").
 // True when it lies in a range a crawl of the public web has no business
-// connecting to. IPv4 addresses carried in IPv6 (mapped, compatible, NAT64)
-// are judged by the IPv4 address. Text that is not a numeric address
+// connecting to. IPv4 addresses carried in IPv6 (mapped, compatible, NAT64,
+// 6to4, Teredo) are judged by the IPv4 address. Text that is not a numeric address
 // (host names, shorthand such as "127.1", brackets, zone ids, stray spaces)
 // counts as private: the check fails closed.
 bool is_private_address(std::string_view ip);

@@ -73,16 +73,15 @@ TEST_CASE("net_guard: every IPv6 range, first and last address, and just outside
       // fc00::/7, unique local
       {"fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "fc00::", "fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
        "fe00::"},
-      // fe80::/10, link-local
-      {"fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "fe80::", "febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
-       "fec0::"},
-      // ff00::/8, multicast
-      {"feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "ff00::", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+      // fe80::/10 link-local and fec0::/10 site-local, back to back
+      {"fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "fe80::", "feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
        nullptr},
+      // ff00::/8, multicast (site-local ends just below it)
+      {nullptr, "ff00::", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", nullptr},
   };
   for (const Boundary& b : ranges)
     check_boundary(b);
-  for (const char* ip : {"fd00:ec2::254", "fe80::1", "ff02::1", "fd12:3456:789a::1"}) {
+  for (const char* ip : {"fd00:ec2::254", "fe80::1", "fec0::1", "ff02::1", "fd12:3456:789a::1"}) {
     INFO(ip);
     CHECK(is_private_address(ip));
   }
@@ -124,6 +123,18 @@ TEST_CASE("net_guard: IPv4 inside IPv6 is judged by the IPv4 address", "[net_gua
       {"64:ff9b::1:7f00:1", false},
       {"64:ff9a:ffff:ffff:ffff:ffff:7f00:1", false},
       {"64:ff9c::7f00:1", false},
+      // 6to4, 2002::/16: the IPv4 address follows the prefix.
+      {"2002:7f00:1::", true},
+      {"2002:a9fe:a9fe::1", true},  // 169.254.169.254
+      {"2002:c0a8:101:1::1", true},  // 192.168.1.1
+      {"2002:808:808::1", false},
+      {"2003:7f00:1::", false},
+      // Teredo, 2001:0::/32: server address in bits 32..63, client address
+      // inverted in the last 32 bits.
+      {"2001:0:7f00:1:0:0:f7f7:f7f7", true},  // server 127.0.0.1
+      {"2001:0:808:808:0:0:80ff:fffe", true},  // client ~ = 127.0.0.1
+      {"2001:0:808:808:0:0:f7f7:f7f7", false},  // both 8.8.8.8
+      {"2001:1:7f00:1::", false},  // not Teredo
   };
   for (const auto& [ip, expected] : cases) {
     INFO(ip);
