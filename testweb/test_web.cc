@@ -79,7 +79,7 @@ struct TestWeb::Impl {
     served.push_back(ServedRequest{host_key, req.target, req.method,
                                    std::chrono::steady_clock::now(),
                                    req.get_header_value("User-Agent"),
-                                   req.get_header_value("Accept-Encoding")});
+                                   req.get_header_value("Accept-Encoding"), req.remote_addr});
     auto host = routes.find(host_key);
     if (host == routes.end()) return {nullptr, 0};
     auto route = host->second.find(raw_path(req));

@@ -30,6 +30,7 @@ struct ServedRequest {
   std::chrono::steady_clock::time_point at;  // when the request arrived
   std::string user_agent;
   std::string accept_encoding;
+  std::string remote_addr;  // the client's address, as the socket reports it
 };
 
 class TestWeb {

@@ -33,9 +33,11 @@ struct ClusterWeb {
   TestWeb web;
   std::vector<std::string> hosts;
 
-  explicit ClusterWeb(int delay_ms) {
+  // Hosts on `net` + first, first + 1, ...: 127.0.0.1-4 unless a test needs
+  // addresses other network namespaces can reach.
+  explicit ClusterWeb(int delay_ms, const std::string& net = "127.0.0.", int first = 1) {
     for (int h = 0; h < kHosts; ++h)
-      hosts.push_back(web.add_host("127.0.0." + std::to_string(h + 1)));
+      hosts.push_back(web.add_host(net + std::to_string(first + h)));
     for (int h = 0; h < kHosts; ++h) {
       std::vector<std::string> links;
       for (int p = 0; p < kPagesPerHost; ++p)
@@ -61,15 +63,16 @@ CrawlConfig cluster_config(const ScratchDir& dir, const ClusterWeb& web, const s
   auto c = fast_config(dir, web.seed());
   c.db_path = dir.path(db);
   c.metrics_path = dir.path(db + ".metrics");
-  for (int h = 1; h <= kHosts; ++h)
-    c.allowed_domains.push_back("127.0.0." + std::to_string(h));
+  for (const auto& host : web.hosts)
+    c.allowed_domains.push_back(ip_of(host));
   c.politeness_delay_ms = 20;
   c.politeness_delay_factor_percent = 0;
   return c;
 }
 
-std::vector<std::string> coordinator_args(const CrawlConfig& c, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"coordinator", "--listen", "127.0.0.1:0", "--seed", c.seeds.front(),
+std::vector<std::string> coordinator_args(const CrawlConfig& c, std::vector<std::string> extra = {},
+                                          const std::string& listen = "127.0.0.1:0") {
+  std::vector<std::string> args = {"coordinator", "--listen", listen, "--seed", c.seeds.front(),
                                    "--db", c.db_path, "--metrics", c.metrics_path,
                                    "--politeness-delay-ms", std::to_string(c.politeness_delay_ms),
                                    "--politeness-delay-factor-percent", "0", "--retry-delay-ms", "20",
@@ -83,8 +86,9 @@ std::vector<std::string> coordinator_args(const CrawlConfig& c, std::vector<std:
 }
 
 // A worker node named `node`: its FetchWorker is "worker-1@<node>".
-std::vector<std::string> worker_args(int port, std::vector<std::string> extra = {}, const std::string& node = "") {
-  std::vector<std::string> args = {"worker", "--connect", "127.0.0.1:" + std::to_string(port), "--workers", "1",
+std::vector<std::string> worker_args(int port, std::vector<std::string> extra = {}, const std::string& node = "",
+                                     const std::string& coordinator_ip = "127.0.0.1") {
+  std::vector<std::string> args = {"worker", "--connect", coordinator_ip + ":" + std::to_string(port), "--workers", "1",
                                    "--transfers-per-worker", "4"};
   if (!node.empty()) {
     args.push_back("--node-id");
@@ -334,4 +338,119 @@ TEST_CASE("nodes talk TLS when given certificates; a worker without them is not 
   CHECK(*code == 0);
   CHECK(worker.wait(10s) == std::optional<int>{0});
   check_complete(config.db_path);
+}
+
+// ---------------------------------------------------------------------------
+// The same processes in separate network namespaces, joined by veth pairs to
+// a bridge: messages between nodes cross real interfaces instead of one
+// shared loopback, and a link can be cut. Hidden from the default run;
+// tests/integration/netns_cluster.sh builds the namespaces (root only), passes
+// their names in the environment, runs these with "[netns]", and removes
+// everything afterwards. Every address stays inside 127.0.0.0/8
+// (route_localnet on each interface), on the script's /24:
+//   NET.1 coordinator   NET.2 worker w1   NET.3 worker w2
+//   NET.101-104 the test web, on the bridge in this test's own namespace.
+
+namespace {
+
+struct Namespaces {
+  std::string ip_tool, net, coordinator, w1, w2, w1_link;
+
+  static Namespaces from_environment() {
+    auto get = [](const char* name) {
+      const char* v = std::getenv(name);
+      return std::string{v == nullptr ? "" : v};
+    };
+    Namespaces n{get("ACTORCRAWL_NETNS_IP_TOOL"), get("ACTORCRAWL_NETNS_NET"), get("ACTORCRAWL_NETNS_COORDINATOR"), get("ACTORCRAWL_NETNS_W1"),
+                 get("ACTORCRAWL_NETNS_W2"), get("ACTORCRAWL_NETNS_W1_LINK")};
+    if (n.ip_tool.empty() || n.net.empty() || n.coordinator.empty() || n.w1.empty() || n.w2.empty() || n.w1_link.empty())
+      FAIL("run through tests/integration/netns_cluster.sh, which sets up the namespaces");
+    return n;
+  }
+  // `actorcrawl args...` inside namespace `ns`: ip execs the binary there.
+  static std::vector<std::string> in(const std::string& ns, std::vector<std::string> args) {
+    args.insert(args.begin(), {"netns", "exec", ns, ACTORCRAWL_BINARY});
+    return args;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("three nodes in three network namespaces crawl the web as one process would", "[.][netns]") {
+  const auto ns = Namespaces::from_environment();
+  ScratchDir dir;
+  ClusterWeb web(5, ns.net, 101);
+  auto single = cluster_config(dir, web, "single.db");
+  crawl(single);
+  check_complete(single.db_path);
+
+  web.web.clear_requests();
+  auto config = cluster_config(dir, web, "cluster.db");
+  ChildProcess coordinator(ns.ip_tool, Namespaces::in(ns.coordinator, coordinator_args(config, {}, ns.net + "1:0")),
+                           dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+  ChildProcess w1(ns.ip_tool, Namespaces::in(ns.w1, worker_args(port, {}, "w1", ns.net + "1")), dir.path("w1.log"));
+  ChildProcess w2(ns.ip_tool, Namespaces::in(ns.w2, worker_args(port, {}, "w2", ns.net + "1")), dir.path("w2.log"));
+
+  const auto code = coordinator.wait(60s);
+  INFO(coordinator.output() << "\n--- w1\n" << w1.output() << "\n--- w2\n" << w2.output());
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  CHECK(w1.wait(10s) == std::optional<int>{0});
+  CHECK(w2.wait(10s) == std::optional<int>{0});
+  check_complete(config.db_path);
+  CHECK(rows_of(config.db_path) == rows_of(single.db_path));
+  // The fetches came from the workers' own addresses, from both of them,
+  // each page once.
+  std::set<std::string> targets, clients;
+  for (const auto& r : web.web.requests()) {
+    clients.insert(r.remote_addr);
+    if (r.target != "/robots.txt")
+      CHECK(targets.insert(r.host_key + r.target).second);
+  }
+  CHECK(clients == std::set<std::string>{ns.net + "2", ns.net + "3"});
+  CHECK(page_requests(web.web) == static_cast<std::size_t>(ClusterWeb::pages()));
+  CHECK(coordinator.output().find("fetch worker worker-1@w1 joined") != std::string::npos);
+  CHECK(coordinator.output().find("fetch worker worker-1@w2 joined") != std::string::npos);
+}
+
+TEST_CASE("a worker cut off from the network is dropped by heartbeat timeout; nothing is lost", "[.][netns]") {
+  const auto ns = Namespaces::from_environment();
+  ScratchDir dir;
+  ClusterWeb web(40, ns.net, 101);
+  auto config = cluster_config(dir, web, "cluster.db");
+  const std::vector<std::string> timing = {"--heartbeat-interval-ms", "200", "--peer-timeout-ms", "1000",
+                                           "--reconnect-timeout-ms", "1500"};
+  ChildProcess coordinator(ns.ip_tool, Namespaces::in(ns.coordinator, coordinator_args(config, timing, ns.net + "1:0")),
+                           dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+  ChildProcess w1(ns.ip_tool, Namespaces::in(ns.w1, worker_args(port, timing, "w1", ns.net + "1")), dir.path("w1.log"));
+  ChildProcess w2(ns.ip_tool, Namespaces::in(ns.w2, worker_args(port, timing, "w2", ns.net + "1")), dir.path("w2.log"));
+
+  REQUIRE(coordinator.wait_for_output("fetch worker worker-1@w1 joined", 30s));
+  const auto until = std::chrono::steady_clock::now() + 30s;
+  while (page_requests(web.web) < ClusterWeb::pages() / 4 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(5ms);
+  // Pull w1's cable: its side of the bridge goes down, so neither the
+  // coordinator nor the web hears from it again, and no TCP reset tells
+  // anyone; only the missing heartbeats do.
+  REQUIRE(std::system((ns.ip_tool + " link set dev '" + ns.w1_link + "' down").c_str()) == 0);
+  const auto cut_at = std::chrono::steady_clock::now();
+  REQUIRE(coordinator.wait_for_output("fetch worker down", 15s));
+  CHECK(std::chrono::steady_clock::now() - cut_at < 8s);
+
+  const auto code = coordinator.wait(60s);
+  INFO(coordinator.output() << "\n--- w1\n" << w1.output() << "\n--- w2\n" << w2.output());
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  CHECK(w2.wait(10s) == std::optional<int>{0});
+  check_complete(config.db_path);
+  CHECK(count(config.db_path, "SELECT COUNT(DISTINCT url) FROM pages") == ClusterWeb::pages());
+
+  // The cut-off worker saw its coordinator go silent, tried for
+  // reconnect_timeout, and gave up with the message and code 4.
+  const auto w1_code = w1.wait(20s);
+  REQUIRE(w1_code.has_value());
+  CHECK(*w1_code == 4);
+  CHECK(w1.output().find("cannot reach the coordinator") != std::string::npos);
 }
