@@ -117,7 +117,7 @@ mkdir -p "$NGX"
   echo "}"
 } >"$NGX/nginx.conf"
 [ -f /etc/nginx/mime.types ] || sed -i 's|^  include /etc/nginx/mime.types;|  types { text/html html; text/css css; application/javascript js; image/png png; image/svg+xml svg; image/gif gif; }|' "$NGX/nginx.conf"
-start_nginx "$NGX" "$SEED_URL" || die "nginx could not be started on $CPPREF_HOST:$CPPREF_PORT"
+start_nginx "$NGX" wait-url "$SEED_URL" || die "nginx could not be started on $CPPREF_HOST:$CPPREF_PORT"
 log "nginx serves $CPPREF_DIR on $BASE_URL (pid $NGINX_PID); $HTML_FILES .html files, $REACHABLE reachable from $CPPREF_ENTRY"
 
 # ------------------------------------------------------------------ one run

@@ -1,31 +1,36 @@
 # shellcheck shell=bash
-# Shared by bench/cppreference.sh and bench/scale.sh (sourced, not run):
-# logging, bounded Debian installs, the actorcrawl snapshot, nginx as a
-# foreground process from a generated config, and /usr/bin/time -v runs.
+# Shared by bench/run.sh, bench/cppreference.sh and bench/scale.sh (sourced,
+# not run): logging, bounded Debian installs, the actorcrawl snapshot, nginx
+# as a foreground process from a generated config, and /usr/bin/time -v runs.
 #
-# The sourcing script sets BENCH_DIR, ROOT and LOG_TAG first.
+# The sourcing script sets BENCH_DIR, ROOT and LOG_TAG first. It may define
+# setup_failed MESSAGE before sourcing to change what happens when something
+# the benchmark needs (python3, nginx, time) is missing: by default, die.
 
 log() { printf '[%s] %s\n' "$LOG_TAG" "$*" >&2; }
 die() { printf '[%s] error: %s\n' "$LOG_TAG" "$*" >&2; exit 1; }
 
-# Debian's python3 first, as bench/run.sh does.
+declare -F setup_failed >/dev/null || setup_failed() { die "$@"; }
+
+# Debian's python3 first: it starts fastest and is the one Scrapy is installed for.
 if [ -n "${PYTHON:-}" ]; then PY=$PYTHON
 elif [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3
 else PY=python3; fi
-command -v "$PY" >/dev/null 2>&1 || die "python3 is not installed"
+command -v "$PY" >/dev/null 2>&1 || setup_failed "python3 is not installed"
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 APT_UPDATED=0
-apt_install() {  # apt_install PACKAGE...: bounded in time, never fatal by itself
+apt_install() {  # apt_install PACKAGE...: bounded by APT_LIMIT s a step [600], never fatal by itself
   command -v apt-get >/dev/null 2>&1 || return 1
-  local limit=600
+  local limit=${APT_LIMIT:-600}
   export DEBIAN_FRONTEND=noninteractive
   if [ "$APT_UPDATED" = 0 ]; then
     timeout "$limit" $SUDO apt-get update -qq >&2 || return 1
     APT_UPDATED=1
   fi
-  # Keeps Debian's nginx package from starting a system nginx on port 80.
+  # Debian's nginx package would start a system nginx on port 80; this
+  # policy (when none exists) keeps services from starting during the install.
   local policy=/usr/sbin/policy-rc.d made_policy=0
   if [ ! -e "$policy" ]; then
     printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null && $SUDO chmod 755 "$policy" && made_policy=1
@@ -41,13 +46,13 @@ need_nginx_and_time() {  # sets NGINX
   [ -z "$NGINX" ] && [ -x /usr/sbin/nginx ] && NGINX=/usr/sbin/nginx
   if [ -z "$NGINX" ]; then
     log "installing nginx"
-    apt_install nginx || die "nginx could not be installed"
+    apt_install nginx || setup_failed "nginx could not be installed"
     NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
-    [ -x "$NGINX" ] || die "nginx could not be installed"
+    [ -x "$NGINX" ] || setup_failed "nginx could not be installed"
   fi
   if [ ! -x /usr/bin/time ]; then
     log "installing time"
-    apt_install time || die "/usr/bin/time (package time) could not be installed"
+    apt_install time || setup_failed "/usr/bin/time (package time) could not be installed"
   fi
 }
 
@@ -103,15 +108,16 @@ nginx_conf_head() {
   for t in client_body proxy fastcgi uwsgi scgi; do echo "  ${t}_temp_path $prefix/tmp/$t;"; done
 }
 
-# start_nginx PREFIX URL...: PREFIX/nginx.conf in the foreground; returns 1
-# unless every URL answers 200 within 10 s.
+# start_nginx PREFIX READY...: PREFIX/nginx.conf in the foreground; returns 1
+# unless `benchtool.py READY...` (wait-url URL..., wait-ready WEB_DIR) sees it
+# serve within 10 s.
 start_nginx() {
   local prefix=$1; shift
   chmod 755 "$prefix"
   "$NGINX" -p "$prefix" -c "$prefix/nginx.conf" -e "$prefix/error.log" -g 'daemon off;' \
     >"$prefix/stdout.log" 2>&1 &
   NGINX_PID=$!
-  if "$PY" "$BENCH_DIR/benchtool.py" wait-url "$@" --timeout 10 \
+  if "$PY" "$BENCH_DIR/benchtool.py" "$@" --timeout 10 \
       && kill -0 "$NGINX_PID" 2>/dev/null \
       && ! grep -q -e '\[emerg\]' -e 'bind() failed' "$prefix/error.log" 2>/dev/null; then
     return 0

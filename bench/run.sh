@@ -46,12 +46,15 @@ ROOT=$(dirname "$BENCH_DIR")
 SMOKE=${SMOKE:-0}
 SKIP=77
 
-log() { printf '[bench] %s\n' "$*" >&2; }
-die() { printf '[bench] error: %s\n' "$*" >&2; exit 1; }
-skip() {
+# What a smoke run cannot have makes it skipped (77), not failed.
+setup_failed() {
   if [ "$SMOKE" = 1 ]; then printf 'skipped: %s\n' "$*"; exit "$SKIP"; fi
   die "$*"
 }
+if [ "$SMOKE" = 1 ]; then APT_LIMIT=50; fi   # CTest gives the smoke test 120 s in all
+LOG_TAG=bench
+# shellcheck source=lib.sh source-path=SCRIPTDIR
+. "$BENCH_DIR/lib.sh"
 
 if [ "$SMOKE" = 1 ]; then
   HOSTS=${HOSTS:-3}; PAGES=${PAGES:-20}; PAGE_KB=${PAGE_KB:-4}; LINKS=${LINKS:-10}
@@ -75,50 +78,9 @@ for t in $TOOLS; do
 done
 has_tool() { case " $TOOLS " in *" $1 "*) return 0;; *) return 1;; esac; }
 
-# Debian's python3 first: it starts fastest and is the one Scrapy is installed for.
-if [ -n "${PYTHON:-}" ]; then PY=$PYTHON
-elif [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3
-else PY=python3; fi
-command -v "$PY" >/dev/null 2>&1 || skip "python3 is not installed"
-
 # ------------------------------------------------------------------ packages
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-APT_UPDATED=0
-apt_install() {  # apt_install PACKAGE...: bounded in time, never fatal by itself
-  command -v apt-get >/dev/null 2>&1 || return 1
-  local limit=600
-  [ "$SMOKE" = 1 ] && limit=50   # CTest gives the smoke test 120 s in all
-  export DEBIAN_FRONTEND=noninteractive
-  if [ "$APT_UPDATED" = 0 ]; then
-    timeout "$limit" $SUDO apt-get update -qq >&2 || return 1
-    APT_UPDATED=1
-  fi
-  # Debian's nginx package would start a system nginx on port 80; this
-  # policy (when none exists) keeps services from starting during the install.
-  local policy=/usr/sbin/policy-rc.d made_policy=0
-  if [ ! -e "$policy" ]; then
-    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null && $SUDO chmod 755 "$policy" && made_policy=1
-  fi
-  local rc=0
-  timeout "$limit" $SUDO apt-get install -y -qq --no-install-recommends "$@" >&2 || rc=$?
-  if [ "$made_policy" = 1 ]; then $SUDO rm -f "$policy"; fi
-  return $rc
-}
-
-NGINX=$(command -v nginx 2>/dev/null || true)
-[ -z "$NGINX" ] && [ -x /usr/sbin/nginx ] && NGINX=/usr/sbin/nginx
-if [ -z "$NGINX" ]; then
-  log "installing nginx"
-  apt_install nginx || skip "nginx could not be installed"
-  NGINX=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
-  [ -x "$NGINX" ] || skip "nginx could not be installed"
-fi
-if [ ! -x /usr/bin/time ]; then
-  log "installing time"
-  apt_install time || skip "/usr/bin/time (package time) could not be installed"
-fi
+need_nginx_and_time
 if has_tool wget && ! command -v wget >/dev/null 2>&1; then
   if [ "$SMOKE" = 1 ]; then
     log "wget is not installed: smoke mode runs actorcrawl only"; TOOLS=${TOOLS//wget/}
@@ -138,66 +100,26 @@ if has_tool scrapy && [ ! -x "$SCRAPY" ]; then
 fi
 has_tool actorcrawl || has_tool wget || has_tool scrapy || die "no tool left to run"
 
-# ------------------------------------------------------------------ actorcrawl
-
-if [ -n "${ACTORCRAWL_BIN:-}" ]; then
-  AC_BIN=$ACTORCRAWL_BIN
-  [ -x "$AC_BIN" ] || die "ACTORCRAWL_BIN=$AC_BIN is not an executable"
-elif has_tool actorcrawl; then
-  AC_BIN=$ROOT/build/actorcrawl
-  if [ ! -x "$AC_BIN" ]; then
-    log "building actorcrawl (scripts/build.sh)"
-    bash "$ROOT/scripts/build.sh" >&2
-  fi
-  [ -x "$AC_BIN" ] || die "no actorcrawl binary at build/actorcrawl after the build"
-fi
-
 # ------------------------------------------------------------------ work dir, nginx
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/actorcrawl-bench.XXXXXX")
 chmod 755 "$WORK"   # nginx's workers may run as an unprivileged user
-if [ -n "${AC_BIN:-}" ]; then
-  # Measure a snapshot, so a rebuild during the run cannot change the binary.
-  cp "$AC_BIN" "$WORK/actorcrawl"
-  AC_BIN=$WORK/actorcrawl
-fi
-NGINX_PID=""
-
-stop_nginx() {
-  [ -n "$NGINX_PID" ] || return 0
-  kill -QUIT "$NGINX_PID" 2>/dev/null || true
-  local i
-  for i in $(seq 1 50); do
-    kill -0 "$NGINX_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$NGINX_PID" 2>/dev/null; then kill -TERM "$NGINX_PID" 2>/dev/null || true; sleep 0.5; fi
-  wait "$NGINX_PID" 2>/dev/null || true
-  NGINX_PID=""
-}
 cleanup() {
   stop_nginx
   if [ "$KEEP_WORK" = 1 ]; then log "work directory kept: $WORK"; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+# Measure a snapshot, so a rebuild during the run cannot change the binary.
+if has_tool actorcrawl; then resolve_actorcrawl "$WORK"; fi
 
-# start_nginx WEB_DIR PREFIX [--access-log]: returns 1 when nginx did not come up
-start_nginx() {
+# start_web_nginx WEB_DIR PREFIX [--access-log]: nginx for a synthetic web
+# (config from benchtool.py); returns 1 when nginx did not come up
+start_web_nginx() {
   local web=$1 prefix=$2; shift 2
-  mkdir -p "$prefix"; chmod 755 "$prefix"
+  mkdir -p "$prefix"
   "$PY" "$BENCH_DIR/benchtool.py" nginx-conf "$web" "$prefix" --workers "$NGINX_WORKERS" "$@"
-  "$NGINX" -p "$prefix" -c "$prefix/nginx.conf" -e "$prefix/error.log" -g 'daemon off;' \
-    >"$prefix/stdout.log" 2>&1 &
-  NGINX_PID=$!
-  if "$PY" "$BENCH_DIR/benchtool.py" wait-ready "$web" --timeout 10 \
-      && kill -0 "$NGINX_PID" 2>/dev/null \
-      && ! grep -q -e '\[emerg\]' -e 'bind() failed' "$prefix/error.log" 2>/dev/null; then
-    return 0
-  fi
-  log "nginx did not come up: $(tail -n 3 "$prefix/error.log" "$prefix/stdout.log" 2>/dev/null | tr '\n' ' ')"
-  stop_nginx
-  return 1
+  start_nginx "$prefix" wait-ready "$web"
 }
 
 # ------------------------------------------------------------------ the web
@@ -221,7 +143,7 @@ gen_web() {  # gen_web DIR PORT HOSTS PAGES PAGE_KB LINKS
 }
 
 started=0
-for attempt in 1 2 3; do
+for _ in 1 2 3; do
   if [ "$SMOKE" = 1 ] && [ -z "${BENCH_PORT:-}" ]; then
     PORT=$((20000 + RANDOM % 10000))
   else
@@ -229,10 +151,10 @@ for attempt in 1 2 3; do
   fi
   rm -rf "$WEB"
   gen_web "$WEB" "$PORT" "$HOSTS" "$PAGES" "$PAGE_KB" "$LINKS"
-  if start_nginx "$WEB" "$WORK/nginx"; then started=1; break; fi
+  if start_web_nginx "$WEB" "$WORK/nginx"; then started=1; break; fi
   [ "$SMOKE" = 1 ] && [ -z "${BENCH_PORT:-}" ] || break
 done
-[ "$started" = 1 ] || skip "nginx could not be started (see the messages above)"
+[ "$started" = 1 ] || setup_failed "nginx could not be started (see the messages above)"
 log "nginx serves $HOSTS hosts on 127.0.0.1-$HOSTS:$PORT (pid $NGINX_PID)"
 
 SEED_URL="http://127.0.0.1:$PORT/"
@@ -240,13 +162,6 @@ mapfile -t BENCH_HOSTS < <("$PY" -c 'import json,sys; print("\n".join(json.load(
 OFFSITE_LOG=$WORK/nginx/offsite.log
 
 # ------------------------------------------------------------------ one run
-
-# measured CMD...: /usr/bin/time -v around a time-bounded command, in the current directory
-measured() {
-  local rc=0
-  /usr/bin/time -v -o time.txt timeout -k 10 "$TOOL_TIMEOUT" "$@" || rc=$?
-  return $rc
-}
 
 run_actorcrawl() {  # run_actorcrawl DIR
   local -a allowed=()
@@ -314,7 +229,7 @@ if [ "$POLITE" = 1 ] && [ "$SMOKE" != 1 ] && has_tool actorcrawl; then
   PWEB=$WORK/polite-web
   PPORT=${POLITE_PORT:-8081}
   gen_web "$PWEB" "$PPORT" "$POLITE_HOSTS" "$POLITE_PAGES" "$POLITE_PAGE_KB" "$POLITE_LINKS"
-  start_nginx "$PWEB" "$WORK/nginx-polite" --access-log || die "nginx did not start for the polite scenario"
+  start_web_nginx "$PWEB" "$WORK/nginx-polite" --access-log || die "nginx did not start for the polite scenario"
   pdir=$WORK/runs/polite
   mkdir -p "$pdir"
   mapfile -t PHOSTS < <("$PY" -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["hosts"]))' "$PWEB/web.json")
@@ -395,7 +310,7 @@ versions() {
   echo "- web: $HOSTS hosts x $PAGES pages, ~$PAGE_KB KiB, ~$LINKS links a page, one seed; $ROUNDS alternating round(s), medians shown"
   echo "- tools: $TOOLS"
   echo "- actorcrawl: --workers $AC_WORKERS --transfers-per-worker $AC_TRANSFERS, politeness off (delay 0, adaptive delay off, robots.txt off)${AC_ARGS:+, extra: $AC_ARGS}"
-  echo "- machine: $(nproc) cores ($(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)), $(free -g | awk '/^Mem:/{print $2}') GiB, Linux $(uname -r); shared, so numbers are noisy"
+  echo "- machine: $(machine_line)"
   versions
   echo
   echo "## Throughput (medians of the rounds)"

@@ -140,7 +140,7 @@ for i in $(seq 1 "$SCALE_HOSTS"); do HOSTS+=("127.0.0.$i"); done
 } >"$NGX/nginx.conf"
 SEEDS=()
 for h in "${HOSTS[@]}"; do SEEDS+=("http://$h:$SCALE_PORT/p/s"); done
-start_nginx "$NGX" "${SEEDS[0]}" "${SEEDS[-1]}" || die "nginx could not be started on port $SCALE_PORT"
+start_nginx "$NGX" wait-url "${SEEDS[0]}" "${SEEDS[-1]}" || die "nginx could not be started on port $SCALE_PORT"
 # The template works: the label is written into the links.
 "$PY" -c 'import sys, urllib.request; b = urllib.request.urlopen(sys.argv[1], timeout=5).read().decode(); sys.exit(0 if "href=\"s-7-0\"" in b and "HERE" not in b else 1)' \
   "http://${HOSTS[0]}:$SCALE_PORT/p/s-7" || die "nginx's sub_filter did not rewrite the template"

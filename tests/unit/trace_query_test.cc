@@ -1,9 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
-#include <atomic>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -12,33 +8,16 @@
 #include <vector>
 
 #include "core/trace_query.h"
+#include "tests/unit/temp_path.h"
 
 using namespace actorcrawl;
 
 namespace {
 
-// A scratch file unique to this process and test, removed at scope exit.
-class TempTraceFile {
+// A scratch trace file unique to this process and test, removed at scope exit.
+class TempTraceFile : public testing::TempPath {
  public:
-  TempTraceFile() {
-    static std::atomic<int> counter{0};
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path_ = (std::filesystem::temp_directory_path() /
-             ("actorcrawl_trace_query_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" +
-              std::to_string(stamp) + ".jsonl"))
-              .string();
-  }
-  ~TempTraceFile() {
-    std::error_code ignored;
-    std::filesystem::remove(path_, ignored);
-  }
-  TempTraceFile(const TempTraceFile&) = delete;
-  TempTraceFile& operator=(const TempTraceFile&) = delete;
-  const std::string& str() const { return path_; }
-  void write(const std::string& text) const { std::ofstream(path_, std::ios::binary) << text; }
-
- private:
-  std::string path_;
+  TempTraceFile() : TempPath("trace_query_test", ".jsonl") {}
 };
 
 constexpr std::int64_t kT0 = 1795381200000000;  // 2026-11-22T21:00:00Z in µs

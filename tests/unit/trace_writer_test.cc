@@ -1,9 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
-#include <atomic>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -13,32 +9,16 @@
 
 #include "core/stage_times.h"
 #include "core/trace_writer.h"
+#include "tests/unit/temp_path.h"
 
 using namespace actorcrawl;
 
 namespace {
 
-// A scratch file unique to this process and test, removed at scope exit.
-class TempTraceFile {
+// A scratch trace file unique to this process and test, removed at scope exit.
+class TempTraceFile : public testing::TempPath {
  public:
-  TempTraceFile() {
-    static std::atomic<int> counter{0};
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path_ = (std::filesystem::temp_directory_path() /
-             ("actorcrawl_trace_writer_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" +
-              std::to_string(stamp) + ".jsonl"))
-              .string();
-  }
-  ~TempTraceFile() {
-    std::error_code ignored;
-    std::filesystem::remove(path_, ignored);
-  }
-  TempTraceFile(const TempTraceFile&) = delete;
-  TempTraceFile& operator=(const TempTraceFile&) = delete;
-  const std::string& str() const { return path_; }
-
- private:
-  std::string path_;
+  TempTraceFile() : TempPath("trace_writer_test", ".jsonl") {}
 };
 
 std::vector<std::string> read_lines(const std::string& path) {
