@@ -8,7 +8,10 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <regex>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "actors/crawl_service.h"
 #include "core/api_error.h"
@@ -106,6 +109,37 @@ void guarded(httplib::Response& res, Body&& body) {
   }
 }
 
+// The routes' paths, each registered once in Server::routes(); kRoutes says
+// which methods each answers, so a known path asked with another method gets
+// 405 and an Allow header instead of "no route".
+constexpr const char* kJobPath = R"(/crawl/([^/]+))";
+constexpr const char* kGraphPath = R"(/crawl/([^/]+)/graph)";
+constexpr const char* kEventsPath = R"(/crawl/([^/]+)/events)";
+
+struct RouteMethods {
+  const char* path;
+  const char* allow;
+};
+constexpr RouteMethods kRoutes[] = {
+    {"/healthz", "GET, HEAD"},   {"/", "GET, HEAD"},         {"/api/info", "GET, HEAD"},
+    {"/crawl", "GET, HEAD, POST"}, {kJobPath, "GET, HEAD, DELETE"}, {kGraphPath, "GET, HEAD"},
+    {kEventsPath, "GET, HEAD"},  {"/metrics", "GET, HEAD"},
+};
+
+// The methods `path` answers, or nullptr when no route has that path.
+const char* allowed_methods(const std::string& path) {
+  static const std::vector<std::pair<std::regex, const char*>> compiled = [] {
+    std::vector<std::pair<std::regex, const char*>> v;
+    for (const auto& r : kRoutes)
+      v.emplace_back(std::regex{r.path}, r.allow);
+    return v;
+  }();
+  for (const auto& [pattern, allow] : compiled)
+    if (std::regex_match(path, pattern))
+      return allow;
+  return nullptr;
+}
+
 struct Server {
   CrawlService& service;
   const CrawlConfig& config;
@@ -147,7 +181,21 @@ struct Server {
         return httplib::Server::HandlerResponse::Unhandled;
       switch (res.status) {
         case 404:
-          send_error(res, ApiError(404, "not_found", "no route " + req.method + " " + req.path.substr(0, 200)));
+          if (const char* allow = allowed_methods(req.path)) {
+            res.set_header("Allow", allow);
+            send_error(res, ApiError(405, "method_not_allowed",
+                                     req.method.substr(0, 20) + " is not allowed on " + req.path.substr(0, 200) +
+                                       " (allowed: " + allow + ")"));
+          } else {
+            send_error(res, ApiError(404, "not_found", "no route " + req.method + " " + req.path.substr(0, 200)));
+          }
+          break;
+        case 400:
+          // httplib could not read the request: most often a body without
+          // Content-Length or chunked encoding.
+          send_error(res, ApiError(400, "bad_request",
+                                   "the HTTP request could not be read (a body needs Content-Length or "
+                                   "chunked Transfer-Encoding)"));
           break;
         case 413:
           send_error(res, ApiError(413, "body_too_large", "the request body is larger than the service accepts"));
@@ -199,7 +247,7 @@ struct Server {
         send_json(res, 200, json{{"jobs", jobs}});
       });
     });
-    http.Get(R"(/crawl/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    http.Get(kJobPath, [this](const httplib::Request& req, httplib::Response& res) {
       guarded(res, [&] {
         const auto row = known_job(req.matches[1]);
         const auto offset = query_int(req, "offset", 0, 0, std::numeric_limits<std::int32_t>::max());
@@ -222,7 +270,7 @@ struct Server {
         send_json(res, 200, json{{"job", job}});
       });
     });
-    http.Delete(R"(/crawl/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    http.Delete(kJobPath, [this](const httplib::Request& req, httplib::Response& res) {
       guarded(res, [&] {
         const std::string id = req.matches[1];
         auto row = known_job(id);
@@ -243,7 +291,7 @@ struct Server {
                   json{{"job_id", id}, {"status", over ? to_string(row.status) : "cancelling"}});
       });
     });
-    http.Get(R"(/crawl/([^/]+)/graph)", [this](const httplib::Request& req, httplib::Response& res) {
+    http.Get(kGraphPath, [this](const httplib::Request& req, httplib::Response& res) {
       guarded(res, [&] {
         const auto row = known_job(req.matches[1]);
         const auto graph = read_graph(row.db_path);
@@ -255,7 +303,7 @@ struct Server {
         send_json(res, 200, json{{"job_id", row.id}, {"nodes", nodes}, {"edges", edges}});
       });
     });
-    http.Get(R"(/crawl/([^/]+)/events)", [this](const httplib::Request& req, httplib::Response& res) {
+    http.Get(kEventsPath, [this](const httplib::Request& req, httplib::Response& res) {
       guarded(res, [&] {
         const auto row = known_job(req.matches[1]);
         const std::string id = row.id;

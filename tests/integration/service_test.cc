@@ -193,6 +193,14 @@ TEST_CASE("serve: every bad request gets a named JSON error and starts nothing",
   check_error(c.Get("/crawl/crawl_99/graph"), 404, "job_not_found");
   check_error(c.Delete("/crawl/crawl_99"), 404, "job_not_found");
   check_error(c.Get("/no/such/route"), 404, "not_found");
+  // A known path with another method: 405 and the methods it does answer.
+  auto put = c.Put("/crawl", "{}", "application/json");
+  check_error(put, 405, "method_not_allowed");
+  CHECK(put->get_header_value("Allow") == "GET, HEAD, POST");
+  auto patch = c.Patch("/crawl/crawl_1", "{}", "application/json");
+  check_error(patch, 405, "method_not_allowed");
+  CHECK(patch->get_header_value("Allow") == "GET, HEAD, DELETE");
+  check_error(c.Delete("/healthz"), 405, "method_not_allowed");
   CHECK(body_of(c.Get("/crawl")).at("jobs").empty());
   CHECK(web.requests().empty());
 }
