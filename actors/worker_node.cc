@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <set>
 
 #include <caf/all.hpp>
@@ -53,6 +54,10 @@ struct Session {
     auto next_report = started;
     std::string last_error;
     const std::string digest = options.catalogue.empty() ? catalogue_digest() : options.catalogue;
+    // "60 s", "1.5 s": whole seconds unless the timeout has a fraction.
+    char timeout_text[32];
+    std::snprintf(timeout_text, sizeof timeout_text, config.reconnect_timeout_ms % 1000 == 0 ? "%.0f s" : "%.1f s",
+                  static_cast<double>(config.reconnect_timeout_ms) / 1000.0);
     for (;;) {
       if (stop_requested())
         return WorkerNodeResult{Outcome::stopped, "stopped before joining"};
@@ -82,11 +87,10 @@ struct Session {
       if (Clock::now() - started >= give_up_after)
         return WorkerNodeResult{Outcome::coordinator_lost,
                                 "cannot reach the coordinator at " + address_text + " (" + last_error + ") after " +
-                                  std::to_string(config.reconnect_timeout_ms / 1000) + " s of trying; giving up"};
+                                  timeout_text + " of trying; giving up"};
       if (Clock::now() >= next_report) {
         log_line(LogLevel::warn, "coordinator at " + address_text + " not reachable (" + last_error +
-                                   "); trying again for up to " +
-                                   std::to_string(config.reconnect_timeout_ms / 1000) + " s");
+                                   "); trying again for up to " + timeout_text);
         next_report = Clock::now() + std::chrono::seconds{10};
       }
       pause(backoff);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/ascii.h"
+#include "core/tls_files.h"
 #include "core/url.h"
 
 namespace actorcrawl {
@@ -517,6 +518,9 @@ void validate(const CrawlConfig& config, bool seeds_required) {
   const int tls_parts = !config.tls_cert.empty() + !config.tls_key.empty() + !config.tls_ca.empty();
   if (tls_parts != 0 && tls_parts != 3)
     throw ConfigError("TLS needs all of tls_cert, tls_key and tls_ca (--tls-cert, --tls-key, --tls-ca)");
+  if (tls_parts == 3)
+    if (auto error = check_tls_files(config.tls_cert, config.tls_key, config.tls_ca); !error.empty())
+      throw ConfigError(error);
 }
 
 void apply_config_sources(const std::vector<std::string>& args, CrawlConfig& config,
