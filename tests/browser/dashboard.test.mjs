@@ -241,6 +241,15 @@ async function main() {
   if (!(job.pages_fetched > 5)) fail(`only ${job.pages_fetched} pages fetched from the demo web, expected more than 5`);
   const shownFailed = Number(((await page.locator('#count-failed').textContent()) || '').replace(/[^0-9]/g, ''));
   if (shownFailed !== job.pages_failed) fail(`#count-failed shows ${shownFailed}, the API says ${job.pages_failed}`);
+  // The demo web has fewer pages than the form's max_pages: the job ran out
+  // of pages in scope, and the progress bar says so, full.
+  if (job.pages_fetched < job.max_pages) {
+    const progress = ((await page.locator('#job-progress-text').textContent()) || '').trim();
+    if (!progress.includes(`${job.pages_fetched} pages · every page in scope crawled`))
+      fail(`#job-progress-text is "${progress}" for a completed job of ${job.pages_fetched} of max ${job.max_pages} pages`);
+    const width = await page.locator('#job-bar > span').evaluate((el) => el.style.width);
+    if (parseFloat(width) !== 100) fail(`the progress bar of a completed job is ${width} wide, not full`);
+  }
 
   // The job list has the job, marked completed.
   await waitFor(
