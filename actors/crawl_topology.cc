@@ -54,6 +54,7 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   settings.politeness_delay_ms = config.politeness_delay_ms;
   settings.resolve = config.resolve;
   settings.block_private_addresses = config.block_private_networks;
+  settings.max_connections_per_host = static_cast<std::int32_t>(config.max_connections_per_host);
   using std::chrono::milliseconds;
   HostScheduler::Settings politeness;
   politeness.delay = milliseconds{config.politeness_delay_ms};
@@ -63,6 +64,7 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   politeness.robots_ttl = milliseconds{config.robots_cache_ttl_ms};
   politeness.robots_attempts = static_cast<int>(config.retry_attempts) + 1;
   politeness.robots_retry_delay = milliseconds{std::max<std::int64_t>(config.retry_delay_ms, 1)};
+  politeness.max_connections_per_host = static_cast<int>(config.max_connections_per_host);
   t.host_selector = spawn_host_selector(sys, politeness, settings);
 
   FrontierSettings frontier;
@@ -70,7 +72,11 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   frontier.site.window = static_cast<std::size_t>(config.frontier_window);
   frontier.site.max_pages = config.max_pages;
   frontier.site.max_depth = static_cast<std::int32_t>(config.max_depth);
-  frontier.site.per_host_leases = static_cast<std::size_t>(config.max_leases_per_host);
+  // Each connection to a host needs a URL of it out, and one more waiting.
+  frontier.site.per_host_leases =
+    config.max_leases_per_host == 0
+      ? 0
+      : static_cast<std::size_t>(std::max(config.max_leases_per_host, config.max_connections_per_host + 1));
   frontier.traps = TrapGuard::Limits{static_cast<std::size_t>(config.max_url_length),
                                      static_cast<std::size_t>(config.max_repeated_path_segments),
                                      static_cast<std::size_t>(config.max_pages_per_host),

@@ -64,6 +64,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"save_pages_dir", ValueKind::text, "where save_pages writes bodies", &C::save_pages_dir},
     {"transfers_per_worker", ValueKind::integer, "transfers one FetchWorker runs at once", &C::transfers_per_worker, 1, 4096},
     {"max_in_flight", ValueKind::integer, "URLs handed out and not yet processed, at most (0: the HostSelector's buffer, max(1024, 4 x slots), plus 2 x slots)", &C::max_in_flight, 0, 1'000'000},
+    {"max_connections_per_host", ValueKind::integer, "requests in flight to one host at once while its delay is 0 (politeness off: politeness_delay_ms and politeness_delay_factor_percent 0, no Crawl-delay); any delay makes it one", &C::max_connections_per_host, 1, 256},
     {"max_leases_per_host", ValueKind::integer, "site profile: URLs of one host handed out at once, so many hosts are crawled side by side (0: strict BFS order)", &C::max_leases_per_host, 0, 1'000'000},
     {"parse_lanes", ValueKind::integer, "parsers working in parallel behind the Processor (0: one per core)", &C::parse_lanes, 0, 64},
     {"frontier_window", ValueKind::integer, "queued URLs held in memory (the rest wait in SQLite)", &C::frontier_window, 16, 100'000'000},

@@ -276,8 +276,9 @@ struct FetchEngine::Impl {
       if (const char* v = std::getenv(var); v != nullptr && *v != '\0')
         no_proxy += std::string{","} + v;
     multi = curl_multi_init();
-    // One connection per host is all a polite crawler uses; a larger total
-    // cache keeps connections to many hosts alive between their requests.
+    // One connection per host is all a polite crawler uses (more only with
+    // set_max_host_connections); a larger total cache keeps connections to
+    // many hosts alive between their requests.
     curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1L);
     curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, 256L);
   }
@@ -452,6 +453,10 @@ std::vector<FetchOutcome> FetchEngine::perform(std::chrono::milliseconds max_wai
   curl_multi_perform(impl_->multi, &still_running);
   impl_->collect(done);
   return done;
+}
+
+void FetchEngine::set_max_host_connections(int n) {
+  curl_multi_setopt(impl_->multi, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(std::max(n, 1)));
 }
 
 void FetchEngine::set_resolve(const std::vector<std::string>& entries) {

@@ -94,6 +94,11 @@ class FetchEngine {
   // ("host:port:address"): how a crawl reaches test hosts by name.
   void set_resolve(const std::vector<std::string>& entries);
 
+  // Connections to one host at once (1 by default: the HostSelector sends
+  // one request per host at a time unless politeness is off). Requests
+  // beyond it wait inside curl for a free connection.
+  void set_max_host_connections(int n);
+
   // Thread-safe: makes a waiting perform() return early.
   void wakeup();
 

@@ -36,6 +36,15 @@ HostScheduler::~HostScheduler() = default;
 HostScheduler::HostScheduler(HostScheduler&&) noexcept = default;
 HostScheduler& HostScheduler::operator=(HostScheduler&&) noexcept = default;
 
+bool HostScheduler::full(const Host& host) const {
+  if (host.in_flight == 0)
+    return false;
+  // Several at once only without any delay, and never beside robots.txt.
+  if (host.robots == RobotsState::pending || delay_of(host).count() > 0)
+    return true;
+  return host.in_flight >= std::max(settings_.max_connections_per_host, 1);
+}
+
 std::chrono::milliseconds HostScheduler::delay_of(const Host& host) const {
   auto d = std::max({settings_.delay, host.crawl_delay, host.adaptive_delay});
   // The configured delay is a floor the cap never lowers.
@@ -91,7 +100,7 @@ std::vector<CrawlJob> HostScheduler::remove_worker(WorkerId id) {
       // The request may or may not have reached the host; keep its clock
       // running as if it had, so a retry elsewhere is still polite.
       auto& host = hosts_[lease->second.job.host_key];
-      host.busy = false;
+      request_ended(host);
       host.next_allowed = Clock::now() + delay_of(host);
       orphaned.push_back(std::move(lease->second.job));
       lease = leases_.erase(lease);
@@ -103,7 +112,7 @@ std::vector<CrawlJob> HostScheduler::remove_worker(WorkerId id) {
     if (host.robots_worker == id) {  // its robots.txt fetch died with it
       host.robots_worker.reset();
       host.robots = RobotsState::unknown;
-      host.busy = false;
+      request_ended(host);
     }
     if (host.worker == id) {
       host.worker.reset();
@@ -124,7 +133,7 @@ void HostScheduler::enqueue(CrawlJob job, Clock::time_point) {
 }
 
 void HostScheduler::schedule(const std::string& host_key, Host& host) {
-  if (host.scheduled || host.busy || host.queue.empty())
+  if (host.scheduled || full(host) || host.queue.empty())
     return;
   host.scheduled = true;
   ready_.emplace(host.next_allowed, host_key);
@@ -159,7 +168,7 @@ void HostScheduler::dispatch_ready(Clock::time_point now, std::vector<Dispatch>&
       continue;
     Host& host = it->second;
     host.scheduled = false;
-    if (host.busy || host.queue.empty())
+    if (full(host) || host.queue.empty())
       continue;
     if (host.next_allowed > now) {  // its clock moved since it was queued
       schedule(key, host);
@@ -182,10 +191,13 @@ void HostScheduler::dispatch_ready(Clock::time_point now, std::vector<Dispatch>&
     CrawlJob job = std::move(host.queue.front());
     host.queue.pop_front();
     --queued_;
-    host.busy = true;
+    ++host.in_flight;
     ++worker.active;
     leases_.emplace(job.seq, Lease{*worker_id, job});
     out.push_back(Dispatch{*worker_id, std::move(job)});
+    // Room for another request to this host now (politeness off): back
+    // into the ready queue, due now, so this same pass may take it again.
+    schedule(key, host);
   }
 }
 
@@ -219,7 +231,7 @@ bool HostScheduler::robots_gate(const std::string& key, Host& host, Clock::time_
     CrawlJob robots{0, scheme_of(host.queue.front().url) + "://" + key + "/robots.txt", key, 0};
     host.robots = RobotsState::pending;
     host.robots_worker = worker_id;
-    host.busy = true;
+    ++host.in_flight;
     ++workers_[worker_id].active;
     out.push_back(Dispatch{worker_id, std::move(robots), Kind::robots});
     return false;
@@ -251,7 +263,7 @@ void HostScheduler::robots_done(const std::string& host_key, std::shared_ptr<con
   if (it == hosts_.end())
     return;
   Host& host = it->second;
-  host.busy = false;
+  request_ended(host);
   if (host.robots_worker) {
     auto w = workers_.find(*host.robots_worker);
     if (w != workers_.end()) {
@@ -303,7 +315,7 @@ void HostScheduler::robots_done(const std::string& host_key, std::shared_ptr<con
 void HostScheduler::release(const Lease& lease, Clock::time_point now,
                             std::chrono::milliseconds extra) {
   auto& host = hosts_[lease.job.host_key];
-  host.busy = false;
+  request_ended(host);
   host.next_allowed = now + std::max(delay_of(host), std::min(extra, std::max(settings_.delay, settings_.max_delay)));
   schedule(lease.job.host_key, host);
   auto w = workers_.find(lease.worker);

@@ -2,9 +2,11 @@
 // per-host queues, the per-host politeness clock, host->worker affinity,
 // per-worker transfer slots and leases.
 //
-// Rules it enforces: at most one request in flight per host; the next
-// request to a host starts no earlier than `delay` after the previous one
-// completed (longer when the server asked for it with Retry-After); a host
+// Rules it enforces: at most one request in flight per host (up to
+// max_connections_per_host while the host's delay is 0, i.e. with politeness
+// off); the next request to a host starts no earlier than `delay` after the
+// previous one completed (longer when the server asked for it with
+// Retry-After); a host
 // stays with one worker while that worker lives; a worker never holds more
 // than its capacity. Every job it hands out is a lease that ends exactly once
 // in complete(), abandon() or remove_worker().
@@ -54,6 +56,9 @@ class HostScheduler {
     std::chrono::milliseconds robots_ttl{24 * 3600 * 1000};
     int robots_attempts = 3;       // tries before an unreachable robots.txt is final
     std::chrono::milliseconds robots_retry_delay{5000};
+    // Requests in flight to one host at once while its delay is 0. Any
+    // delay (configured, Crawl-delay, adaptive) brings it back to one.
+    int max_connections_per_host = 1;
   };
 
   // A refused job and why: "robots_txt" or "robots_unreachable".
@@ -120,7 +125,7 @@ class HostScheduler {
     std::deque<CrawlJob> queue;
     Clock::time_point next_allowed{};
     std::optional<WorkerId> worker;
-    bool busy = false;       // a request is in flight
+    int in_flight = 0;       // requests (robots.txt included) in flight
     bool scheduled = false;  // an entry for it is in ready_ (or a waiting list)
     std::chrono::milliseconds adaptive_delay{0};
     std::chrono::milliseconds crawl_delay{0};
@@ -152,6 +157,10 @@ class HostScheduler {
   // One pass over the ready hosts whose clocks have run out.
   void dispatch_ready(Clock::time_point now, std::vector<Dispatch>& out);
   std::chrono::milliseconds delay_of(const Host& host) const;
+  // No further request to the host may start until one in flight ends.
+  bool full(const Host& host) const;
+  // One request to the host ended (or never will).
+  static void request_ended(Host& host) { host.in_flight = host.in_flight > 0 ? host.in_flight - 1 : 0; }
   // Robots gate for the host's next job: true if it may go on to a worker.
   // May dispatch the robots.txt fetch instead, or refuse jobs.
   bool robots_gate(const std::string& key, Host& host, Clock::time_point now, WorkerId worker,

@@ -639,3 +639,73 @@ TEST_CASE("a host with nobody listening is refused as robots_unreachable after r
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM dead_letters") == 0);
   CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/next", 1}});
 }
+
+// --- several connections to one host, politeness off --------------------------
+
+namespace {
+
+// The most requests that were certainly in flight at once: each of `served`
+// was held `hold_ms` by the server, so requests arriving within less than
+// that of one another overlapped.
+std::size_t overlapping(const std::vector<ServedRequest>& served, long long hold_ms) {
+  std::size_t most = served.empty() ? 0 : 1;
+  for (std::size_t i = 0; i < served.size(); ++i)
+    for (std::size_t j = i + 1; j < served.size() && ms_between(served[i], served[j]) < hold_ms; ++j)
+      most = std::max(most, j - i + 1);
+  return most;
+}
+
+// One host: a root linking to `pages` pages, each answered after `hold_ms`.
+std::string slow_site(TestWeb& web, int pages, int hold_ms) {
+  const auto host = web.add_host("127.0.0.1");
+  std::vector<std::string> links;
+  for (int i = 0; i < pages; ++i) {
+    links.push_back("/p" + std::to_string(i));
+    auto r = html(page("P" + std::to_string(i), {}));
+    r.delay_ms = hold_ms;
+    web.route(host, links.back(), r);
+  }
+  web.route(host, "/", html(page("Root", links)));
+  return host;
+}
+
+}  // namespace
+
+TEST_CASE("with politeness off, max_connections_per_host requests to one host overlap, never more",
+          "[integration][politeness]") {
+  ScratchDir dir;
+  TestWeb web;
+  const int hold_ms = 80;
+  const auto host = slow_site(web, 24, hold_ms);
+  auto c = fast_config(dir, TestWeb::url(host, "/"));
+  c.politeness_delay_factor_percent = 0;
+  c.respect_robots_txt = false;
+  c.max_connections_per_host = 4;
+  crawl(c);
+  CHECK(count(c.db_path, "SELECT COUNT(*) FROM pages WHERE status_code = 200") == 25);
+
+  auto served = served_on(web, host);
+  REQUIRE(served.size() == 25);
+  served.erase(served.begin());  // the root, answered at once
+  const auto most = overlapping(served, hold_ms);
+  INFO("at most " << most << " requests overlapped");
+  CHECK(most <= 4);
+  CHECK(most >= 3);
+}
+
+TEST_CASE("any politeness delay keeps one request per host, whatever max_connections_per_host",
+          "[integration][politeness]") {
+  ScratchDir dir;
+  TestWeb web;
+  const auto host = slow_site(web, 5, 0);
+  auto c = fast_config(dir, TestWeb::url(host, "/"));
+  c.politeness_delay_ms = 60;
+  c.politeness_delay_factor_percent = 0;
+  c.respect_robots_txt = false;
+  c.max_connections_per_host = 4;
+  crawl(c);
+  CHECK(count(c.db_path, "SELECT COUNT(*) FROM pages WHERE status_code = 200") == 6);
+  const auto served = served_on(web, host);
+  REQUIRE(served.size() == 6);
+  CHECK(smallest_gap_ms(served) >= 59);
+}

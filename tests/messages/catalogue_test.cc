@@ -93,7 +93,7 @@ TEST_CASE("topology messages round-trip", "[messages]") {
   auto& sys = *shared_fixture().sys;
   caf::scoped_actor self{sys};
   check_round_trip(topology{self, self, self, self, self, "node-a"});
-  check_round_trip(fetch_settings{"ua/1", 1, 2, 3, 4, 5, 6, {"a.test:80:127.0.0.2"}});
+  check_round_trip(fetch_settings{"ua/1", 1, 2, 3, 4, 5, 6, {"a.test:80:127.0.0.2"}, true, 7});
   check_round_trip(worker_hello{self, "worker-1@node", 32});
   check_round_trip(worker_welcome{topology{self, self, self, self, self, "node-a"}, fetch_settings{"ua", 1, 2, 3, 4, 5, 6, {}}});
 }

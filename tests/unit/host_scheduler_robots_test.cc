@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -619,6 +620,36 @@ TEST_CASE("HostScheduler robots gate: a woken host that uses no slot does not st
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].kind == Kind::fetch);
   CHECK(ds[0].job.seq == 4);
+}
+
+
+
+TEST_CASE("HostScheduler robots gate: with politeness off, robots.txt goes alone and Crawl-delay means one at a time",
+          "[host_scheduler][robots]") {
+  auto settings = robots_settings();
+  settings.delay = ms{0};
+  settings.delay_factor_percent = 0;
+  settings.max_connections_per_host = 3;
+  HostScheduler s(settings);
+  s.add_worker(1, 8);
+  for (std::uint64_t seq = 1; seq <= 4; ++seq) {
+    s.enqueue(job(seq, "a.test", "/p" + std::to_string(seq)), t0);
+    s.enqueue(job(10 + seq, "b.test", "/p" + std::to_string(seq)), t0);
+  }
+  auto first = s.take_ready(t0);
+  REQUIRE(first.size() == 2);  // each host's robots.txt, nothing beside it
+  for (const auto& d : first)
+    CHECK(d.kind == Kind::robots);
+  CHECK(s.take_ready(t0 + ms{10}).empty());
+
+  // a.test has no Crawl-delay: three at once. b.test asks for one second.
+  s.robots_done("a.test", rules("User-agent: *\nDisallow:\n"), t0 + ms{10});
+  s.robots_done("b.test", rules("User-agent: *\nCrawl-delay: 1\n"), t0 + ms{10});
+  std::vector<std::uint64_t> seqs;
+  for (const auto& d : s.take_ready(t0 + ms{1010}))
+    seqs.push_back(d.job.seq);
+  std::sort(seqs.begin(), seqs.end());
+  CHECK(seqs == std::vector<std::uint64_t>{1, 2, 3, 11});
 }
 
 }  // namespace actorcrawl

@@ -428,4 +428,84 @@ TEST_CASE("HostScheduler: randomized simulation keeps every invariant", "[host_s
   CHECK(now - t0 >= 9 * delay);
 }
 
+
+namespace {
+
+// Politeness off: no delay of any kind, several requests to a host allowed.
+HostScheduler::Settings politeness_off(int connections) {
+  HostScheduler::Settings s;
+  s.delay = ms{0};
+  s.delay_factor_percent = 0;
+  s.max_connections_per_host = connections;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("HostScheduler: with politeness off, up to max_connections_per_host requests to one host",
+          "[host_scheduler]") {
+  const Clock::time_point t0 = Clock::now();
+  HostScheduler s(politeness_off(3));
+  s.add_worker(1, 8);
+  for (std::uint64_t seq = 1; seq <= 5; ++seq)
+    s.enqueue(job(seq, "a.test"), t0);
+  s.enqueue(job(6, "b.test"), t0);
+  auto ds = s.take_ready(t0);
+  // Three of a.test, in its FIFO order, and b.test beside them.
+  CHECK(seqs_of(ds) == std::vector<std::uint64_t>{1, 2, 3, 6});
+  CHECK(s.take_ready(t0 + ms{1000}).empty());
+  // Each completion lets exactly one more start.
+  CHECK(s.complete(2, t0 + ms{5}));
+  CHECK(seqs_of(s.take_ready(t0 + ms{5})) == std::vector<std::uint64_t>{4});
+  CHECK(s.take_ready(t0 + ms{5}).empty());
+  CHECK(s.abandon(1, t0 + ms{6}));
+  CHECK(seqs_of(s.take_ready(t0 + ms{6})) == std::vector<std::uint64_t>{5});
+  CHECK(s.leased() == 4);
+  CHECK(s.queued() == 0);
+}
+
+TEST_CASE("HostScheduler: per-host connections never exceed the worker's capacity", "[host_scheduler]") {
+  const Clock::time_point t0 = Clock::now();
+  HostScheduler s(politeness_off(8));
+  s.add_worker(1, 2);
+  for (std::uint64_t seq = 1; seq <= 5; ++seq)
+    s.enqueue(job(seq, "a.test"), t0);
+  CHECK(seqs_of(s.take_ready(t0)) == std::vector<std::uint64_t>{1, 2});
+  CHECK(s.complete(1, t0 + ms{1}));
+  CHECK(seqs_of(s.take_ready(t0 + ms{1})) == std::vector<std::uint64_t>{3});
+  // A dead worker's leases all come back, and the host's count with them.
+  CHECK(seqs_of(s.remove_worker(1)) == std::vector<std::uint64_t>{2, 3});
+  s.add_worker(2, 8);
+  for (auto seq : {2, 3})
+    s.enqueue(job(static_cast<std::uint64_t>(seq), "a.test"), t0 + ms{2});
+  CHECK(seqs_of(s.take_ready(t0 + ms{2})) == std::vector<std::uint64_t>{2, 3, 4, 5});
+}
+
+TEST_CASE("HostScheduler: any delay keeps one request per host whatever max_connections_per_host",
+          "[host_scheduler]") {
+  const Clock::time_point t0 = Clock::now();
+  auto settings = politeness_off(4);
+  settings.delay = ms{50};
+  HostScheduler delayed(settings);
+  delayed.add_worker(1, 8);
+  for (std::uint64_t seq = 1; seq <= 3; ++seq)
+    delayed.enqueue(job(seq, "a.test"), t0);
+  CHECK(delayed.take_ready(t0).size() == 1);
+  CHECK(delayed.take_ready(t0 + ms{1000}).empty());
+
+  // The adaptive delay counts too: after a slow answer the host has a delay.
+  settings = politeness_off(4);
+  settings.delay_factor_percent = 100;
+  HostScheduler adaptive(settings);
+  adaptive.add_worker(1, 8);
+  for (std::uint64_t seq = 1; seq <= 6; ++seq)
+    adaptive.enqueue(job(seq, "a.test"), t0);
+  CHECK(adaptive.take_ready(t0).size() == 4);  // no response yet: no delay
+  for (std::uint64_t seq = 1; seq <= 4; ++seq)
+    CHECK(adaptive.complete(seq, t0 + ms{40}, ms{0}, ms{40}));
+  CHECK(adaptive.host_delay("a.test") == ms{40});
+  CHECK(adaptive.take_ready(t0 + ms{79}).empty());
+  CHECK(adaptive.take_ready(t0 + ms{80}).size() == 1);
+}
+
 }  // namespace actorcrawl
