@@ -339,15 +339,22 @@ TEST_CASE("HostScheduler: next_wakeup is the earliest host clock", "[host_schedu
 // scheduler is woken at next_wakeup or when a lease completes, and leases
 // complete after random durations, some with a Retry-After. The invariants
 // must hold after every step, and every job must go out exactly once.
-TEST_CASE("HostScheduler: randomized simulation keeps every invariant", "[host_scheduler]") {
+namespace {
+
+// A crawl of 20 hosts x 10 jobs on 3 workers, with random response times and
+// Retry-Afters, checked at every step: at most `connections` requests per host
+// in flight (one whenever there is a delay), politeness since the last
+// completion, host affinity, worker capacity, and every job leased once.
+void simulate(HostScheduler::Settings settings) {
   constexpr int kHosts = 20;
   constexpr int kJobsPerHost = 10;
   constexpr std::size_t kCapacity = 4;
-  const ms delay{100};
+  const ms delay = settings.delay;
+  const std::size_t per_host = delay.count() > 0 ? 1 : static_cast<std::size_t>(settings.max_connections_per_host);
   const Clock::time_point t0 = Clock::now();
   std::mt19937 rng(2024);
 
-  HostScheduler s(delay);
+  HostScheduler s(settings);
   for (HostScheduler::WorkerId w = 1; w <= 3; ++w)
     s.add_worker(w, kCapacity);
   std::uint64_t seq = 1;
@@ -367,6 +374,7 @@ TEST_CASE("HostScheduler: randomized simulation keeps every invariant", "[host_s
   std::map<std::string, Clock::time_point> allowed_again;  // host -> earliest next start
   std::map<std::string, HostScheduler::WorkerId> affinity;
   std::set<std::uint64_t> dispatched;
+  std::size_t most_per_host = 0;
 
   Clock::time_point now = t0;
   int steps = 0;
@@ -386,8 +394,11 @@ TEST_CASE("HostScheduler: randomized simulation keeps every invariant", "[host_s
     for (auto& d : s.take_ready(now)) {
       const std::string& host = d.job.host_key;
       REQUIRE(dispatched.insert(d.job.seq).second);
+      std::size_t same_host = 1;
       for (const auto& entry : running)
-        REQUIRE(entry.second.host != host);  // one in flight per host
+        same_host += entry.second.host == host;
+      REQUIRE(same_host <= per_host);  // one in flight per host, or `connections` with no delay
+      most_per_host = std::max(most_per_host, same_host);
       auto allowed = allowed_again.find(host);
       if (allowed != allowed_again.end())
         REQUIRE(now >= allowed->second);  // politeness since the last completion
@@ -423,9 +434,28 @@ TEST_CASE("HostScheduler: randomized simulation keeps every invariant", "[host_s
   CHECK(s.queued() == 0);
   CHECK(s.leased() == 0);
   CHECK(affinity.size() == static_cast<std::size_t>(kHosts));
-  // With a 100 ms delay and 10 jobs a host, the crawl cannot be faster than
-  // 9 delays.
+  // With a delay d and 10 jobs a host, the crawl cannot be faster than 9 d.
   CHECK(now - t0 >= 9 * delay);
+  CHECK(most_per_host == per_host);  // the limit was reached, not just kept
+}
+
+}  // namespace
+
+TEST_CASE("HostScheduler: randomized simulation keeps every invariant", "[host_scheduler]") {
+  HostScheduler::Settings polite;
+  polite.delay = ms{100};
+  polite.delay_factor_percent = 0;
+  polite.max_connections_per_host = 4;  // no effect: there is a delay
+  simulate(polite);
+}
+
+TEST_CASE("HostScheduler: randomized simulation with politeness off and 3 connections a host",
+          "[host_scheduler]") {
+  HostScheduler::Settings off;
+  off.delay = ms{0};
+  off.delay_factor_percent = 0;
+  off.max_connections_per_host = 3;
+  simulate(off);
 }
 
 
