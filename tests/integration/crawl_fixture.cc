@@ -98,6 +98,17 @@ testweb::Response redirect(int status, const std::string& location) {
   return r;
 }
 
+HostLoop three_host_loop(testweb::TestWeb& web, const std::vector<std::string>& titles, int delay_ms) {
+  HostLoop loop{web.add_host("127.0.0.1"), web.add_host("127.0.0.2"), web.add_host("127.0.0.3")};
+  const std::string hosts[] = {loop.a, loop.b, loop.c};
+  for (int i = 0; i < 3; ++i) {
+    auto r = html(page(titles.at(static_cast<std::size_t>(i)), {testweb::TestWeb::url(hosts[(i + 1) % 3], "/")}));
+    r.delay_ms = delay_ms;
+    web.route(hosts[i], "/", r);
+  }
+  return loop;
+}
+
 std::string closed_host(const std::string& ip) {
   testweb::TestWeb gone;
   return gone.add_host(ip);

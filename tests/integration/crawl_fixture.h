@@ -50,12 +50,21 @@ testweb::Response html(std::string body, int status = 200);
 // A redirect to `location`.
 testweb::Response redirect(int status, const std::string& location);
 
+// host key "127.0.0.N:PORT" -> "127.0.0.N"
+std::string ip_of(const std::string& host_key);
+
+// The 3-host loop: hosts on 127.0.0.1, .2 and .3 whose roots link a -> b ->
+// c -> a, each titled by `titles` and answered after `delay_ms`.
+struct HostLoop {
+  std::string a, b, c;
+  std::vector<std::string> ips() const { return {ip_of(a), ip_of(b), ip_of(c)}; }
+};
+HostLoop three_host_loop(testweb::TestWeb& web, const std::vector<std::string>& titles = {"A", "B", "C"},
+                         int delay_ms = 0);
+
 // A host key on `ip` whose port nobody listens on: taken from a test host
 // that is dropped at once, so connecting to it is refused.
 std::string closed_host(const std::string& ip);
-
-// host key "127.0.0.N:PORT" -> "127.0.0.N"
-std::string ip_of(const std::string& host_key);
 
 // Requests the web saw for pages, per target, for one host: /robots.txt
 // (fetched once per host by default) is left out; robots tests look at it

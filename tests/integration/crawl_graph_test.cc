@@ -12,12 +12,7 @@ using testweb::TestWeb;
 TEST_CASE("a 3-host loop gives exactly its nodes, edges and weights", "[integration][graph]") {
   ScratchDir dir;
   TestWeb web;
-  auto a = web.add_host("127.0.0.1");
-  auto b = web.add_host("127.0.0.2");
-  auto c = web.add_host("127.0.0.3");
-  web.route(a, "/", html(page("A", {TestWeb::url(b, "/")})));
-  web.route(b, "/", html(page("B", {TestWeb::url(c, "/")})));
-  web.route(c, "/", html(page("C", {TestWeb::url(a, "/")})));
+  const auto [a, b, c] = three_host_loop(web);
 
   auto config = fast_config(dir, TestWeb::url(a, "/"));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};

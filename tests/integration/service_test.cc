@@ -346,14 +346,7 @@ TEST_CASE("serve: a bearer token guards every route but /healthz", "[integration
 TEST_CASE("serve: live events, the domain graph and the metrics of a job", "[integration][service]") {
   ScratchDir dir;
   TestWeb web;
-  auto a = web.add_host("127.0.0.1");
-  auto b = web.add_host("127.0.0.2");
-  auto h3 = web.add_host("127.0.0.3");
-  for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, h3}, std::pair{h3, a}}) {
-    auto r = html(page("Home of " + from, {TestWeb::url(to, "/")}));
-    r.delay_ms = 150;
-    web.route(from, "/", r);
-  }
+  const auto [a, b, h3] = three_host_loop(web, {"Home of A", "Home of B", "Home of C"}, 150);
   Service service(dir, {"--allow-private-networks"});
   auto c = service.client();
   const auto id = start_job(c, json{{"url", TestWeb::url(a, "/")}, {"max_pages", 10},

@@ -100,12 +100,7 @@ void check_journey(const std::vector<TraceRecord>& records) {
 TEST_CASE("the trace of the 3-host loop shows each URL's journey through the actors", "[integration][trace]") {
   ScratchDir dir;
   TestWeb web;
-  auto a = web.add_host("127.0.0.1");
-  auto b = web.add_host("127.0.0.2");
-  auto c = web.add_host("127.0.0.3");
-  web.route(a, "/", html(page("A", {TestWeb::url(b, "/")})));
-  web.route(b, "/", html(page("B", {TestWeb::url(c, "/")})));
-  web.route(c, "/", html(page("C", {TestWeb::url(a, "/")})));
+  const auto [a, b, c] = three_host_loop(web);
   auto config = fast_config(dir, TestWeb::url(a, "/"));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};
   config.trace_path = dir.path("trace.jsonl");
