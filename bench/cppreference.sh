@@ -144,28 +144,7 @@ run_wget() {  # run_wget DIR ROUND
     --time "$1/time.txt" "${MEASURE_ARGS[@]}" --wget-log "$1/wget.log" --ok-exit 0,8 >&2
 }
 
-read -r -a TOOL_LIST <<<"$TOOLS"
-RUN_JSONS=()
-for round in $(seq 1 "$ROUNDS"); do
-  n=${#TOOL_LIST[@]}
-  for i in $(seq 0 $((n - 1))); do
-    tool=${TOOL_LIST[$(((i + round - 1) % n))]}
-    dir=$WORK/runs/$tool-r$round
-    mkdir -p "$dir"
-    log "round $round/$ROUNDS: $tool (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-    "run_$tool" "$dir" "$round"
-    mkdir -p "$RAW_DIR/$tool-r$round"
-    cp "$dir/run.json" "$dir/time.txt" "$RAW_DIR/$tool-r$round/" 2>/dev/null || true
-    for f in crawl.log metrics.log; do
-      [ -f "$dir/$f" ] && cp "$dir/$f" "$RAW_DIR/$tool-r$round/"
-    done
-    if [ -f "$dir/wget.log" ]; then
-      grep -v ' -> "' "$dir/wget.log" | tail -n 200 >"$RAW_DIR/$tool-r$round/wget.log.errors" || true
-    fi
-    RUN_JSONS+=("$dir/run.json")
-    rm -rf "$dir/files" "$dir/crawl.db" "$dir/crawl.db-wal" "$dir/crawl.db-shm"
-  done
-done
+alternating_rounds "$RAW_DIR"
 stop_nginx
 "$PY" "$BENCH_DIR/benchtool.py" table "$RAW_DIR/table.md" --no-offsite "${RUN_JSONS[@]}" >/dev/null
 

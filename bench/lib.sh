@@ -160,3 +160,40 @@ measured() {
 machine_line() {
   echo "$(nproc) cores ($(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)), $(free -g | awk '/^Mem:/{print $2}') GiB, Linux $(uname -r); shared, so numbers are noisy"
 }
+
+# alternating_rounds RAW_DIR: ROUNDS rounds of every tool in TOOLS, each round
+# starting with the next tool so none always runs first. For each run it
+# calls the script's run_<tool> DIR ROUND (and before_each_run, when the
+# script defines one), keeps what a run leaves worth reading (run.json,
+# time.txt, actorcrawl's logs, Scrapy's stats and log tail, wget's error
+# lines) in RAW_DIR/<tool>-r<round>, then deletes the bulky rest. The
+# run.json files are collected in RUN_JSONS.
+alternating_rounds() {
+  local raw=$1 round i n tool dir keep f
+  local -a tools
+  read -r -a tools <<<"$TOOLS"
+  n=${#tools[@]}
+  RUN_JSONS=()
+  for round in $(seq 1 "$ROUNDS"); do
+    for i in $(seq 0 $((n - 1))); do
+      tool=${tools[$(((i + round - 1) % n))]}
+      dir=$WORK/runs/$tool-r$round
+      keep=$raw/$tool-r$round
+      mkdir -p "$dir" "$keep"
+      if declare -F before_each_run >/dev/null; then before_each_run; fi
+      log "round $round/$ROUNDS: $tool (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+      "run_$tool" "$dir" "$round"
+      cp "$dir/run.json" "$dir/time.txt" "$keep/" 2>/dev/null || true
+      for f in crawl.log metrics.log stats.json; do
+        if [ -f "$dir/$f" ]; then cp "$dir/$f" "$keep/"; fi
+      done
+      if [ -f "$dir/scrapy.log" ]; then tail -n 80 "$dir/scrapy.log" >"$keep/scrapy.log.tail"; fi
+      if [ -f "$dir/wget.log" ]; then
+        grep -v ' -> "' "$dir/wget.log" | tail -n 200 >"$keep/wget.log.errors" || true
+      fi
+      RUN_JSONS+=("$dir/run.json")
+      # The crawl database and downloaded files are not needed any more.
+      rm -rf "$dir/files" "$dir/crawl.db" "$dir/crawl.db-wal" "$dir/crawl.db-shm"
+    done
+  done
+}

@@ -195,29 +195,9 @@ run_scrapy() {
     --time "$1/time.txt" --web "$WEB" --scrapy-stats "$1/stats.json" --offsite-log "$OFFSITE_LOG" --ok-exit 0
 }
 
-read -r -a TOOL_LIST <<<"$TOOLS"
-RUN_JSONS=()
-for round in $(seq 1 "$ROUNDS"); do
-  # Alternate: each round starts with the next tool, so none always runs first.
-  n=${#TOOL_LIST[@]}
-  for i in $(seq 0 $((n - 1))); do
-    tool=${TOOL_LIST[$(((i + round - 1) % n))]}
-    dir=$WORK/runs/$tool-r$round
-    mkdir -p "$dir"
-    : >"$OFFSITE_LOG"
-    log "round $round/$ROUNDS: $tool (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-    "run_$tool" "$dir" "$round"
-    mkdir -p "$RUN_DIR/$tool-r$round"
-    cp "$dir/run.json" "$dir/time.txt" "$RUN_DIR/$tool-r$round/" 2>/dev/null || true
-    for f in crawl.log metrics.log stats.json; do
-      [ -f "$dir/$f" ] && cp "$dir/$f" "$RUN_DIR/$tool-r$round/"
-    done
-    [ -f "$dir/scrapy.log" ] && tail -n 80 "$dir/scrapy.log" >"$RUN_DIR/$tool-r$round/scrapy.log.tail"
-    RUN_JSONS+=("$dir/run.json")
-    # The crawl database and downloaded files are not needed any more.
-    rm -rf "$dir/files" "$dir/crawl.db" "$dir/crawl.db-wal" "$dir/crawl.db-shm"
-  done
-done
+# Each run starts with an empty off-site log, so a request there is its own.
+before_each_run() { : >"$OFFSITE_LOG"; }
+alternating_rounds "$RUN_DIR"
 "$PY" "$BENCH_DIR/benchtool.py" table "$RUN_DIR/table.md" "${RUN_JSONS[@]}" >/dev/null
 stop_nginx
 rm -rf "$WEB"
