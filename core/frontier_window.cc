@@ -24,7 +24,8 @@ void FrontierWindow::refused(const CrawlJob& job) { release_lease(job.host_key);
 
 void FrontierWindow::resume(const ResumeState& state) {
   seen_.reserve(state.seen.size());
-  seen_.insert(state.seen.begin(), state.seen.end());
+  for (const std::uint64_t fp : state.seen)
+    seen_.insert(fp);
   next_seq_ = std::max(next_seq_, state.next_seq);
   spilled_ = static_cast<std::size_t>(state.queued);
   refill_cursor_ = 0;
@@ -39,7 +40,7 @@ std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
   // its smallest depth, so a URL refused here is never wanted later.
   if (depth > limits_.max_depth)
     return std::nullopt;
-  if (!seen_.insert(url_fingerprint(url)).second)
+  if (!seen_.insert(url_fingerprint(url)))
     return std::nullopt;
   FrontierEntry entry{next_seq_++, url, depth, parent_url};
   // Trap rules run after the seen-set, so each URL is judged (and counted)

@@ -14,7 +14,6 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include <memory>
@@ -22,6 +21,7 @@
 #include "core/crawl_frontier.h"
 #include "core/crawl_job.h"
 #include "core/crawl_store.h"
+#include "core/fingerprint_set.h"
 #include "core/trap_guard.h"
 
 namespace actorcrawl {
@@ -99,7 +99,7 @@ class FrontierWindow : public CrawlFrontier {
   std::unique_ptr<TrapGuard> traps_;
   std::vector<FrontierRefusal> refusals_;
   std::deque<Queued> window_;
-  std::unordered_set<std::uint64_t> seen_;
+  FingerprintSet seen_;
   std::size_t spilled_ = 0;        // queued rows only in the database
   std::int64_t refill_cursor_ = 0; // every spilled row has seq >= this
   bool refill_pending_ = false;
