@@ -132,6 +132,12 @@ CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, c
                                std::to_string(*port) + (uses_tls(config) ? " (TLS)" : "") +
                                "; workers join with: actorcrawl worker --connect " + listen.host + ":" +
                                std::to_string(*port));
+    if (!uses_tls(config) && !listen.loopback_only())
+      log_line(LogLevel::warn,
+               "listening on " + listen.host + " without TLS: anyone who can reach this port can join as a "
+               "worker, and one malformed message can make this process allocate gigabytes (CAF's BASP trusts "
+               "each message's length field); use --tls-cert/--tls-key/--tls-ca or a network only your nodes "
+               "reach (docs/deployment.md)");
   }
 
   nlohmann::json seeds_json = config.seeds;

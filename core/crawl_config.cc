@@ -2,7 +2,11 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <cctype>
 #include <cmath>
@@ -532,6 +536,18 @@ void apply_config_sources(const std::vector<std::string>& args, CrawlConfig& con
   auto leftover = apply_command_line(args, config);
   if (!leftover.empty())
     throw ConfigError("unexpected argument '" + leftover.front() + "' (see " + help_command + ")");
+}
+
+bool NodeAddress::loopback_only() const {
+  if (host == "localhost")
+    return true;
+  // A numeric address in 127.0.0.0/8 or ::1; anything else (0.0.0.0, ::, a
+  // name, another address) may be reachable from elsewhere.
+  unsigned char bytes[16];
+  if (::inet_pton(AF_INET, host.c_str(), bytes) == 1)
+    return bytes[0] == 127;
+  static const unsigned char kLoopback6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+  return ::inet_pton(AF_INET6, host.c_str(), bytes) == 1 && std::memcmp(bytes, kLoopback6, 16) == 0;
 }
 
 NodeAddress parse_node_address(const std::string& text, const std::string& key) {

@@ -155,6 +155,8 @@ void validate(const CrawlConfig& config, bool seeds_required);
 struct NodeAddress {
   std::string host;
   std::uint16_t port = 0;
+  // Only this machine can connect: "localhost", 127.0.0.0/8 or ::1.
+  bool loopback_only() const;
 };
 NodeAddress parse_node_address(const std::string& text, const std::string& key);
 

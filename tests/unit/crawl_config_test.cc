@@ -700,3 +700,19 @@ TEST_CASE("list flags of names split on commas; seeds and patterns do not", "[co
   CHECK(y.allowed_domains == std::vector<std::string>{"a.test", "b.test"});
   CHECK(y.seeds == std::vector<std::string>{"http://a.test/?q=1,2"});
 }
+
+TEST_CASE("node address: only loopback addresses count as reachable from this machine alone", "[config]") {
+  for (const char* host : {"127.0.0.1", "127.1.2.3", "127.255.255.255", "localhost", "::1", "0:0:0:0:0:0:0:1"}) {
+    INFO(host);
+    CHECK(NodeAddress{host, 7788}.loopback_only());
+  }
+  for (const char* host : {"0.0.0.0", "::", "10.0.0.1", "192.168.1.5", "128.0.0.1", "::ffff:10.0.0.1",
+                           "coordinator.example", "", "127.0.0.1 ", "127.1", "fe80::1"}) {
+    INFO("'" << host << "'");
+    CHECK_FALSE(NodeAddress{host, 7788}.loopback_only());
+  }
+  // As --listen spells them.
+  CHECK(parse_node_address("7788", "listen").loopback_only());  // no host: 127.0.0.1
+  CHECK(parse_node_address("[::1]:7788", "listen").loopback_only());
+  CHECK_FALSE(parse_node_address("0.0.0.0:7788", "listen").loopback_only());
+}
