@@ -4,9 +4,14 @@
 // as a single-process crawl's would, with every page exactly once.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -330,6 +335,66 @@ TEST_CASE("nodes talk TLS when given certificates; a worker without them is not 
   CHECK(refused.outcome == WorkerNodeResult::Outcome::coordinator_lost);
   CHECK(refused.message.find("during the handshake") != std::string::npos);
   CHECK(page_requests(web.web) == 0);
+
+  ChildProcess worker(ACTORCRAWL_BINARY, worker_args(port, tls), dir.path("worker.log"));
+  const auto code = coordinator.wait(60s);
+  INFO(coordinator.output());
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  CHECK(worker.wait(10s) == std::optional<int>{0});
+  check_complete(config.db_path);
+}
+
+namespace {
+
+// VmRSS of a process, in kB (0 if it cannot be read).
+long resident_kb(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmRSS:", 0) == 0)
+      return std::atol(line.c_str() + 6);
+  return 0;
+}
+
+// Sends `bytes` to 127.0.0.1:port on a fresh connection and closes it.
+void send_raw(int port, const std::string& bytes) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0)
+    (void)!::write(fd, bytes.data(), bytes.size());
+  ::close(fd);
+}
+
+}  // namespace
+
+TEST_CASE("with TLS, a malformed BASP header is cut off in the handshake and workers still join",
+          "[integration][cluster]") {
+  ScratchDir dir;
+  const std::string tls_dir = std::string{ACTORCRAWL_SOURCE_DIR} + "/tests/data/tls/";
+  const std::vector<std::string> tls = {"--tls-cert", tls_dir + "node.pem", "--tls-key", tls_dir + "node.key",
+                                        "--tls-ca", tls_dir + "ca.pem"};
+  ClusterWeb web(0);
+  auto config = cluster_config(dir, web, "cluster.db");
+  ChildProcess coordinator(ACTORCRAWL_BINARY, coordinator_args(config, tls), dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+  const long before_kb = resident_kb(coordinator.pid());
+
+  // A BASP server_handshake header announcing a 4 GiB payload: plain TCP
+  // CAF would allocate it. TLS must drop it before BASP sees a byte.
+  std::string header(4, '\0');
+  header += std::string(4, '\xff');       // payload_len 0xffffffff
+  header += std::string(24, '\xff');      // operation data, source, destination
+  for (int i = 0; i < 3; ++i)
+    send_raw(port, header + std::string(64, '\xff'));
+  std::this_thread::sleep_for(500ms);
+  REQUIRE(coordinator.running());
+  const long after_kb = resident_kb(coordinator.pid());
+  INFO("coordinator resident " << before_kb << " kB before, " << after_kb << " kB after");
+  CHECK(after_kb < before_kb + 64 * 1024);
 
   ChildProcess worker(ACTORCRAWL_BINARY, worker_args(port, tls), dir.path("worker.log"));
   const auto code = coordinator.wait(60s);
