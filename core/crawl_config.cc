@@ -88,6 +88,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"service_token", ValueKind::text, "serve: bearer token every route but /healthz requires (env ACTORCRAWL_SERVICE_TOKEN, --token)", &C::service_token},
     {"service_dir", ValueKind::text, "serve: directory of service.db and each job's database (--db-dir)", &C::service_dir},
     {"max_concurrent_jobs", ValueKind::integer, "serve: jobs running at once; more are refused with 429", &C::max_concurrent_jobs, 1, 1000},
+    {"max_event_streams", ValueKind::integer, "serve: event streams (GET /crawl/:id/events) open at once; more are refused with 503, so streams never take every request thread", &C::max_event_streams, 1, 1024},
     {"allow_private_networks", ValueKind::boolean, "serve: let jobs fetch private, loopback and link-local addresses", &C::allow_private_networks},
     {"max_request_bytes", ValueKind::bytes, "serve: largest request body accepted", &C::max_request_bytes, 256, 1LL << 24},
     {"max_pages_per_job", ValueKind::integer, "serve: largest max_pages a job may ask for", &C::max_pages_per_job, 1, 1'000'000'000},

@@ -86,6 +86,7 @@ struct CrawlConfig {
   std::string service_token;             // bearer token; empty: no token needed
   std::string service_dir = "actorcrawl-service";  // service.db and jobs/
   std::int64_t max_concurrent_jobs = 4;
+  std::int64_t max_event_streams = 32;   // open GET /crawl/:id/events streams
   bool allow_private_networks = false;   // jobs may fetch private addresses
   std::int64_t max_request_bytes = 64 * 1024;
   std::int64_t max_pages_per_job = 100000;

@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -154,7 +155,17 @@ struct Server {
     return *row;
   }
 
+  // Event streams open now. Each holds one of the server's request threads
+  // for as long as its job runs, so they are capped below the pool's size.
+  std::atomic<std::int64_t> open_streams{0};
+
   void routes() {
+    // httplib's default pool (8 threads on a small machine) would let eight
+    // open dashboards take every thread; streams get their cap, and 16
+    // threads stay for everything else.
+    http.new_task_queue = [this] {
+      return new httplib::ThreadPool(static_cast<std::size_t>(config.max_event_streams) + 16);
+    };
     http.set_payload_max_length(static_cast<std::size_t>(config.max_request_bytes));
     http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       if (config.service_token.empty() || req.path == "/healthz")
@@ -313,6 +324,13 @@ struct Server {
           if (!text.empty() && text.size() < 19 && text.find_first_not_of("0123456789") == std::string::npos)
             start = std::stoull(text);
         }
+        if (open_streams.fetch_add(1) >= config.max_event_streams) {
+          open_streams.fetch_sub(1);
+          res.set_header("Retry-After", "5");
+          throw ApiError(503, "too_many_streams",
+                         std::to_string(config.max_event_streams) +
+                           " event streams are open (max_event_streams); try again when one closes");
+        }
         auto after = std::make_shared<std::uint64_t>(start);
         res.set_header("Cache-Control", "no-cache");
         res.set_header("X-Accel-Buffering", "no");
@@ -333,7 +351,8 @@ struct Server {
               return false;
             }
             return true;
-          });
+          },
+          [this](bool) { open_streams.fetch_sub(1); });
       });
     });
     http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {

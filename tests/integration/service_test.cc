@@ -8,6 +8,7 @@
 
 #include <regex>
 #include <set>
+#include <atomic>
 #include <thread>
 
 #include "child_process.h"
@@ -386,4 +387,70 @@ TEST_CASE("serve: live events, the domain graph and the metrics of a job", "[int
   CHECK(text.find("actorcrawl_fetch_duration_seconds_bucket{le=\"+Inf\"} 3") != std::string::npos);
   CHECK(text.find("# TYPE actorcrawl_mailbox_messages gauge") != std::string::npos);
   CHECK(text.find("# TYPE actorcrawl_bytes_fetched_total counter") != std::string::npos);
+}
+
+TEST_CASE("serve: event streams are capped, so open dashboards never take every request thread",
+          "[integration][service]") {
+  ScratchDir dir;
+  TestWeb web;
+  const auto seed = chain_web(web, "127.0.0.1", 40, 300);  // runs for seconds
+  Service service(dir, {"--allow-private-networks", "--max-event-streams", "2"});
+  auto c = service.client();
+  const auto id = start_job(c, json{{"url", seed}, {"max_pages", 40}});
+
+  // Two streams held open until `close` (the server writes at least once a
+  // second, which is when a receiver can say stop).
+  std::atomic<bool> close{false};
+  std::atomic<int> opened{0};
+  auto hold = [&] {
+    auto client = service.client();
+    client.Get(("/crawl/" + id + "/events").c_str(), [&](const char*, std::size_t) {
+      if (opened.load() < 3)
+        ++opened;
+      return !close.load();
+    });
+  };
+  std::thread s1(hold), s2(hold);
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (opened.load() < 2 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(20ms);
+  REQUIRE(opened.load() >= 2);
+
+  // A third is refused at once, with the reason and when to retry...
+  auto third = service.client();
+  auto refused = third.Get(("/crawl/" + id + "/events").c_str());
+  check_error(refused, 503, "too_many_streams");
+  CHECK(refused->get_header_value("Retry-After") == "5");
+  // ...and every other route still answers, many at once.
+  std::vector<std::thread> callers;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 20; ++i)
+    callers.emplace_back([&] {
+      auto client = service.client();
+      if (auto r = client.Get(("/crawl/" + id).c_str()); r && r->status == 200)
+        ++ok;
+    });
+  for (auto& t : callers)
+    t.join();
+  CHECK(ok.load() == 20);
+  CHECK(c.Get("/healthz")->status == 200);
+
+  // Closed streams give their places back.
+  close = true;
+  s1.join();
+  s2.join();
+  bool reopened = false;
+  for (int attempt = 0; attempt < 50 && !reopened; ++attempt) {
+    auto again = service.client();
+    std::string got;
+    auto r = again.Get(("/crawl/" + id + "/events").c_str(), [&](const char* data, std::size_t n) {
+      got.append(data, n);
+      return false;  // the first chunk is enough
+    });
+    reopened = got.find("event: ") != std::string::npos;
+    if (!reopened)
+      std::this_thread::sleep_for(100ms);
+  }
+  CHECK(reopened);
+  c.Delete(("/crawl/" + id).c_str());
 }
