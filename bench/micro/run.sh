@@ -29,6 +29,9 @@ trap 'rm -f "$tmp"' EXIT
 } >"$tmp"
 # The table goes to stdout and the results file; the library's context
 # header (CPU, caches, load) goes to stderr, so it is kept too.
-"$BUILD_DIR/bench/micro/micro_benchmarks" --benchmark_min_time="$MIN_TIME" "$@" 2>&1 | tee -a "$tmp"
+# The library's "Running <path>" line names the build directory; the file
+# keeps only the binary's name.
+"$BUILD_DIR/bench/micro/micro_benchmarks" --benchmark_min_time="$MIN_TIME" "$@" 2>&1 |
+  sed 's|^Running .*/micro_benchmarks$|Running micro_benchmarks|' | tee -a "$tmp"
 cp "$tmp" "$RESULTS"
 echo "wrote $RESULTS" >&2
