@@ -84,14 +84,7 @@ PKG_VERSION=$(dpkg-query -W -f '${Version}' cppreference-doc-en-html 2>/dev/null
 
 # ------------------------------------------------------------------ work dir, site, nginx
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/actorcrawl-cppref.XXXXXX")
-chmod 755 "$WORK"
-cleanup() {
-  stop_nginx
-  if [ "$KEEP_WORK" = 1 ]; then log "work directory kept: $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+start_work_dir cppref
 if has_tool actorcrawl; then resolve_actorcrawl "$WORK"; fi
 mkdir -p "$RAW_DIR"
 

@@ -89,6 +89,22 @@ stop_nginx() {
   NGINX_PID=""
 }
 
+# start_work_dir NAME: WORK becomes a fresh temporary directory (nginx's
+# workers may run as an unprivileged user, so it is world-readable). On exit
+# the script's before_cleanup (when it defines one) runs, nginx stops, and
+# WORK is removed unless KEEP_WORK=1.
+start_work_dir() {
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/actorcrawl-$1.XXXXXX")
+  chmod 755 "$WORK"
+  trap cleanup_work_dir EXIT
+  trap 'exit 130' INT TERM
+}
+cleanup_work_dir() {
+  if declare -F before_cleanup >/dev/null; then before_cleanup; fi
+  stop_nginx
+  if [ "${KEEP_WORK:-0}" = 1 ]; then log "work directory kept: $WORK"; else rm -rf "$WORK"; fi
+}
+
 # nginx_conf_head PREFIX: the common top of a config (pid, logs, temp paths),
 # up to and including "http {"; the caller adds server blocks and "}".
 nginx_conf_head() {

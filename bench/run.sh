@@ -102,14 +102,7 @@ has_tool actorcrawl || has_tool wget || has_tool scrapy || die "no tool left to 
 
 # ------------------------------------------------------------------ work dir, nginx
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/actorcrawl-bench.XXXXXX")
-chmod 755 "$WORK"   # nginx's workers may run as an unprivileged user
-cleanup() {
-  stop_nginx
-  if [ "$KEEP_WORK" = 1 ]; then log "work directory kept: $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+start_work_dir bench
 # Measure a snapshot, so a rebuild during the run cannot change the binary.
 if has_tool actorcrawl; then resolve_actorcrawl "$WORK"; fi
 

@@ -65,11 +65,9 @@ need_nginx_and_time
 NGINX_BUILD=$("$NGINX" -V 2>&1 || true)
 case $NGINX_BUILD in *--with-http_sub_module*) ;; *) die "this nginx has no http_sub_module (sub_filter)";; esac
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/actorcrawl-scale.XXXXXX")
-chmod 755 "$WORK"
 SAMPLER_PID=""
 CRAWL_PID=""
-cleanup() {
+before_cleanup() {
   if [ -n "$CRAWL_PID" ] && [ -e "/proc/$CRAWL_PID" ]; then
     # Interrupted: TERM to timeout (the child of time), which passes it on to actorcrawl.
     local t=""
@@ -78,11 +76,8 @@ cleanup() {
     wait "$CRAWL_PID" 2>/dev/null || true
   fi
   if [ -n "$SAMPLER_PID" ]; then kill "$SAMPLER_PID" 2>/dev/null || true; wait "$SAMPLER_PID" 2>/dev/null || true; fi
-  stop_nginx
-  if [ "$KEEP_WORK" = 1 ]; then log "work directory kept: $WORK"; else rm -rf "$WORK"; fi
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+start_work_dir scale
 resolve_actorcrawl "$WORK"
 mkdir -p "$RAW_DIR"
 
