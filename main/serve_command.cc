@@ -352,7 +352,12 @@ struct Server {
             }
             return true;
           },
-          [this](bool) { open_streams.fetch_sub(1); });
+          // Once per stream, even if httplib copies the response (each
+          // copy's destructor calls its releaser).
+          [this, released = std::make_shared<std::atomic<bool>>(false)](bool) {
+            if (!released->exchange(true))
+              open_streams.fetch_sub(1);
+          });
       });
     });
     http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
