@@ -142,6 +142,19 @@ void check_complete(const std::string& db) {
 
 std::size_t requests_so_far(const TestWeb& web) { return page_requests(web); }
 
+// A worker with `worker_extra` flags joins the running coordinator; the crawl
+// runs to its end, both exit 0, and every page is stored once.
+void crawl_with_one_worker(ChildProcess& coordinator, int port, const std::vector<std::string>& worker_extra,
+                           const CrawlConfig& config, const ScratchDir& dir) {
+  ChildProcess worker(ACTORCRAWL_BINARY, worker_args(port, worker_extra), dir.path("worker.log"));
+  const auto code = coordinator.wait(60s);
+  INFO(coordinator.output());
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  CHECK(worker.wait(10s) == std::optional<int>{0});
+  check_complete(config.db_path);
+}
+
 }  // namespace
 
 TEST_CASE("a coordinator and two worker processes crawl the web as one process would", "[integration][cluster]") {
@@ -336,13 +349,7 @@ TEST_CASE("nodes talk TLS when given certificates; a worker without them is not 
   CHECK(refused.message.find("during the handshake") != std::string::npos);
   CHECK(page_requests(web.web) == 0);
 
-  ChildProcess worker(ACTORCRAWL_BINARY, worker_args(port, tls), dir.path("worker.log"));
-  const auto code = coordinator.wait(60s);
-  INFO(coordinator.output());
-  REQUIRE(code.has_value());
-  CHECK(*code == 0);
-  CHECK(worker.wait(10s) == std::optional<int>{0});
-  check_complete(config.db_path);
+  crawl_with_one_worker(coordinator, port, tls, config, dir);
 }
 
 namespace {
@@ -396,13 +403,7 @@ TEST_CASE("with TLS, a malformed BASP header is cut off in the handshake and wor
   INFO("coordinator resident " << before_kb << " kB before, " << after_kb << " kB after");
   CHECK(after_kb < before_kb + 64 * 1024);
 
-  ChildProcess worker(ACTORCRAWL_BINARY, worker_args(port, tls), dir.path("worker.log"));
-  const auto code = coordinator.wait(60s);
-  INFO(coordinator.output());
-  REQUIRE(code.has_value());
-  CHECK(*code == 0);
-  CHECK(worker.wait(10s) == std::optional<int>{0});
-  check_complete(config.db_path);
+  crawl_with_one_worker(coordinator, port, tls, config, dir);
 }
 
 // ---------------------------------------------------------------------------
