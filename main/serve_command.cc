@@ -110,9 +110,14 @@ void guarded(httplib::Response& res, Body&& body) {
   }
 }
 
-// The routes' paths, each registered once in Server::routes(); kRoutes says
-// which methods each answers, so a known path asked with another method gets
-// 405 and an Allow header instead of "no route".
+// The routes' paths, registered in Server::routes() and listed in kRoutes
+// with the methods each answers, so a known path asked with another method
+// gets 405 and an Allow header instead of "no route".
+constexpr const char* kHealthPath = "/healthz";
+constexpr const char* kDashboardPath = "/";
+constexpr const char* kInfoPath = "/api/info";
+constexpr const char* kJobsPath = "/crawl";
+constexpr const char* kMetricsPath = "/metrics";
 constexpr const char* kJobPath = R"(/crawl/([^/]+))";
 constexpr const char* kGraphPath = R"(/crawl/([^/]+)/graph)";
 constexpr const char* kEventsPath = R"(/crawl/([^/]+)/events)";
@@ -122,9 +127,9 @@ struct RouteMethods {
   const char* allow;
 };
 constexpr RouteMethods kRoutes[] = {
-    {"/healthz", "GET, HEAD"},   {"/", "GET, HEAD"},         {"/api/info", "GET, HEAD"},
-    {"/crawl", "GET, HEAD, POST"}, {kJobPath, "GET, HEAD, DELETE"}, {kGraphPath, "GET, HEAD"},
-    {kEventsPath, "GET, HEAD"},  {"/metrics", "GET, HEAD"},
+    {kHealthPath, "GET, HEAD"},     {kDashboardPath, "GET, HEAD"},     {kInfoPath, "GET, HEAD"},
+    {kJobsPath, "GET, HEAD, POST"}, {kJobPath, "GET, HEAD, DELETE"}, {kGraphPath, "GET, HEAD"},
+    {kEventsPath, "GET, HEAD"},     {kMetricsPath, "GET, HEAD"},
 };
 
 // The methods `path` answers, or nullptr when no route has that path.
@@ -168,7 +173,7 @@ struct Server {
     };
     http.set_payload_max_length(static_cast<std::size_t>(config.max_request_bytes));
     http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-      if (config.service_token.empty() || req.path == "/healthz")
+      if (config.service_token.empty() || req.path == kHealthPath)
         return httplib::Server::HandlerResponse::Unhandled;
       std::string given;
       const auto auth = req.get_header_value("Authorization");
@@ -218,13 +223,13 @@ struct Server {
     };
     http.set_error_handler(json_errors);
 
-    http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    http.Get(kHealthPath, [](const httplib::Request&, httplib::Response& res) {
       send_json(res, 200, json{{"status", "ok"}});
     });
-    http.Get("/", [](const httplib::Request&, httplib::Response& res) {
+    http.Get(kDashboardPath, [](const httplib::Request&, httplib::Response& res) {
       res.set_content(std::string{dashboard_html()}, "text/html; charset=utf-8");
     });
-    http.Get("/api/info", [this](const httplib::Request&, httplib::Response& res) {
+    http.Get(kInfoPath, [this](const httplib::Request&, httplib::Response& res) {
       send_json(res, 200, json{{"version", kVersion},
                                {"demo_url", demo_url.empty() ? json(nullptr) : json(demo_url)},
                                {"demo_allowed_domains", demo_url.empty() ? json(nullptr) : json(demo_hosts)},
@@ -232,7 +237,7 @@ struct Server {
                                {"max_concurrent_jobs", config.max_concurrent_jobs},
                                {"max_pages_per_job", config.max_pages_per_job}});
     });
-    http.Post("/crawl", [this](const httplib::Request& req, httplib::Response& res) {
+    http.Post(kJobsPath, [this](const httplib::Request& req, httplib::Response& res) {
       guarded(res, [&] {
         if (req.body.size() > static_cast<std::size_t>(config.max_request_bytes))
           throw ApiError(413, "body_too_large", "the request body is larger than " +
@@ -247,7 +252,7 @@ struct Server {
         send_json(res, 202, json{{"job_id", row.id}, {"status", "started"}});
       });
     });
-    http.Get("/crawl", [this](const httplib::Request&, httplib::Response& res) {
+    http.Get(kJobsPath, [this](const httplib::Request&, httplib::Response& res) {
       guarded(res, [&] {
         json jobs = json::array();
         for (const auto& row : service.jobs()) {
@@ -360,7 +365,7 @@ struct Server {
           });
       });
     });
-    http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    http.Get(kMetricsPath, [this](const httplib::Request&, httplib::Response& res) {
       guarded(res, [&] { res.set_content(service.metrics_text(), "text/plain; version=0.0.4; charset=utf-8"); });
     });
   }
