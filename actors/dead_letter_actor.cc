@@ -2,9 +2,9 @@
 
 #include <caf/all.hpp>
 
-#include "actors/message_trace.h"
-#include "core/console_log.h"
-#include "core/url.h"
+#include "runtime/message_trace.h"
+#include "core/run/console_log.h"
+#include "core/web/url.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {

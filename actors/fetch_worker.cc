@@ -5,12 +5,12 @@
 
 #include <caf/all.hpp>
 
-#include "actors/message_trace.h"
-#include "core/clock.h"
-#include "core/console_log.h"
-#include "core/fetch_engine.h"
-#include "core/retry_policy.h"
-#include "core/stage_times.h"
+#include "runtime/message_trace.h"
+#include "core/run/clock.h"
+#include "core/run/console_log.h"
+#include "core/fetch/fetch_engine.h"
+#include "core/fetch/retry_policy.h"
+#include "core/run/stage_times.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {

@@ -4,11 +4,11 @@
 
 #include <caf/all.hpp>
 
-#include "actors/message_trace.h"
-#include "core/console_log.h"
-#include "core/lease_ledger.h"
-#include "core/url.h"
-#include "core/stage_times.h"
+#include "runtime/message_trace.h"
+#include "core/run/console_log.h"
+#include "core/crawl/lease_ledger.h"
+#include "core/web/url.h"
+#include "core/run/stage_times.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {

@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "core/domain_frontier.h"
-#include "core/frontier_window.h"
+#include "core/crawl/domain_frontier.h"
+#include "core/crawl/frontier_window.h"
 
 namespace actorcrawl {
 

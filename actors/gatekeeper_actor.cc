@@ -2,7 +2,7 @@
 
 #include <caf/all.hpp>
 
-#include "core/console_log.h"
+#include "core/run/console_log.h"
 #include "messages/catalogue.h"
 #include "messages/join.h"
 

@@ -5,12 +5,12 @@
 
 #include <caf/all.hpp>
 
-#include "actors/message_trace.h"
-#include "core/clock.h"
-#include "core/console_log.h"
-#include "core/host_scheduler.h"
-#include "core/robots_txt.h"
-#include "core/stage_times.h"
+#include "runtime/message_trace.h"
+#include "core/run/clock.h"
+#include "core/run/console_log.h"
+#include "core/crawl/host_scheduler.h"
+#include "core/web/robots_txt.h"
+#include "core/run/stage_times.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {

@@ -8,7 +8,7 @@
 
 #include <caf/fwd.hpp>
 
-#include "core/host_scheduler.h"
+#include "core/crawl/host_scheduler.h"
 #include "messages/topology.h"
 
 namespace actorcrawl {

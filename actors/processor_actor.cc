@@ -3,13 +3,13 @@
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
 
-#include "actors/message_trace.h"
-#include "core/console_log.h"
-#include "core/domain_link_filter.h"
-#include "core/robots_directives.h"
-#include "core/link_selection.h"
-#include "core/page_processor.h"
-#include "core/stage_times.h"
+#include "runtime/message_trace.h"
+#include "core/run/console_log.h"
+#include "core/crawl/domain_link_filter.h"
+#include "core/web/robots_directives.h"
+#include "core/crawl/link_selection.h"
+#include "core/crawl/page_processor.h"
+#include "core/run/stage_times.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {

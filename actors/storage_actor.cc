@@ -2,11 +2,11 @@
 
 #include <caf/all.hpp>
 
-#include "actors/message_trace.h"
-#include "core/console_log.h"
-#include "core/crawl_events.h"
-#include "core/crawl_store.h"
-#include "core/stage_times.h"
+#include "runtime/message_trace.h"
+#include "core/run/console_log.h"
+#include "core/crawl/crawl_events.h"
+#include "core/store/crawl_store.h"
+#include "core/run/stage_times.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {

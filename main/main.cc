@@ -8,11 +8,11 @@
 #include <unistd.h>
 #include <vector>
 
-#include "actors/crawl_run.h"
-#include "actors/worker_node.h"
-#include "core/console_log.h"
-#include "core/crawl_config.h"
-#include "core/crawl_store.h"
+#include "runtime/crawl_run.h"
+#include "runtime/worker_node.h"
+#include "core/run/console_log.h"
+#include "core/run/crawl_config.h"
+#include "core/store/crawl_store.h"
 #include "main/serve_command.h"
 #include "main/trace_command.h"
 #include "testweb/test_web.h"

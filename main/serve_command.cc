@@ -14,13 +14,13 @@
 #include <utility>
 #include <vector>
 
-#include "actors/crawl_service.h"
-#include "core/api_error.h"
-#include "core/console_log.h"
-#include "core/crawl_config.h"
-#include "core/crawl_store.h"
-#include "core/job_request.h"
-#include "core/job_results.h"
+#include "service/crawl_service.h"
+#include "service/api_error.h"
+#include "core/run/console_log.h"
+#include "core/run/crawl_config.h"
+#include "core/store/crawl_store.h"
+#include "service/job_request.h"
+#include "core/store/job_results.h"
 #include "service/dashboard.h"
 #include "testweb/test_web.h"
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-#include "core/trace_query.h"
+#include "core/trace/trace_query.h"
 
 namespace actorcrawl {
 

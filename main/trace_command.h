@@ -1,5 +1,5 @@
 // `actorcrawl trace FILE...`: filter and render the message traces that the
-// crawl's processes write (core/trace_query.h does the work).
+// crawl's processes write (core/trace/trace_query.h does the work).
 #pragma once
 
 #include <string>

@@ -8,7 +8,7 @@
 
 #include <caf/meta/type_name.hpp>
 
-#include "core/crawl_job.h"
+#include "core/crawl/crawl_job.h"
 
 namespace actorcrawl {
 

@@ -8,8 +8,8 @@
 
 #include <caf/meta/type_name.hpp>
 
-#include "core/crawl_store.h"
-#include "core/stage_times.h"
+#include "core/store/crawl_store.h"
+#include "core/run/stage_times.h"
 
 namespace actorcrawl {
 

@@ -8,14 +8,14 @@
 #include <vector>
 
 #include "bench/micro/corpus.h"
-#include "core/fingerprint_set.h"
-#include "core/frontier_window.h"
-#include "core/html_document.h"
-#include "core/link_scope.h"
-#include "core/link_selection.h"
-#include "core/page_processor.h"
-#include "core/trap_guard.h"
-#include "core/url.h"
+#include "core/crawl/fingerprint_set.h"
+#include "core/crawl/frontier_window.h"
+#include "core/web/html_document.h"
+#include "core/crawl/link_scope.h"
+#include "core/crawl/link_selection.h"
+#include "core/crawl/page_processor.h"
+#include "core/crawl/trap_guard.h"
+#include "core/web/url.h"
 
 namespace {
 

@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "bench/micro/corpus.h"
-#include "core/charset.h"
-#include "core/html_document.h"
-#include "core/link_scope.h"
-#include "core/link_selection.h"
-#include "core/page_processor.h"
-#include "core/url.h"
+#include "core/web/charset.h"
+#include "core/web/html_document.h"
+#include "core/crawl/link_scope.h"
+#include "core/crawl/link_selection.h"
+#include "core/crawl/page_processor.h"
+#include "core/web/url.h"
 
 namespace {
 

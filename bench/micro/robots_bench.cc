@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "bench/micro/corpus.h"
-#include "core/robots_txt.h"
+#include "core/web/robots_txt.h"
 
 namespace {
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "bench/micro/corpus.h"
-#include "core/crawl_job.h"
-#include "core/host_scheduler.h"
+#include "core/crawl/crawl_job.h"
+#include "core/crawl/host_scheduler.h"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "bench/micro/corpus.h"
-#include "core/url.h"
-#include "core/url_fingerprint.h"
+#include "core/web/url.h"
+#include "core/web/url_fingerprint.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// libFuzzer target for core/robots_txt: any bytes must parse, and queries
+// libFuzzer target for core/web/robots_txt: any bytes must parse, and queries
 // on the result must be total. Two properties are checked beyond "does not
 // crash":
 //  - the invariants of the public interface (limits, "/robots.txt");
@@ -6,7 +6,7 @@
 //    matcher on small patterns over an alphabet where normalization is the
 //    identity, with the longest-match and allow-wins-ties rules on top.
 
-#include "core/robots_txt.h"
+#include "core/web/robots_txt.h"
 
 #include <fuzzer/FuzzedDataProvider.h>
 

@@ -1,4 +1,4 @@
-// libFuzzer target for core/url: parsing and resolving arbitrary text must
+// libFuzzer target for core/web/url: parsing and resolving arbitrary text must
 // not crash, and every URL that comes out must be canonical, that is, parse
 // back to itself. The seen-set and the database rely on that: a URL whose
 // text changed on a second pass would be crawled twice.
@@ -6,7 +6,7 @@
 // Input: "<absolute URL>\n<reference>"; without a newline the whole input is
 // both.
 
-#include "core/url.h"
+#include "core/web/url.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/crawl_config.h"
+#include "core/run/crawl_config.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;

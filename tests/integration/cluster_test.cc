@@ -15,9 +15,9 @@
 #include <map>
 #include <set>
 
-#include "actors/worker_node.h"
+#include "runtime/worker_node.h"
 #include "child_process.h"
-#include "core/console_log.h"
+#include "core/run/console_log.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;

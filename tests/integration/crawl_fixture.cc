@@ -5,7 +5,7 @@
 #include <chrono>
 #include <random>
 
-#include "core/console_log.h"
+#include "core/run/console_log.h"
 
 namespace actorcrawl::testing {
 

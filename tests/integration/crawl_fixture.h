@@ -11,8 +11,8 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
-#include "actors/crawl_run.h"
-#include "core/crawl_config.h"
+#include "runtime/crawl_run.h"
+#include "core/run/crawl_config.h"
 #include "testweb/test_web.h"
 
 namespace actorcrawl::testing {

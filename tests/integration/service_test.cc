@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "child_process.h"
-#include "core/clock.h"
+#include "core/run/clock.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;

@@ -9,7 +9,7 @@
 #include <cstdio>
 
 #include "child_process.h"
-#include "core/trace_query.h"
+#include "core/trace/trace_query.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;

@@ -1,0 +1,179 @@
+#include "core/crawl/frontier_window.h"
+
+#include <algorithm>
+
+#include "core/web/url.h"
+#include "core/web/url_fingerprint.h"
+
+namespace actorcrawl {
+
+FrontierWindow::FrontierWindow(Limits limits, std::optional<TrapGuard::Limits> traps) : limits_(limits) {
+  if (traps)
+    traps_ = std::make_unique<TrapGuard>(*traps);
+}
+
+FrontierWindow::~FrontierWindow() = default;
+
+std::vector<FrontierRefusal> FrontierWindow::take_refused() {
+  std::vector<FrontierRefusal> out;
+  out.swap(refusals_);
+  return out;
+}
+
+void FrontierWindow::refused(const CrawlJob& job) { release_lease(job.host_key); }
+
+void FrontierWindow::resume(const ResumeState& state) {
+  seen_.reserve(state.seen.size());
+  for (const std::uint64_t fp : state.seen)
+    seen_.insert(fp);
+  next_seq_ = std::max(next_seq_, state.next_seq);
+  spilled_ = static_cast<std::size_t>(state.queued);
+  refill_cursor_ = 0;
+  settled_ = state.settled;
+}
+
+std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
+                                                   const std::string& host_key,
+                                                   std::int32_t depth,
+                                                   const std::string& parent_url) {
+  // Depth is checked before the seen-set: BFS discovers every URL first at
+  // its smallest depth, so a URL refused here is never wanted later.
+  if (depth > limits_.max_depth)
+    return std::nullopt;
+  if (!seen_.insert(url_fingerprint(url)))
+    return std::nullopt;
+  FrontierEntry entry{next_seq_++, url, depth, parent_url};
+  // Trap rules run after the seen-set, so each URL is judged (and counted)
+  // once; a refused URL stays seen and is recorded with the rule's name.
+  if (traps_) {
+    if (auto parsed = Url::parse(url)) {
+      if (auto rule = traps_->admit(*parsed)) {
+        refusals_.push_back(FrontierRefusal{std::move(entry), std::move(*rule)});
+        return std::nullopt;
+      }
+    }
+  }
+  enqueue(entry, host_key);
+  return entry;
+}
+
+std::optional<FrontierEntry> FrontierWindow::requeue(const std::string& url, const std::string& host_key,
+                                                     std::int32_t depth) {
+  seen_.insert(url_fingerprint(url));
+  FrontierEntry entry{next_seq_++, url, depth, std::string{}};
+  enqueue(entry, host_key);
+  return entry;
+}
+
+void FrontierWindow::enqueue(const FrontierEntry& entry, const std::string& host_key) {
+  if (spilled_ == 0 && held() < limits_.window) {
+    window_.push_back(Queued{entry.seq, entry.url, host_key, entry.depth});
+    // Nothing is spilled, so every stored queued row is in memory: moving the
+    // cursor past this one keeps a later refill from loading it twice.
+    refill_cursor_ = entry.seq + 1;
+  } else {
+    ++spilled_;
+    if (refill_pending_)
+      ++spilled_since_ask_;
+  }
+}
+
+std::vector<CrawlJob> FrontierWindow::take(std::size_t n) {
+  std::vector<CrawlJob> jobs;
+  const std::size_t cap = limits_.per_host_leases;
+  while (jobs.size() < n && !window_.empty() && !budget_exhausted()) {
+    Queued q = std::move(window_.front());
+    window_.pop_front();
+    if (cap > 0) {
+      auto& leased = leased_per_host_[q.host_key];
+      if (leased >= cap) {
+        // Parked until one of the host's leases ends (release_lease).
+        auto& parked = parked_[q.host_key];
+        parked.push_back(std::move(q));
+        ++parked_count_;
+        continue;
+      }
+      ++leased;
+    }
+    jobs.push_back(CrawlJob{static_cast<std::uint64_t>(q.seq), std::move(q.url), std::move(q.host_key), q.depth});
+    ++in_flight_;
+  }
+  return jobs;
+}
+
+void FrontierWindow::release_lease(const std::string& host_key) {
+  if (in_flight_ > 0)
+    --in_flight_;
+  if (limits_.per_host_leases == 0)
+    return;
+  auto it = leased_per_host_.find(host_key);
+  if (it != leased_per_host_.end() && --it->second == 0)
+    leased_per_host_.erase(it);
+  // The host may lease again: its oldest parked URL goes to the front of
+  // the window, ahead of younger hosts' URLs, as its BFS place says.
+  auto parked = parked_.find(host_key);
+  if (parked == parked_.end())
+    return;
+  window_.push_front(std::move(parked->second.front()));
+  parked->second.pop_front();
+  --parked_count_;
+  if (parked->second.empty())
+    parked_.erase(parked);
+}
+
+void FrontierWindow::settle(const CrawlJob& job) {
+  release_lease(job.host_key);
+  ++settled_;
+}
+
+void FrontierWindow::give_back(std::vector<CrawlJob> jobs) {
+  // Front of the window, oldest first, so they are the next to go out.
+  std::sort(jobs.begin(), jobs.end(),
+            [](const CrawlJob& a, const CrawlJob& b) { return a.seq > b.seq; });
+  for (auto& job : jobs) {
+    release_lease(job.host_key);
+    window_.push_front(Queued{static_cast<std::int64_t>(job.seq), std::move(job.url),
+                              std::move(job.host_key), job.depth});
+  }
+}
+
+std::optional<RefillRequest> FrontierWindow::refill_request() {
+  if (refill_pending_ || spilled_ == 0 || held() >= limits_.window / 2)
+    return std::nullopt;
+  refill_pending_ = true;
+  refill_asked_seq_ = next_seq_;
+  spilled_since_ask_ = 0;
+  return RefillRequest{refill_cursor_, limits_.window - std::min(held(), limits_.window)};
+}
+
+void FrontierWindow::refilled(const std::vector<FrontierEntry>& rows, std::size_t requested) {
+  refill_pending_ = false;
+  std::size_t unseen_late = spilled_since_ask_;
+  for (const auto& row : rows) {
+    if (spilled_ > 0)
+      --spilled_;
+    if (row.seq >= refill_asked_seq_ && unseen_late > 0)
+      --unseen_late;
+    refill_cursor_ = std::max(refill_cursor_, row.seq + 1);
+    // Rows store only the URL; the host key is derived again from it.
+    auto url = Url::parse(row.url);
+    window_.push_back(Queued{row.seq, row.url, url ? url->host_key() : std::string{}, row.depth});
+  }
+  // Fewer rows than asked for means the store held no more when it was read:
+  // whatever the count said, only rows spilled after the request can remain.
+  if (rows.size() < requested)
+    spilled_ = std::min(spilled_, unseen_late);
+  spilled_since_ask_ = 0;
+}
+
+bool FrontierWindow::budget_exhausted() const {
+  return settled_ + static_cast<std::int64_t>(in_flight_) >= limits_.max_pages;
+}
+
+bool FrontierWindow::finished() const {
+  if (in_flight_ > 0 || refill_pending_)
+    return false;
+  return budget_exhausted() || (held() == 0 && spilled_ == 0);
+}
+
+}  // namespace actorcrawl

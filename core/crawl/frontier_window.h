@@ -1,0 +1,124 @@
+// The Frontier's bookkeeping, free of actors: the seen-set, a bounded
+// in-memory window of queued URLs in BFS order, the spill to the database
+// when the window is full, the page budget and the count of URLs in flight.
+//
+// Persistence protocol (the FrontierActor carries it out): every URL accepted
+// by offer() is returned as a FrontierEntry to be written to the database as
+// 'queued' before anything else about it happens, and settle() marks it done
+// or failed. URLs beyond the window stay only in the database ("spilled");
+// refill_request() says which rows to load back, in seq order.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <memory>
+
+#include "core/crawl/crawl_frontier.h"
+#include "core/crawl/crawl_job.h"
+#include "core/store/crawl_store.h"
+#include "core/crawl/fingerprint_set.h"
+#include "core/crawl/trap_guard.h"
+
+namespace actorcrawl {
+
+class FrontierWindow : public CrawlFrontier {
+ public:
+  struct Limits {
+    std::size_t window = 10000;   // URLs held in memory
+    std::int64_t max_pages = 1000;  // fetches, including earlier runs
+    std::int32_t max_depth = 5;
+    // Leases out per host at most (0: no limit). BFS order clusters by
+    // host; without this, the HostSelector's buffer fills with a few hosts'
+    // URLs that can only leave one per politeness delay, while other hosts'
+    // URLs wait behind them (Mercator's reason for per-host back queues).
+    std::size_t per_host_leases = 0;
+  };
+
+  // With `traps`, each new URL must also pass the crawler-trap defences
+  // (counted from the start of this run).
+  explicit FrontierWindow(Limits limits, std::optional<TrapGuard::Limits> traps = std::nullopt);
+  ~FrontierWindow() override;
+
+  // Continues a stopped crawl: every stored URL counts as seen, the queued
+  // ones are spilled (loaded through refills), settled ones use up budget.
+  void resume(const ResumeState& state);
+
+  // Accepts a URL unless it was seen before or is deeper than max_depth.
+  // Returns the row to persist; the URL is queued (in the window or spilled).
+  std::optional<FrontierEntry> offer(const std::string& url, const std::string& host_key,
+                                     std::int32_t depth, const std::string& parent_url) override;
+  std::vector<FrontierRefusal> take_refused() override;
+
+  // Queues a URL again although it was seen (re-drive of a dead letter).
+  // Returns the row to persist with its new seq.
+  std::optional<FrontierEntry> requeue(const std::string& url, const std::string& host_key,
+                                       std::int32_t depth) override;
+
+  // Leases up to `n` jobs in BFS order, within the page budget.
+  std::vector<CrawlJob> take(std::size_t n) override;
+
+  // A leased job ended: fetched (and its links offered), or dead-lettered.
+  void settle(const CrawlJob& job) override;
+  void refused(const CrawlJob& job) override;
+  // Leased jobs that were never fetched (a worker died, the crawl is
+  // stopping) come back to the front of the window.
+  void give_back(std::vector<CrawlJob> jobs) override;
+
+  // Which stored rows to load when the window runs low, if any, and at most
+  // one at a time: call refilled() with the rows when they arrive.
+  std::optional<RefillRequest> refill_request() override;
+  void refilled(const std::vector<FrontierEntry>& rows, std::size_t requested) override;
+
+  bool budget_exhausted() const override;
+  // Nothing queued (in memory or spilled) that the budget would allow, and
+  // nothing in flight: the crawl is over.
+  bool finished() const override;
+
+  std::size_t queued() const override { return held() + spilled_; }
+  std::size_t in_flight() const override { return in_flight_; }
+  std::size_t seen() const override { return seen_.size(); }
+  std::int64_t settled() const override { return settled_; }
+  std::int64_t next_seq() const { return next_seq_; }
+
+ private:
+  void enqueue(const FrontierEntry& entry, const std::string& host_key);
+
+  struct Queued {
+    std::int64_t seq;
+    std::string url;
+    std::string host_key;
+    std::int32_t depth;
+  };
+
+  Limits limits_;
+  std::unique_ptr<TrapGuard> traps_;
+  std::vector<FrontierRefusal> refusals_;
+  std::deque<Queued> window_;
+  FingerprintSet seen_;
+  std::size_t spilled_ = 0;        // queued rows only in the database
+  std::int64_t refill_cursor_ = 0; // every spilled row has seq >= this
+  bool refill_pending_ = false;
+  std::int64_t refill_asked_seq_ = 0;
+  std::size_t spilled_since_ask_ = 0;
+  void release_lease(const std::string& host_key);
+  // URLs in memory: in the window or parked.
+  std::size_t held() const { return window_.size() + parked_count_; }
+
+  std::unordered_map<std::string, std::size_t> leased_per_host_;
+  // URLs of hosts at their lease cap wait here, per host and in order, until
+  // a lease of theirs ends; so take() never steps over the same URL twice
+  // (a BFS window is mostly one host's URLs, and rescanning them per call
+  // cost more than the rest of the Frontier together).
+  std::unordered_map<std::string, std::deque<Queued>> parked_;
+  std::size_t parked_count_ = 0;
+  std::size_t in_flight_ = 0;
+  std::int64_t settled_ = 0;       // fetched or failed, this run and before
+  std::int64_t next_seq_ = 1;
+};
+
+}  // namespace actorcrawl

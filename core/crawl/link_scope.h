@@ -1,0 +1,44 @@
+// Which discovered URLs a crawl may fetch: the scope (allowed domains) and
+// the user's exclude patterns. Applied by the Processor before a link is sent
+// to the Frontier, so the seen-set only ever holds URLs the crawl could fetch.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/web/url.h"
+
+namespace actorcrawl {
+
+enum class ScopeVerdict {
+  in_scope,
+  out_of_domain,  // host outside allowed_domains (or the seeds' domains)
+  excluded,       // matched one of exclude_patterns
+};
+const char* to_string(ScopeVerdict v);
+
+class LinkScope {
+ public:
+  // allowed_domains: a host is in scope when it equals an entry or is a
+  // subdomain of it ("example.com" admits "www.example.com"); entries may
+  // carry a port ("127.0.0.2:8080") to admit only that port. When empty, the
+  // registrable domains of the seeds are allowed.
+  // exclude_patterns: RE2 regular expressions searched (unanchored) in the
+  // full normalized URL. A pattern that does not compile is reported through
+  // `error` (naming the pattern) and make() returns nullptr.
+  static std::unique_ptr<LinkScope> make(const std::vector<std::string>& allowed_domains,
+                                         const std::vector<std::string>& exclude_patterns,
+                                         const std::vector<Url>& seeds,
+                                         std::string* error);
+  ~LinkScope();
+
+  ScopeVerdict check(const Url& url) const;
+
+ private:
+  LinkScope();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace actorcrawl

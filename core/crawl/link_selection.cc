@@ -1,0 +1,57 @@
+#include "core/crawl/link_selection.h"
+
+#include <unordered_set>
+
+namespace actorcrawl {
+
+namespace {
+
+SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const LinkScope* scope,
+                     const std::vector<std::string>& strip_query_params) {
+  SelectedLinks out;
+  Url base = page_url;
+  if (!analysis.base_href.empty()) {
+    if (auto b = page_url.resolve(analysis.base_href))
+      base = *b;
+  }
+  if (!analysis.canonical.empty()) {
+    if (auto c = base.resolve(analysis.canonical))
+      out.canonical = c->str();
+  }
+  const std::string own_host = page_url.host_key();
+  std::unordered_set<std::string> seen_links;
+  std::unordered_set<std::string> seen_hosts;
+  std::unordered_set<std::string> seen_crawl;
+  for (const auto& link : analysis.links) {
+    auto resolved = base.resolve(link.href);
+    if (!resolved)
+      continue;  // mailto:, malformed, too long: nothing to keep
+    Url url = strip_query_params.empty() ? *resolved : resolved->without_query_params(strip_query_params);
+    if (seen_links.insert(url.str()).second)
+      out.all.push_back(LinkRow{url.str(), link.nofollow});
+    std::string host = url.host_key();
+    if (host != own_host && seen_hosts.insert(host).second)
+      out.other_hosts.push_back(host);
+    if (!analysis.follow_links || link.nofollow)
+      continue;
+    if (scope == nullptr || scope->check(url) != ScopeVerdict::in_scope)
+      continue;
+    if (seen_crawl.insert(url.str()).second)
+      out.to_crawl.push_back(DiscoveredLink{url.str(), std::move(host)});
+  }
+  return out;
+}
+
+}  // namespace
+
+SelectedLinks select_links(const Url& page_url, const PageAnalysis& analysis, const LinkScope& scope,
+                           const std::vector<std::string>& strip_query_params) {
+  return select(page_url, analysis, &scope, strip_query_params);
+}
+
+SelectedLinks select_links(const Url& page_url, const PageAnalysis& analysis,
+                           const std::vector<std::string>& strip_query_params) {
+  return select(page_url, analysis, nullptr, strip_query_params);
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,110 @@
+#include "core/crawl/page_processor.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <iomanip>
+
+#include "core/web/charset.h"
+#include "core/web/url_fingerprint.h"
+
+namespace actorcrawl {
+
+bool is_html(std::string_view t) {
+  return t == "text/html" || t == "application/xhtml+xml";
+}
+
+namespace {
+
+// Title, description, links: only for successful HTML responses, since an
+// error page's links describe the error page, not the site.
+class HtmlLinksProcessor final : public PageProcessor {
+ public:
+  const char* name() const override { return "html_links"; }
+  void process(const FetchedPage& page, PageAnalysis& a) override {
+    if (!is_html(page.content_type) || page.status_code < 200 || page.status_code >= 300)
+      return;
+    // gumbo reads UTF-8: a page in another charset is converted first, so
+    // its title and description are stored as valid UTF-8.
+    const std::string charset = sniff_charset(page.body, page.charset);
+    std::string converted;
+    std::string_view body = page.body;
+    if (charset != "utf-8") {
+      converted = to_utf8(page.body, charset);
+      body = converted;
+    }
+    HtmlDocument doc = parse_html(body);
+    a.title = std::move(doc.title);
+    a.description = std::move(doc.description);
+    a.canonical = std::move(doc.canonical);
+    a.base_href = std::move(doc.base_href);
+    a.follow_links = !doc.meta_nofollow;
+    a.noindex = doc.meta_noindex;
+    a.links = std::move(doc.links);
+  }
+};
+
+// Writes each body under <dir>/<host>/<fingerprint>.<ext>. The file name is
+// derived from a hash, never from the URL's path, so no URL can name a file
+// outside the directory; the host part keeps only [A-Za-z0-9.-_].
+class SavePagesProcessor final : public PageProcessor {
+ public:
+  explicit SavePagesProcessor(std::string dir) : dir_(std::move(dir)) {}
+  const char* name() const override { return "save_pages"; }
+  void process(const FetchedPage& page, PageAnalysis& a) override {
+    if (page.body.empty())
+      return;
+    auto slash = page.final_url.find("://");
+    std::string host = page.final_url.substr(slash == std::string::npos ? 0 : slash + 3);
+    host = host.substr(0, host.find('/'));
+    std::string safe_host;
+    for (char c : host)
+      safe_host += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-') ? c : '_';
+    if (safe_host.empty() || safe_host == "." || safe_host == "..")
+      safe_host = "_";
+    std::ostringstream name;
+    name << std::hex << std::setw(16) << std::setfill('0') << url_fingerprint(page.url)
+         << (is_html(page.content_type) ? ".html" : ".bin");
+    std::filesystem::path dir = std::filesystem::path(dir_) / safe_host;
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    std::filesystem::path file = dir / name.str();
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out.write(page.body.data(), static_cast<std::streamsize>(page.body.size()));
+    if (out)
+      a.saved_path = file.string();
+  }
+
+ private:
+  std::string dir_;
+};
+
+}  // namespace
+
+std::vector<std::string> ProcessorChain::known_names() { return {"html_links", "save_pages"}; }
+
+ProcessorChain ProcessorChain::make(const std::vector<std::string>& names, const Options& options,
+                                    std::string* error) {
+  ProcessorChain chain;
+  for (const auto& n : names) {
+    if (n == "html_links") {
+      chain.processors_.push_back(std::make_shared<HtmlLinksProcessor>());
+    } else if (n == "save_pages") {
+      chain.processors_.push_back(std::make_shared<SavePagesProcessor>(options.save_pages_dir));
+    } else {
+      if (error)
+        *error = "processors: unknown processor '" + n + "' (known: html_links, save_pages)";
+      return ProcessorChain{};
+    }
+  }
+  return chain;
+}
+
+PageAnalysis ProcessorChain::run(const FetchedPage& page) const {
+  PageAnalysis a;
+  for (const auto& p : processors_)
+    p->process(page, a);
+  return a;
+}
+
+}  // namespace actorcrawl

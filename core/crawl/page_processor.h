@@ -1,0 +1,67 @@
+// The Processor's plugin chain (seed 003's content processors): each
+// fetched page passes through the configured processors in order, each
+// adding to one PageAnalysis. Selected by name in the config:
+//   processors: [html_links, save_pages]
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/web/html_document.h"
+
+namespace actorcrawl {
+
+struct FetchedPage {
+  std::string url;        // requested, normalized
+  std::string final_url;  // after redirects, normalized
+  std::int32_t depth = 0;
+  std::int32_t status_code = 0;
+  std::string content_type;  // media type, lowercased
+  std::string charset;
+  std::string_view body;
+  bool truncated = false;
+};
+
+struct PageAnalysis {
+  std::string title;
+  std::string description;
+  std::string canonical;          // as written; resolved by link selection
+  std::string base_href;          // as written
+  bool follow_links = true;       // false for <meta name=robots nofollow>
+  bool noindex = false;           // <meta name=robots noindex>
+  std::vector<HtmlLink> links;    // raw hrefs in document order
+  std::string saved_path;         // where save_pages wrote the body
+};
+
+class PageProcessor {
+ public:
+  virtual ~PageProcessor() = default;
+  virtual const char* name() const = 0;
+  virtual void process(const FetchedPage& page, PageAnalysis& analysis) = 0;
+};
+
+// Whether the crawler parses this media type as HTML.
+bool is_html(std::string_view content_type);
+
+class ProcessorChain {
+ public:
+  struct Options {
+    std::string save_pages_dir = "pages";
+  };
+  // Builds the chain from processor names. An unknown name is reported in
+  // `error` (listing the known ones) and an empty chain returned.
+  static ProcessorChain make(const std::vector<std::string>& names, const Options& options,
+                             std::string* error);
+  static std::vector<std::string> known_names();
+
+  PageAnalysis run(const FetchedPage& page) const;
+  std::size_t size() const { return processors_.size(); }
+
+ private:
+  std::vector<std::shared_ptr<PageProcessor>> processors_;
+};
+
+}  // namespace actorcrawl

@@ -1,0 +1,477 @@
+#include "core/fetch/fetch_engine.h"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+#include <queue>
+#include <unordered_set>
+
+#include "core/web/ascii.h"
+#include "core/fetch/net_guard.h"
+#include "core/web/url.h"
+
+namespace actorcrawl {
+
+const char* to_string(FetchError e) {
+  switch (e) {
+    case FetchError::none: return "none";
+    case FetchError::dns_failure: return "dns_failure";
+    case FetchError::connect_failed: return "connect_failed";
+    case FetchError::timeout: return "timeout";
+    case FetchError::connection_reset: return "connection_reset";
+    case FetchError::tls_error: return "tls_error";
+    case FetchError::too_many_redirects: return "too_many_redirects";
+    case FetchError::redirect_loop: return "redirect_loop";
+    case FetchError::bad_redirect: return "bad_redirect";
+    case FetchError::bad_encoding: return "bad_encoding";
+    case FetchError::protocol_error: return "protocol_error";
+    case FetchError::transfer_failed: return "transfer_failed";
+    case FetchError::private_address: return "private_address";
+    case FetchError::bad_url: return "bad_url";
+  }
+  return "transfer_failed";
+}
+
+namespace {
+
+void global_init_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+// Retry-After is either delta-seconds or an HTTP-date (RFC 9110 10.2.3).
+std::int64_t parse_retry_after(const std::string& value) {
+  if (value.empty())
+    return -1;
+  if (std::all_of(value.begin(), value.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    if (value.size() > 9)
+      return 1000LL * 999999999;
+    return std::stoll(value) * 1000;
+  }
+  time_t when = curl_getdate(value.c_str(), nullptr);
+  if (when < 0)
+    return -1;
+  auto delta = static_cast<std::int64_t>(when - std::time(nullptr));
+  return std::max<std::int64_t>(delta, 0) * 1000;
+}
+
+FetchError classify(CURLcode code) {
+  switch (code) {
+    case CURLE_OK: return FetchError::none;
+    case CURLE_COULDNT_RESOLVE_HOST: return FetchError::dns_failure;
+    case CURLE_COULDNT_CONNECT: return FetchError::connect_failed;
+    case CURLE_OPERATION_TIMEDOUT: return FetchError::timeout;
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE: return FetchError::connection_reset;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE: return FetchError::tls_error;
+    case CURLE_TOO_MANY_REDIRECTS: return FetchError::too_many_redirects;
+    case CURLE_BAD_CONTENT_ENCODING: return FetchError::bad_encoding;
+    case CURLE_WEIRD_SERVER_REPLY:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_UNSUPPORTED_PROTOCOL: return FetchError::protocol_error;
+    default: return FetchError::transfer_failed;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// One transfer's state, owned by the engine while curl works on it. Its
+// address is curl's CURLOPT_PRIVATE and the callbacks' user pointer.
+struct Transfer {
+  FetchRequest request;
+  CURL* easy = nullptr;
+  FetchOutcome outcome;
+  FetchEngine::Clock::time_point started;
+  // Redirect tracking: the URL of the response whose headers are arriving.
+  std::string current_url;
+  int current_status = 0;
+  std::string current_location;
+  std::unordered_set<std::string> visited;
+  bool loop_detected = false;
+  std::string retry_after;
+  std::string x_robots_tag;
+  // block_private_addresses: the address last refused while connecting for
+  // the current hop; cleared once the hop has a connection it may use.
+  std::string refused_address;
+};
+
+std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const std::size_t bytes = size * n;
+  auto& body = t->outcome.body;
+  const auto limit = static_cast<std::size_t>(std::max<std::int64_t>(t->request.max_body_bytes, 0));
+  if (body.size() + bytes > limit) {
+    // Cut while streaming: keep what fits, then make curl stop reading.
+    body.append(data, limit - body.size());
+    t->outcome.truncated = true;
+    return 0;
+  }
+  body.append(data, bytes);
+  return bytes;
+}
+
+// Called once per header line of every response in a redirect chain, which
+// is how each hop is recorded while curl follows Location itself.
+std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const std::size_t bytes = size * n;
+  std::string_view line{data, bytes};
+  if (line.substr(0, 5) == "HTTP/") {
+    auto sp = line.find(' ');
+    t->current_status = sp == std::string_view::npos ? 0 : std::atoi(std::string{line.substr(sp + 1, 3)}.c_str());
+    t->current_location.clear();
+    t->retry_after.clear();
+    t->x_robots_tag.clear();
+    return bytes;
+  }
+  if (ascii::starts_with_nocase(line, "location:")) {
+    t->current_location = std::string{ascii::trim(line.substr(9))};
+    return bytes;
+  }
+  if (ascii::starts_with_nocase(line, "x-robots-tag:")) {
+    // Several headers may carry directives; keep them all.
+    std::string value{ascii::trim(line.substr(13))};
+    t->x_robots_tag += (t->x_robots_tag.empty() ? "" : ", ") + value;
+    return bytes;
+  }
+  if (ascii::starts_with_nocase(line, "retry-after:")) {
+    t->retry_after = std::string{ascii::trim(line.substr(12))};
+    return bytes;
+  }
+  if (ascii::trim(line).empty()) {  // end of one response's headers
+    const int status = t->current_status;
+    const bool redirect = status >= 300 && status < 400 && status != 304 && !t->current_location.empty();
+    if (redirect && static_cast<std::int32_t>(t->outcome.redirects.size()) < t->request.max_redirects) {
+      t->outcome.redirects.push_back(RedirectHop{t->current_url, status});
+      auto base = Url::parse(t->current_url);
+      auto next = base ? base->resolve(t->current_location) : std::nullopt;
+      if (next) {
+        if (!t->visited.insert(next->str()).second) {
+          t->loop_detected = true;
+          return 0;  // aborts the transfer
+        }
+        t->current_url = next->str();
+      }
+    }
+  }
+  return bytes;
+}
+
+// The peer address curl is about to connect to, as numeric text; empty when
+// it is not IPv4 or IPv6.
+std::string address_text(const curl_sockaddr* address) {
+  char text[INET6_ADDRSTRLEN] = "";
+  // `addr` is declared a plain sockaddr but curl stores the whole address
+  // there (addrlen bytes), so copy out as much as the family needs.
+  const auto* raw = reinterpret_cast<const unsigned char*>(&address->addr);
+  if (address->family == AF_INET && address->addrlen >= sizeof(sockaddr_in)) {
+    sockaddr_in in{};
+    std::memcpy(&in, raw, sizeof in);
+    if (::inet_ntop(AF_INET, &in.sin_addr, text, sizeof text) == nullptr)
+      return {};
+  } else if (address->family == AF_INET6 && address->addrlen >= sizeof(sockaddr_in6)) {
+    sockaddr_in6 in6{};
+    std::memcpy(&in6, raw, sizeof in6);
+    if (::inet_ntop(AF_INET6, &in6.sin6_addr, text, sizeof text) == nullptr)
+      return {};
+  }
+  return text;
+}
+
+// CURLOPT_OPENSOCKETFUNCTION for block_private_addresses: curl calls it with
+// each resolved (or CURLOPT_RESOLVE'd) address instead of socket(2), for the
+// first request and every redirect hop, before connecting. Refusing makes
+// curl try the host's next address, or fail with CURLE_COULDNT_CONNECT.
+curl_socket_t open_public_socket(void* user, curlsocktype purpose, curl_sockaddr* address) {
+  auto* t = static_cast<Transfer*>(user);
+  const std::string ip = address_text(address);
+  if (purpose != CURLSOCKTYPE_IPCXN || is_private_address(ip)) {
+    t->refused_address = ip.empty() ? "(not an IP address)" : ip;
+    return CURL_SOCKET_BAD;
+  }
+  const int fd = ::socket(address->family, address->socktype, address->protocol);
+  return fd < 0 ? CURL_SOCKET_BAD : fd;
+}
+
+// CURLOPT_PREREQFUNCTION for block_private_addresses: runs once a hop has
+// its connection and before the request is sent. The socket callback has
+// vetted every connection a blocked transfer opened itself; this catches a
+// connection reused from the engine's cache that an unblocked transfer
+// opened to a private address.
+int check_connected_peer(void* user, char* primary_ip, char* /*local_ip*/, int /*primary_port*/,
+                         int /*local_port*/) {
+  auto* t = static_cast<Transfer*>(user);
+  const std::string_view ip = primary_ip != nullptr ? primary_ip : "";
+  if (is_private_address(ip)) {
+    t->refused_address = ip.empty() ? "(unknown peer)" : std::string{ip};
+    return CURL_PREREQFUNC_ABORT;
+  }
+  // An address refused earlier in this hop did not stop it: another of the
+  // host's addresses was public.
+  t->refused_address.clear();
+  return CURL_PREREQFUNC_OK;
+}
+
+void parse_content_type(const char* raw, FetchOutcome& out) {
+  if (raw == nullptr)
+    return;
+  std::string value = ascii::lowercase(raw);
+  auto semi = value.find(';');
+  out.content_type = std::string{ascii::trim(std::string_view{value}.substr(0, semi))};
+  if (semi == std::string::npos)
+    return;
+  auto cs = value.find("charset=", semi);
+  if (cs == std::string::npos)
+    return;
+  std::string charset{ascii::trim(std::string_view{value}.substr(cs + 8))};
+  charset = charset.substr(0, charset.find(';'));
+  charset.erase(std::remove(charset.begin(), charset.end(), '"'), charset.end());
+  out.charset = std::string{ascii::trim(charset)};
+}
+
+}  // namespace
+
+struct FetchEngine::Impl {
+  struct Pending {
+    Clock::time_point at;
+    std::uint64_t order;
+    FetchRequest request;
+    bool operator>(const Pending& other) const {
+      return at != other.at ? at > other.at : order > other.order;
+    }
+  };
+
+  CURLM* multi = nullptr;
+  std::vector<CURL*> idle_handles;  // reused: keeps per-handle buffers warm
+  std::unordered_set<Transfer*> live;
+  std::size_t running = 0;
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending;
+  std::uint64_t order = 0;
+
+  std::string no_proxy;
+  curl_slist* resolve = nullptr;
+  std::vector<curl_slist*> retired_resolve;  // replaced lists started transfers may still use
+
+  Impl() {
+    global_init_once();
+    no_proxy = "localhost,127.0.0.0/8,::1";
+    for (const char* var : {"no_proxy", "NO_PROXY"})
+      if (const char* v = std::getenv(var); v != nullptr && *v != '\0')
+        no_proxy += std::string{","} + v;
+    multi = curl_multi_init();
+    // One connection per host is all a polite crawler uses (more only with
+    // set_max_host_connections); a larger total cache keeps connections to
+    // many hosts alive between their requests.
+    curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1L);
+    curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, 256L);
+  }
+
+  ~Impl() {
+    for (Transfer* t : live) {
+      curl_multi_remove_handle(multi, t->easy);
+      curl_easy_cleanup(t->easy);
+      delete t;
+    }
+    for (CURL* h : idle_handles)
+      curl_easy_cleanup(h);
+    curl_multi_cleanup(multi);
+    curl_slist_free_all(resolve);
+    for (curl_slist* list : retired_resolve)
+      curl_slist_free_all(list);
+  }
+
+  CURL* acquire_handle() {
+    if (idle_handles.empty())
+      return curl_easy_init();
+    CURL* h = idle_handles.back();
+    idle_handles.pop_back();
+    curl_easy_reset(h);
+    return h;
+  }
+
+  void launch(FetchRequest request) {
+    auto* t = new Transfer;
+    t->request = std::move(request);
+    t->outcome.token = t->request.token;
+    t->current_url = t->request.url;
+    t->visited.insert(t->request.url);
+    t->started = Clock::now();
+    CURL* h = acquire_handle();
+    t->easy = h;
+    curl_easy_setopt(h, CURLOPT_URL, t->request.url.c_str());
+    curl_easy_setopt(h, CURLOPT_PRIVATE, t);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, t);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, t);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(t->request.timeout_ms));
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<std::int64_t>(t->request.timeout_ms, 10000)));
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, t->request.max_redirects > 0 ? 1L : 0L);
+    curl_easy_setopt(h, CURLOPT_MAXREDIRS, static_cast<long>(t->request.max_redirects));
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    // Every encoding this libcurl decodes (gzip, deflate, br, zstd); the body
+    // limit applies to decoded bytes, which is what defeats gzip bombs.
+    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(h, CURLOPT_USERAGENT, t->request.user_agent.c_str());
+    // Proxies from the environment are honoured, but never for loopback.
+    curl_easy_setopt(h, CURLOPT_NOPROXY, no_proxy.c_str());
+    if (resolve != nullptr)
+      curl_easy_setopt(h, CURLOPT_RESOLVE, resolve);
+    if (t->request.block_private_addresses) {
+      curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_public_socket);
+      curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, t);
+      curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, check_connected_peer);
+      curl_easy_setopt(h, CURLOPT_PREREQDATA, t);
+      // No proxy, not even one from the environment: the proxy would make
+      // the connection to the private address on our behalf, unchecked.
+      curl_easy_setopt(h, CURLOPT_PROXY, "");
+    }
+    curl_multi_add_handle(multi, h);
+    live.insert(t);
+    ++running;
+  }
+
+  void start_due(Clock::time_point now) {
+    while (!pending.empty() && pending.top().at <= now) {
+      FetchRequest r = pending.top().request;
+      pending.pop();
+      launch(std::move(r));
+    }
+  }
+
+  FetchOutcome finish(CURL* h, CURLcode code) {
+    Transfer* t = nullptr;
+    curl_easy_getinfo(h, CURLINFO_PRIVATE, &t);
+    FetchOutcome out = std::move(t->outcome);
+    long status = 0;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+    out.status_code = static_cast<int>(status);
+    const char* ct = nullptr;
+    curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &ct);
+    parse_content_type(ct, out);
+    const char* effective = nullptr;
+    curl_easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &effective);
+    out.final_url = effective ? effective : t->request.url;
+    if (auto normalized = Url::parse(out.final_url))
+      out.final_url = normalized->str();
+    out.retry_after_ms = parse_retry_after(t->retry_after);
+    out.x_robots_tag = std::move(t->x_robots_tag);
+    out.elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t->started).count();
+
+    if (code == CURLE_WRITE_ERROR && out.truncated) {
+      code = CURLE_OK;  // we stopped reading on purpose
+    }
+    if (t->loop_detected) {
+      out.error = FetchError::redirect_loop;
+      out.error_detail = "redirect loop back to " + t->current_url;
+    } else if (code != CURLE_OK && !t->refused_address.empty()) {
+      // Refused by open_public_socket or check_connected_peer; curl itself
+      // only saw a failed connect or an aborted callback.
+      out.error = FetchError::private_address;
+      out.error_detail = "refused to connect to private address " + t->refused_address;
+    } else if (code != CURLE_OK) {
+      out.error = classify(code);
+      // A Location curl will not follow: another scheme, or no URL at all;
+      // before any hop, the request's own URL: a retry gets the same answer.
+      if (code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_URL_MALFORMAT)
+        out.error = out.redirects.empty() ? FetchError::bad_url : FetchError::bad_redirect;
+      out.error_detail = curl_easy_strerror(code);
+    }
+    if (out.error != FetchError::none) {
+      out.body.clear();
+      out.truncated = false;
+    }
+    curl_multi_remove_handle(multi, h);
+    idle_handles.push_back(h);
+    --running;
+    live.erase(t);
+    delete t;
+    return out;
+  }
+
+  void collect(std::vector<FetchOutcome>& out) {
+    int queued = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
+      if (msg->msg == CURLMSG_DONE)
+        out.push_back(finish(msg->easy_handle, msg->data.result));
+    }
+  }
+};
+
+FetchEngine::FetchEngine() : impl_(std::make_unique<Impl>()) {}
+FetchEngine::~FetchEngine() = default;
+
+void FetchEngine::start(FetchRequest request) { impl_->launch(std::move(request)); }
+
+void FetchEngine::start_at(FetchRequest request, Clock::time_point not_before) {
+  impl_->pending.push(Impl::Pending{not_before, impl_->order++, std::move(request)});
+}
+
+std::vector<std::uint64_t> FetchEngine::cancel_pending() {
+  std::vector<std::uint64_t> tokens;
+  while (!impl_->pending.empty()) {
+    tokens.push_back(impl_->pending.top().request.token);
+    impl_->pending.pop();
+  }
+  return tokens;
+}
+
+std::vector<FetchOutcome> FetchEngine::perform(std::chrono::milliseconds max_wait) {
+  std::vector<FetchOutcome> done;
+  int still_running = 0;
+  impl_->start_due(Clock::now());
+  curl_multi_perform(impl_->multi, &still_running);
+  impl_->collect(done);
+  if (!done.empty())
+    return done;
+  auto wait = max_wait;
+  if (!impl_->pending.empty()) {
+    auto until = std::chrono::duration_cast<std::chrono::milliseconds>(impl_->pending.top().at - Clock::now());
+    wait = std::max(std::chrono::milliseconds{0}, std::min(wait, until + std::chrono::milliseconds{1}));
+  }
+  curl_multi_poll(impl_->multi, nullptr, 0, static_cast<int>(wait.count()), nullptr);
+  impl_->start_due(Clock::now());
+  curl_multi_perform(impl_->multi, &still_running);
+  impl_->collect(done);
+  return done;
+}
+
+void FetchEngine::set_max_host_connections(int n) {
+  curl_multi_setopt(impl_->multi, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(std::max(n, 1)));
+}
+
+void FetchEngine::set_resolve(const std::vector<std::string>& entries) {
+  // Transfers already started still point at the old list (curl does not
+  // copy it): it is kept until the engine goes.
+  if (impl_->resolve != nullptr)
+    impl_->retired_resolve.push_back(impl_->resolve);
+  impl_->resolve = nullptr;
+  for (const auto& e : entries)
+    impl_->resolve = curl_slist_append(impl_->resolve, e.c_str());
+}
+
+void FetchEngine::wakeup() { curl_multi_wakeup(impl_->multi); }
+
+std::size_t FetchEngine::running() const { return impl_->running; }
+std::size_t FetchEngine::pending() const { return impl_->pending.size(); }
+
+}  // namespace actorcrawl

@@ -1,0 +1,586 @@
+#include "core/run/crawl_config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "core/web/ascii.h"
+#include "core/run/tls_files.h"
+#include "core/web/url.h"
+
+namespace actorcrawl {
+
+namespace {
+
+constexpr std::int64_t kMaxInt = std::numeric_limits<std::int32_t>::max();
+constexpr std::int64_t kHour = 3600 * 1000;
+
+using C = CrawlConfig;
+
+}  // namespace
+
+const std::vector<ConfigKey>& config_keys() {
+  static const std::vector<ConfigKey> keys = {
+    {"seed_url", ValueKind::text_list, "URL to start from (same as one entry of seeds)", &C::seeds},
+    {"seeds", ValueKind::text_list, "URLs to start from", &C::seeds},
+    {"profile", ValueKind::text, "crawl profile: site (URL-level BFS) or domains (domain graph)",
+     &C::profile, 0, 0, {"site", "domains"}},
+    {"max_depth", ValueKind::integer, "deepest link level to follow (seeds are depth 0)", &C::max_depth, 0, 1000},
+    {"max_pages", ValueKind::integer, "most URLs to fetch, over all runs on this database", &C::max_pages, 1, 1'000'000'000},
+    {"max_crawls_per_node", ValueKind::integer, "domains profile: times a host is crawled", &C::max_crawls_per_node, 1, 1000},
+    {"max_subdomains_per_root", ValueKind::integer, "domains profile: hosts kept per registrable domain", &C::max_subdomains_per_root, 1, 100000},
+    {"max_outbound_links", ValueKind::integer, "domains profile: cross-domain links kept per page", &C::max_outbound_links, 0, 100000},
+    {"concurrent_workers", ValueKind::integer, "FetchWorker actors", &C::concurrent_workers, 0, 256},
+    {"request_timeout_ms", ValueKind::duration_ms, "timeout of one transfer (50% longer on each retry)", &C::request_timeout_ms, 1, kHour},
+    {"retry_attempts", ValueKind::integer, "retries after the first try, for transient failures", &C::retry_attempts, 0, 20},
+    {"retry_delay_ms", ValueKind::duration_ms, "wait before the first retry (doubles after each)", &C::retry_delay_ms, 0, kHour},
+    {"politeness_delay_ms", ValueKind::duration_ms, "pause between requests to one host (env CRAWL_DELAY_MS)", &C::politeness_delay_ms, 0, kHour},
+    {"max_body_bytes", ValueKind::bytes, "body size kept per page; the transfer is cut there", &C::max_body_bytes, 1, 1LL << 30},
+    {"max_redirects", ValueKind::integer, "redirect hops followed", &C::max_redirects, 0, 50},
+    {"user_agent", ValueKind::text, "User-Agent header", &C::user_agent},
+    {"respect_robots_txt", ValueKind::boolean, "obey robots.txt", &C::respect_robots_txt},
+    {"allowed_domains", ValueKind::text_list, "hosts in scope (and their subdomains); default: the seeds' registrable domains", &C::allowed_domains, 0, 0, {}, true},
+    {"exclude_patterns", ValueKind::text_list, "RE2 patterns; matching URLs are not crawled", &C::exclude_patterns},
+    {"strip_query_params", ValueKind::text_list, "query parameters removed before dedup (utm_* for a prefix)", &C::strip_query_params, 0, 0, {}, true},
+    {"revisit_after", ValueKind::duration_ms, "re-fetch pages older than this on the next run (0: never)", &C::revisit_after_ms, 0, std::numeric_limits<std::int64_t>::max() / 2},
+    {"db_path", ValueKind::text, "SQLite database", &C::db_path},
+    {"metrics_path", ValueKind::text, "metrics written at the end of a crawl", &C::metrics_path},
+    {"trace_path", ValueKind::text, "message trace (JSON Lines); empty: off", &C::trace_path},
+    {"max_politeness_delay_ms", ValueKind::duration_ms, "upper bound of a host's delay (Crawl-delay, Retry-After, slow responses)", &C::max_politeness_delay_ms, 0, kHour},
+    {"politeness_delay_factor_percent", ValueKind::integer, "a host's delay is at least this % of its last response time (0: off)", &C::politeness_delay_factor_percent, 0, 10000},
+    {"robots_cache_ttl", ValueKind::duration_ms, "how long a host's robots.txt is trusted before it is fetched again", &C::robots_cache_ttl_ms, 1000, 365LL * 24 * kHour},
+    {"max_url_length", ValueKind::integer, "trap defence: longer URLs are refused", &C::max_url_length, 16, 1'000'000},
+    {"max_repeated_path_segments", ValueKind::integer, "trap defence: a path segment repeated more often is refused", &C::max_repeated_path_segments, 1, 1000},
+    {"max_pages_per_host", ValueKind::integer, "trap defence: URLs queued per host (0: unlimited)", &C::max_pages_per_host, 0, 1'000'000'000},
+    {"max_query_variants_per_path", ValueKind::integer, "trap defence: distinct query strings per path (0: unlimited)", &C::max_query_variants_per_path, 0, 1'000'000'000},
+    {"excluded_domains", ValueKind::text_list, "domains profile: RE2 patterns of hosts never linked or crawled", &C::excluded_domains},
+    {"resolve", ValueKind::text_list, "host:port:address entries that bypass DNS (as curl --resolve)", &C::resolve},
+    {"processors", ValueKind::text_list, "processor chain: html_links, save_pages", &C::processors, 0, 0, {}, true},
+    {"save_pages_dir", ValueKind::text, "where save_pages writes bodies", &C::save_pages_dir},
+    {"transfers_per_worker", ValueKind::integer, "transfers one FetchWorker runs at once", &C::transfers_per_worker, 1, 4096},
+    {"max_in_flight", ValueKind::integer, "URLs handed out and not yet processed, at most (0: the HostSelector's buffer, max(1024, 4 x slots), plus 2 x slots)", &C::max_in_flight, 0, 1'000'000},
+    {"max_connections_per_host", ValueKind::integer, "requests in flight to one host at once while its delay is 0 (politeness off: politeness_delay_ms and politeness_delay_factor_percent 0, no Crawl-delay); any delay makes it one", &C::max_connections_per_host, 1, 256},
+    {"max_leases_per_host", ValueKind::integer, "site profile: URLs of one host handed out at once, so many hosts are crawled side by side (0: strict BFS order)", &C::max_leases_per_host, 0, 1'000'000},
+    {"parse_lanes", ValueKind::integer, "parsers working in parallel behind the Processor (0: one per core)", &C::parse_lanes, 0, 64},
+    {"frontier_window", ValueKind::integer, "queued URLs held in memory (the rest wait in SQLite)", &C::frontier_window, 16, 100'000'000},
+    {"storage_batch", ValueKind::integer, "writes per SQLite transaction", &C::storage_batch, 1, 1'000'000},
+    {"progress_interval_ms", ValueKind::duration_ms, "progress report period", &C::progress_interval_ms, 100, kHour},
+    {"report_timings", ValueKind::boolean, "print where the crawl's time went (fetch, parse, store, mailboxes) at the end", &C::report_timings},
+    {"listen", ValueKind::text, "coordinator: HOST:PORT (or PORT, on 127.0.0.1) that worker nodes connect to; port 0 picks a free one", &C::listen},
+    {"connect", ValueKind::text, "worker: the coordinator's HOST:PORT", &C::connect},
+    {"tls_cert", ValueKind::text, "PEM certificate of this node; with tls_key and tls_ca, nodes talk TLS", &C::tls_cert},
+    {"tls_key", ValueKind::text, "PEM private key of tls_cert", &C::tls_key},
+    {"tls_ca", ValueKind::text, "PEM CA file that peers' certificates must chain to", &C::tls_ca},
+    {"heartbeat_interval_ms", ValueKind::duration_ms, "nodes: how often a quiet connection sends a heartbeat", &C::heartbeat_interval_ms, 10, kHour},
+    {"peer_timeout_ms", ValueKind::duration_ms, "nodes: a peer silent this long is dropped (a stopped or cut-off worker; its URLs go to others)", &C::peer_timeout_ms, 100, kHour},
+    {"reconnect_timeout_ms", ValueKind::duration_ms, "worker: how long to keep trying to reach a lost coordinator before exiting", &C::reconnect_timeout_ms, 0, 24 * kHour},
+    {"node_id", ValueKind::text, "this process's name in traces and logs (default HOST:PID)", &C::node_id},
+    {"service_listen", ValueKind::text, "serve: HOST:PORT of the HTTP API (actorcrawl serve --listen)", &C::service_listen},
+    {"service_token", ValueKind::text, "serve: bearer token every route but /healthz requires (env ACTORCRAWL_SERVICE_TOKEN, --token)", &C::service_token},
+    {"service_dir", ValueKind::text, "serve: directory of service.db and each job's database (--db-dir)", &C::service_dir},
+    {"max_concurrent_jobs", ValueKind::integer, "serve: jobs running at once; more are refused with 429", &C::max_concurrent_jobs, 1, 1000},
+    {"max_event_streams", ValueKind::integer, "serve: event streams (GET /crawl/:id/events) open at once; more are refused with 503, so streams never take every request thread", &C::max_event_streams, 1, 1024},
+    {"allow_private_networks", ValueKind::boolean, "serve: let jobs fetch private, loopback and link-local addresses", &C::allow_private_networks},
+    {"max_request_bytes", ValueKind::bytes, "serve: largest request body accepted", &C::max_request_bytes, 256, 1LL << 24},
+    {"max_pages_per_job", ValueKind::integer, "serve: largest max_pages a job may ask for", &C::max_pages_per_job, 1, 1'000'000'000},
+    {"block_private_networks", ValueKind::boolean, "refuse to fetch private, loopback and link-local addresses (checked after DNS and on every redirect)", &C::block_private_networks},
+  };
+  return keys;
+}
+
+namespace {
+
+const ConfigKey* find_key(const std::string& name) {
+  for (const auto& k : config_keys())
+    if (name == k.name)
+      return &k;
+  return nullptr;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string suggestion(const std::string& unknown) {
+  const ConfigKey* best = nullptr;
+  std::size_t best_d = 4;
+  for (const auto& k : config_keys()) {
+    auto d = edit_distance(unknown, k.name);
+    if (d < best_d) {
+      best_d = d;
+      best = &k;
+    }
+  }
+  return best ? std::string{" (did you mean '"} + best->name + "'?)" : std::string{};
+}
+
+std::int64_t parse_integer(const std::string& raw) {
+  std::string text = std::string{ascii::trim(raw)};
+  if (text.empty())
+    throw ConfigError("expected an integer, got an empty value");
+  std::size_t i = (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  if (i == text.size() || !std::all_of(text.begin() + static_cast<long>(i), text.end(),
+                                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    throw ConfigError("expected an integer, got '" + raw + "'");
+  try {
+    return std::stoll(text);
+  } catch (const std::exception&) {
+    throw ConfigError("integer out of range: '" + raw + "'");
+  }
+}
+
+// A number with an optional unit suffix; `units` maps suffixes to factors.
+std::int64_t parse_with_units(const std::string& raw,
+                              const std::vector<std::pair<std::string, double>>& units,
+                              const char* what) {
+  std::string text = ascii::lowercase(ascii::trim(raw));
+  std::size_t end = 0;
+  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.'))
+    ++end;
+  if (end == 0)
+    throw ConfigError(std::string{"expected "} + what + ", got '" + raw + "'");
+  double number = 0;
+  std::size_t used = 0;
+  try {
+    number = std::stod(text.substr(0, end), &used);
+  } catch (const std::exception&) {
+    throw ConfigError(std::string{"expected "} + what + ", got '" + raw + "'");
+  }
+  if (used != end)  // "1.2.3s": stod stops at the second '.'
+    throw ConfigError(std::string{"expected "} + what + ", got '" + raw + "'");
+  std::string unit = std::string{ascii::trim(text.substr(end))};
+  for (const auto& [suffix, factor] : units) {
+    if (unit == suffix) {
+      double value = number * factor;
+      if (value > 9.0e18)
+        throw ConfigError(std::string{what} + " out of range: '" + raw + "'");
+      return static_cast<std::int64_t>(std::llround(value));
+    }
+  }
+  throw ConfigError(std::string{"expected "} + what + ", got '" + raw + "'");
+}
+
+void check_range(const ConfigKey& key, std::int64_t v) {
+  if (v < key.min || v > key.max) {
+    std::ostringstream msg;
+    msg << "must be between " << key.min << " and " << key.max << ", got " << v;
+    throw ConfigError(msg.str());
+  }
+}
+
+// Parses one scalar for `key` and stores it. `append` adds to a list
+// instead of replacing it.
+void assign_scalar(const ConfigKey& key, const std::string& text, CrawlConfig& cfg, bool append) {
+  switch (key.kind) {
+    case ValueKind::integer:
+    case ValueKind::duration_ms:
+    case ValueKind::bytes: {
+      std::int64_t v = key.kind == ValueKind::integer       ? parse_integer(text)
+                       : key.kind == ValueKind::duration_ms ? parse_duration_ms(text)
+                                                            : parse_byte_size(text);
+      check_range(key, v);
+      cfg.*std::get<std::int64_t C::*>(key.member) = v;
+      break;
+    }
+    case ValueKind::boolean:
+      cfg.*std::get<bool C::*>(key.member) = parse_boolean(text);
+      break;
+    case ValueKind::text: {
+      if (!key.choices.empty() && std::find(key.choices.begin(), key.choices.end(), text) == key.choices.end()) {
+        std::string all;
+        for (const auto& c : key.choices)
+          all += (all.empty() ? "" : ", ") + c;
+        throw ConfigError("must be one of " + all + ", got '" + text + "'");
+      }
+      cfg.*std::get<std::string C::*>(key.member) = text;
+      break;
+    }
+    case ValueKind::text_list: {
+      auto& list = cfg.*std::get<std::vector<std::string> C::*>(key.member);
+      if (!append)
+        list.clear();
+      if (!key.comma_separated) {
+        list.push_back(text);
+        break;
+      }
+      std::stringstream items{text};
+      std::string item;
+      while (std::getline(items, item, ','))
+        if (!ascii::trim(item).empty())
+          list.push_back(std::string{ascii::trim(item)});
+      break;
+    }
+  }
+}
+
+std::string describe(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::integer: return "an integer";
+    case ValueKind::boolean: return "true or false";
+    case ValueKind::text: return "a string";
+    case ValueKind::text_list: return "a list of strings";
+    case ValueKind::duration_ms: return "a duration (250ms, 2s, 1m; a bare number is milliseconds)";
+    case ValueKind::bytes: return "a size (1MiB, 512KiB; a bare number is bytes)";
+  }
+  return "a value";
+}
+
+std::string flag_of(const std::string& key) {
+  std::string f = "--" + key;
+  std::replace(f.begin(), f.end(), '_', '-');
+  return f;
+}
+
+std::string default_text(const ConfigKey& key) {
+  static const CrawlConfig defaults;
+  switch (key.kind) {
+    case ValueKind::integer:
+    case ValueKind::bytes:
+      return std::to_string(defaults.*std::get<std::int64_t C::*>(key.member));
+    case ValueKind::duration_ms:
+      return std::to_string(defaults.*std::get<std::int64_t C::*>(key.member)) + "ms";
+    case ValueKind::boolean:
+      return defaults.*std::get<bool C::*>(key.member) ? "true" : "false";
+    case ValueKind::text: {
+      const auto& v = defaults.*std::get<std::string C::*>(key.member);
+      return v.empty() ? "(none)" : "\"" + v + "\"";
+    }
+    case ValueKind::text_list: {
+      const auto& v = defaults.*std::get<std::vector<std::string> C::*>(key.member);
+      if (v.empty())
+        return "[]";
+      std::string out = "[";
+      for (std::size_t i = 0; i < v.size(); ++i)
+        out += (i ? ", " : "") + v[i];
+      return out + "]";
+    }
+  }
+  return {};
+}
+
+// Flags that are not a key's own name.
+struct Alias {
+  const char* flag;
+  const char* key;
+};
+const std::vector<Alias>& aliases() {
+  static const std::vector<Alias> a = {
+    {"--seed", "seeds"}, {"--workers", "concurrent_workers"}, {"--db", "db_path"},
+    {"--metrics", "metrics_path"}, {"--trace", "trace_path"}, {"--token", "service_token"},
+    {"--db-dir", "service_dir"},
+  };
+  return a;
+}
+
+const ConfigKey* key_for_flag(const std::string& flag) {
+  for (const auto& a : aliases())
+    if (flag == a.flag)
+      return find_key(a.key);
+  for (const auto& k : config_keys()) {
+    std::string own = flag_of(k.name);
+    if (flag == own)
+      return &k;
+    // Duration keys also answer to their name without "_ms", with units.
+    if (k.kind == ValueKind::duration_ms && own.size() > 3 && own.compare(own.size() - 3, 3, "-ms") == 0
+        && flag == own.substr(0, own.size() - 3))
+      return &k;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::int64_t parse_duration_ms(const std::string& text) {
+  static const std::vector<std::pair<std::string, double>> units = {
+    {"", 1}, {"ms", 1}, {"s", 1000}, {"m", 60000}, {"min", 60000}, {"h", 3600000}, {"d", 86400000},
+  };
+  return parse_with_units(text, units, "a duration");
+}
+
+std::int64_t parse_byte_size(const std::string& text) {
+  static const std::vector<std::pair<std::string, double>> units = {
+    {"", 1}, {"b", 1}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9},
+    {"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0}, {"k", 1024.0}, {"m", 1048576.0},
+  };
+  return parse_with_units(text, units, "a size");
+}
+
+bool parse_boolean(const std::string& raw) {
+  std::string t = ascii::lowercase(ascii::trim(raw));
+  if (t == "true" || t == "yes" || t == "on" || t == "1")
+    return true;
+  if (t == "false" || t == "no" || t == "off" || t == "0")
+    return false;
+  throw ConfigError("expected true or false, got '" + raw + "'");
+}
+
+void apply_yaml(const std::string& yaml_text, const std::string& source, CrawlConfig& config) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(source + ", line " + std::to_string(e.mark.line + 1) + ": invalid YAML: " + e.msg);
+  }
+  if (root.IsNull())
+    return;  // an empty file keeps every default
+  if (!root.IsMap())
+    throw ConfigError(source + ": expected a mapping of config keys at the top level");
+  bool seeds_cleared = false;
+  for (const auto& item : root) {
+    const std::string name = item.first.Scalar();
+    const int line = item.first.Mark().line + 1;
+    const std::string where = source + ", line " + std::to_string(line) + ": key '" + name + "': ";
+    const ConfigKey* key = find_key(name);
+    if (key == nullptr)
+      throw ConfigError(source + ", line " + std::to_string(line) + ": unknown key '" + name + "'" + suggestion(name));
+    const YAML::Node& value = item.second;
+    try {
+      if (key->kind == ValueKind::text_list) {
+        // seed_url and seeds fill one list: the first of them replaces the
+        // defaults, the second adds to it.
+        bool is_seed_list = key->member == find_key("seeds")->member;
+        bool append = is_seed_list && seeds_cleared;
+        if (is_seed_list)
+          seeds_cleared = true;
+        auto& list = config.*std::get<std::vector<std::string> C::*>(key->member);
+        if (!append)
+          list.clear();
+        if (value.IsScalar()) {
+          assign_scalar(*key, value.Scalar(), config, true);
+        } else if (value.IsSequence()) {
+          for (const auto& v : value) {
+            if (!v.IsScalar())
+              throw ConfigError("expected a list of strings");
+            list.push_back(v.Scalar());
+          }
+        } else if (!value.IsNull()) {
+          throw ConfigError("expected a list of strings");
+        }
+      } else {
+        if (!value.IsScalar())
+          throw ConfigError("expected " + describe(key->kind));
+        assign_scalar(*key, value.Scalar(), config, false);
+      }
+    } catch (const ConfigError& e) {
+      throw ConfigError(where + e.what());
+    }
+  }
+}
+
+void apply_yaml_file(const std::string& path, CrawlConfig& config) {
+  YAML::Node probe;
+  std::string text;
+  {
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr)
+      throw ConfigError("config file '" + path + "': cannot be read");
+    char buf[65536];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+      text.append(buf, n);
+      if (text.size() > (16u << 20)) {
+        std::fclose(f);
+        throw ConfigError("config file '" + path + "': larger than 16 MiB");
+      }
+    }
+    std::fclose(f);
+  }
+  apply_yaml(text, "config file '" + path + "'", config);
+}
+
+void apply_environment(CrawlConfig& config, const std::function<const char*(const char*)>& lookup) {
+  auto apply = [&](const ConfigKey& key, const std::string& var, const char* raw) {
+    try {
+      if (key.kind == ValueKind::text_list) {
+        auto& list = config.*std::get<std::vector<std::string> C::*>(key.member);
+        list.clear();
+        std::stringstream ss{raw};
+        std::string item;
+        while (std::getline(ss, item, ','))
+          if (!ascii::trim(item).empty())
+            list.push_back(std::string{ascii::trim(item)});
+      } else {
+        assign_scalar(key, raw, config, false);
+      }
+    } catch (const ConfigError& e) {
+      throw ConfigError("environment variable " + var + ": " + e.what());
+    }
+  };
+  for (const auto& key : config_keys()) {
+    std::string var = "ACTORCRAWL_" + std::string{key.name};
+    for (auto& c : var)
+      c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (const char* raw = lookup(var.c_str()))
+      apply(key, var, raw);
+  }
+  // The seed designs' own variables.
+  if (const char* raw = lookup("CRAWL_DELAY_MS"))
+    apply(*find_key("politeness_delay_ms"), "CRAWL_DELAY_MS", raw);
+  if (const char* raw = lookup("SEED"); raw != nullptr && *raw != '\0')
+    apply(*find_key("seeds"), "SEED", raw);
+}
+
+std::string config_path_from_args(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if ((args[i] == "--config" || args[i] == "-c") && i + 1 < args.size())
+      return args[i + 1];
+    if (args[i].rfind("--config=", 0) == 0)
+      return args[i].substr(9);
+  }
+  return {};
+}
+
+std::vector<std::string> apply_command_line(const std::vector<std::string>& args, CrawlConfig& config) {
+  std::vector<std::string> rest;
+  // By member, not key: --seed-url, --seeds and --seed all fill `seeds`.
+  std::vector<std::vector<std::string> C::*> lists_replaced;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
+      if (arg == "-c" && i + 1 < args.size()) {
+        ++i;  // --config was read already
+        continue;
+      }
+      rest.push_back(arg);
+      continue;
+    }
+    std::string flag = arg;
+    std::optional<std::string> value;
+    if (auto eq = arg.find('='); eq != std::string::npos) {
+      flag = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    }
+    if (flag == "--config") {
+      if (!value)
+        ++i;
+      continue;
+    }
+    const ConfigKey* key = key_for_flag(flag);
+    bool negated = false;
+    if (key == nullptr && flag.rfind("--no-", 0) == 0) {
+      key = key_for_flag("--" + flag.substr(5));
+      negated = key != nullptr && key->kind == ValueKind::boolean;
+      if (!negated)
+        key = nullptr;
+    }
+    if (key == nullptr)
+      throw ConfigError("unknown option '" + flag + "' (see actorcrawl --help)");
+    if (key->kind == ValueKind::boolean && !value) {
+      config.*std::get<bool C::*>(key->member) = !negated;
+      continue;
+    }
+    if (!value) {
+      if (i + 1 >= args.size())
+        throw ConfigError("option '" + flag + "' needs a value");
+      value = args[++i];
+    }
+    bool append = false;
+    if (key->kind == ValueKind::text_list) {
+      auto member = std::get<std::vector<std::string> C::*>(key->member);
+      append = std::find(lists_replaced.begin(), lists_replaced.end(), member) != lists_replaced.end();
+      if (!append)
+        lists_replaced.push_back(member);
+    }
+    try {
+      assign_scalar(*key, *value, config, append);
+    } catch (const ConfigError& e) {
+      throw ConfigError("option '" + flag + "': " + e.what());
+    }
+  }
+  return rest;
+}
+
+void validate(const CrawlConfig& config, bool seeds_required) {
+  if (seeds_required && config.seeds.empty())
+    throw ConfigError("no seed: give --seed URL, seed_url in the config file, or SEED=URL");
+  for (const auto& seed : config.seeds) {
+    UrlError why = UrlError::none;
+    if (!Url::parse(seed, &why))
+      throw ConfigError("seed '" + seed + "' is not a crawlable URL (" + to_string(why) + ")");
+  }
+  if (config.db_path.empty())
+    throw ConfigError("db_path must not be empty");
+  const int tls_parts = !config.tls_cert.empty() + !config.tls_key.empty() + !config.tls_ca.empty();
+  if (tls_parts != 0 && tls_parts != 3)
+    throw ConfigError("TLS needs all of tls_cert, tls_key and tls_ca (--tls-cert, --tls-key, --tls-ca)");
+  if (tls_parts == 3)
+    if (auto error = check_tls_files(config.tls_cert, config.tls_key, config.tls_ca); !error.empty())
+      throw ConfigError(error);
+}
+
+void apply_config_sources(const std::vector<std::string>& args, CrawlConfig& config,
+                          const std::string& help_command) {
+  if (auto path = config_path_from_args(args); !path.empty())
+    apply_yaml_file(path, config);
+  apply_environment(config, [](const char* name) { return std::getenv(name); });
+  auto leftover = apply_command_line(args, config);
+  if (!leftover.empty())
+    throw ConfigError("unexpected argument '" + leftover.front() + "' (see " + help_command + ")");
+}
+
+bool NodeAddress::loopback_only() const {
+  if (host == "localhost")
+    return true;
+  // A numeric address in 127.0.0.0/8 or ::1; anything else (0.0.0.0, ::, a
+  // name, another address) may be reachable from elsewhere.
+  unsigned char bytes[16];
+  if (::inet_pton(AF_INET, host.c_str(), bytes) == 1)
+    return bytes[0] == 127;
+  static const unsigned char kLoopback6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+  return ::inet_pton(AF_INET6, host.c_str(), bytes) == 1 && std::memcmp(bytes, kLoopback6, 16) == 0;
+}
+
+NodeAddress parse_node_address(const std::string& text, const std::string& key) {
+  NodeAddress out;
+  std::string port_text = text;
+  if (const auto colon = text.rfind(':'); colon != std::string::npos) {
+    out.host = text.substr(0, colon);
+    port_text = text.substr(colon + 1);
+    if (out.host.size() >= 2 && out.host.front() == '[' && out.host.back() == ']')
+      out.host = out.host.substr(1, out.host.size() - 2);  // [::1]:7788
+  }
+  if (out.host.empty())
+    out.host = "127.0.0.1";
+  if (port_text.empty() || port_text.size() > 5 ||
+      port_text.find_first_not_of("0123456789") != std::string::npos || std::stol(port_text) > 65535)
+    throw ConfigError(key + ": '" + text + "' is not HOST:PORT (a port from 0 to 65535)");
+  out.port = static_cast<std::uint16_t>(std::stol(port_text));
+  return out;
+}
+
+std::string options_help() {
+  std::ostringstream out;
+  for (const auto& key : config_keys()) {
+    std::string flags = flag_of(key.name);
+    if (key.kind == ValueKind::duration_ms && flags.size() > 3 && flags.compare(flags.size() - 3, 3, "-ms") == 0)
+      flags = flags.substr(0, flags.size() - 3) + ", " + flags;
+    for (const auto& a : aliases())
+      if (std::string{a.key} == key.name && std::string{key.name} != "seed_url")
+        flags = std::string{a.flag} + ", " + flags;
+    out << "  " << flags << "\n      " << key.help << " [" << key.name << ", default " << default_text(key) << "]\n";
+  }
+  return out.str();
+}
+
+}  // namespace actorcrawl

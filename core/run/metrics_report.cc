@@ -1,0 +1,58 @@
+#include "core/run/metrics_report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <stdexcept>
+
+namespace actorcrawl {
+
+std::string iso8601_utc(std::int64_t epoch_ms) {
+  std::int64_t millis = epoch_ms % 1000;
+  std::int64_t whole = epoch_ms / 1000;
+  if (millis < 0) {
+    millis += 1000;
+    --whole;
+  }
+  std::time_t secs = static_cast<std::time_t>(whole);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[80];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(millis));
+  return buf;
+}
+
+std::string metrics_json(const RunMetrics& m) {
+  nlohmann::ordered_json j;
+  j["start_time"] = iso8601_utc(m.start_ms);
+  j["end_time"] = iso8601_utc(m.end_ms);
+  j["duration_ms"] = m.end_ms - m.start_ms;
+  j["nodes_discovered"] = m.summary.nodes_discovered;
+  j["nodes_crawled"] = m.summary.nodes_crawled;
+  j["edges_recorded"] = m.summary.edges_recorded;
+  j["pages_fetched"] = m.summary.pages_fetched;
+  j["pages_failed"] = m.summary.pages_failed;
+  j["avg_fetch_time_ms"] = m.summary.avg_fetch_time_ms;
+  j["urls_queued_at_end"] = m.urls_queued_at_end;
+  j["termination_reason"] = m.termination_reason;
+  if (!m.timings.empty()) {
+    auto& t = j["timings"];
+    for (const auto& s : m.timings)
+      t[s.stage] = {{"items", s.count}, {"busy_ms", s.busy_us / 1000}, {"wait_ms", s.wait_us / 1000},
+                    {"max_wait_ms", s.max_wait_us / 1000}};
+  }
+  return j.dump(2) + "\n";
+}
+
+void write_metrics_file(const std::string& path, const RunMetrics& m) {
+  std::ofstream out(path, std::ios::trunc);
+  out << metrics_json(m);
+  out.flush();
+  if (!out)
+    throw std::runtime_error("cannot write metrics file '" + path + "'");
+}
+
+}  // namespace actorcrawl

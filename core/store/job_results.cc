@@ -1,0 +1,76 @@
+#include "core/store/job_results.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <filesystem>
+
+#include "core/store/crawl_store.h"
+
+namespace actorcrawl {
+
+namespace {
+
+std::string text_of(const SQLite::Column& c) { return c.isNull() ? std::string{} : c.getString(); }
+
+template <typename Body>
+auto read_db(const std::string& path, const char* what, Body&& body) -> decltype(body(std::declval<SQLite::Database&>())) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    return {};
+  try {
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    db.setBusyTimeout(5000);
+    return body(db);
+  } catch (const SQLite::Exception& e) {
+    // A database the crawl has created but not yet given its tables.
+    if (std::string_view{e.what()}.find("no such table") != std::string_view::npos)
+      return {};
+    throw StoreError(std::string{what} + " failed on database '" + path + "': " + e.what());
+  }
+}
+
+}  // namespace
+
+PageSlice read_pages(const std::string& db_path, std::int64_t offset, std::int64_t limit) {
+  return read_db(db_path, "read pages", [&](SQLite::Database& db) {
+    PageSlice out;
+    out.total = db.execAndGet("SELECT COUNT(*) FROM pages").getInt64();
+    SQLite::Statement q(db,
+                        "SELECT page_id, url, status_code, title, fetched_at FROM pages ORDER BY page_id "
+                        "LIMIT ? OFFSET ?");
+    q.bind(1, limit);
+    q.bind(2, offset);
+    SQLite::Statement links(db, "SELECT to_url FROM links WHERE from_page_id = ? ORDER BY position");
+    while (q.executeStep()) {
+      PageView p;
+      p.url = text_of(q.getColumn(1));
+      p.status_code = q.getColumn(2).isNull() ? 0 : q.getColumn(2).getInt();
+      p.title = text_of(q.getColumn(3));
+      p.crawled_at = q.getColumn(4).isNull() ? 0 : q.getColumn(4).getInt64();
+      links.bind(1, q.getColumn(0).getInt64());
+      while (links.executeStep())
+        p.links.push_back(text_of(links.getColumn(0)));
+      links.reset();
+      out.pages.push_back(std::move(p));
+    }
+    return out;
+  });
+}
+
+GraphView read_graph(const std::string& db_path) {
+  return read_db(db_path, "read graph", [&](SQLite::Database& db) {
+    GraphView g;
+    SQLite::Statement nodes(db, "SELECT domain_name, crawl_count, description FROM nodes ORDER BY node_id");
+    while (nodes.executeStep())
+      g.nodes.push_back({text_of(nodes.getColumn(0)), nodes.getColumn(1).getInt64(), text_of(nodes.getColumn(2))});
+    SQLite::Statement edges(db,
+                            "SELECT f.domain_name, t.domain_name, e.weight FROM edges e "
+                            "JOIN nodes f ON f.node_id = e.from_node_id JOIN nodes t ON t.node_id = e.to_node_id "
+                            "ORDER BY e.edge_id");
+    while (edges.executeStep())
+      g.edges.push_back({text_of(edges.getColumn(0)), text_of(edges.getColumn(1)), edges.getColumn(2).getInt64()});
+    return g;
+  });
+}
+
+}  // namespace actorcrawl

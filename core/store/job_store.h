@@ -1,0 +1,64 @@
+// The crawl service's job table: one SQLite file (service.db) listing every
+// job ever submitted, its request, status and times. Each job's pages live
+// in a database of its own (the path is in the row), so jobs never share a
+// frontier; this table is what survives a restart of the service and what
+// GET /crawl lists.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace actorcrawl {
+
+enum class JobStatus { queued, running, completed, cancelled, failed };
+const char* to_string(JobStatus s);
+
+struct JobRow {
+  std::string id;  // "crawl_<n>"
+  JobStatus status = JobStatus::queued;
+  std::string seed_url;
+  std::int64_t max_pages = 0;
+  std::string request_json;  // the validated request (service/job_request.h)
+  std::string db_path;       // the job's own crawl database
+  std::int64_t created_at = 0;  // epoch ms
+  std::optional<std::int64_t> started_at;
+  std::optional<std::int64_t> ended_at;
+  std::string error;  // why it failed, or the termination reason
+  std::int64_t pages_fetched = 0;
+  std::int64_t pages_failed = 0;
+};
+
+class JobStore {
+ public:
+  // Opens or creates `path`. Throws StoreError.
+  explicit JobStore(const std::string& path);
+  ~JobStore();
+  JobStore(const JobStore&) = delete;
+  JobStore& operator=(const JobStore&) = delete;
+
+  // Inserts a queued job with the next id; `db_path_for(id)` names its
+  // database. Returns the row.
+  JobRow create(const std::string& seed_url, std::int64_t max_pages, const std::string& request_json,
+                const std::string& jobs_dir, std::int64_t now_ms);
+  void set_running(const std::string& id, std::int64_t now_ms);
+  // A final status, with the counts the crawl ended with.
+  void set_finished(const std::string& id, JobStatus status, std::int64_t now_ms, const std::string& error,
+                    std::int64_t pages_fetched, std::int64_t pages_failed);
+  std::optional<JobRow> get(const std::string& id);
+  // Newest first, at most `limit`.
+  std::vector<JobRow> list(std::size_t limit = 1000);
+  // Jobs that were queued or running: what a restart takes up again.
+  std::vector<JobRow> unfinished();
+  // How many jobs have each status (statuses with none are left out).
+  std::vector<std::pair<JobStatus, std::int64_t>> count_by_status();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace actorcrawl

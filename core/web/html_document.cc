@@ -1,0 +1,651 @@
+#include "core/web/html_document.h"
+
+#include <gumbo.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace actorcrawl {
+namespace {
+
+constexpr std::size_t kMaxTitleBytes = 1000;
+constexpr std::size_t kMaxDescriptionBytes = 4000;
+
+// ---------------------------------------------------------------------------
+// ASCII text handling. HTML defines its whitespace and case rules over ASCII
+// only, so none of this goes through the locale-dependent <cctype>.
+
+bool is_ascii_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+bool is_ascii_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+char ascii_lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+bool ascii_iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+  }
+  return true;
+}
+
+bool ascii_istarts_with(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() &&
+         ascii_iequals(s.substr(0, prefix.size()), prefix);
+}
+
+std::string_view trim_ascii_space(std::string_view s) {
+  while (!s.empty() && is_ascii_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_ascii_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Calls `on_token` for each token of a separated list: rel and name values
+// are split on whitespace, meta robots content also on commas.
+template <typename OnToken>
+void for_each_token(std::string_view list, bool split_on_commas,
+                    OnToken&& on_token) {
+  auto is_separator = [split_on_commas](char c) {
+    return is_ascii_space(c) || (split_on_commas && c == ',');
+  };
+  std::size_t i = 0;
+  while (i < list.size()) {
+    while (i < list.size() && is_separator(list[i])) ++i;
+    const std::size_t begin = i;
+    while (i < list.size() && !is_separator(list[i])) ++i;
+    if (i > begin) on_token(list.substr(begin, i - begin));
+  }
+}
+
+bool has_token(std::string_view list, std::string_view token) {
+  bool found = false;
+  for_each_token(list, false, [&](std::string_view t) {
+    found = found || ascii_iequals(t, token);
+  });
+  return found;
+}
+
+// Appends `text` with each run of ASCII whitespace turned into one space and
+// no leading space. Stops once `out` is past `limit`, so a multi-megabyte
+// title costs no more than a short one; finish_collapsed() then cuts exactly.
+void append_collapsed(std::string_view text, std::size_t limit,
+                      std::string& out) {
+  for (char c : text) {
+    if (out.size() > limit) return;
+    if (!is_ascii_space(c)) {
+      out.push_back(c);
+    } else if (!out.empty() && out.back() != ' ') {
+      out.push_back(' ');
+    }
+  }
+}
+
+// Cuts `s` to at most `limit` bytes without splitting a UTF-8 sequence, then
+// drops the single space a collapsed text may end with.
+void finish_collapsed(std::string& s, std::size_t limit) {
+  if (s.size() > limit) {
+    std::size_t cut = limit;
+    // s[cut] is the first byte to go; while it is a continuation byte
+    // (10xxxxxx), the character it belongs to started before the cut.
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) {
+      --cut;
+    }
+    s.resize(cut);
+  }
+  if (!s.empty() && s.back() == ' ') s.pop_back();
+}
+
+// ---------------------------------------------------------------------------
+// Nesting limit, applied to the raw bytes before gumbo sees them.
+//
+// gumbo follows the HTML5 tree builder literally: every block-level start
+// tag walks the whole stack of open elements looking for a <p> to close, so
+// N unclosed <div>s cost O(N^2). 100,000 of them (a 500 KB page) keep gumbo
+// busy for ~14 s. Browsers cap nesting for the same reason (Blink at 512).
+//
+// So a cheap tag scanner estimates how many elements are open. Once that
+// estimate reaches kMaxOpenElements, start tags that would open yet another
+// element are blanked out (replaced by a space, so neighbouring text cannot
+// join into new markup). Only container elements are ever blanked: never
+// <a>, void elements such as <meta>/<base>/<link>/<area>, or raw-text
+// elements such as <title>/<script>, so everything parse_html extracts
+// survives; only structure below the cap is flattened. Normal pages never
+// reach the cap and are parsed without a copy.
+//
+// The estimate counts, per tag name, start tags minus matching end tags.
+// Elements whose end tag may be omitted (<p>, <li>, <td>...) are not counted,
+// since the tree builder closes them implicitly and a count cannot follow
+// that. The estimate is rough on purpose; erring high only flattens a little
+// structure, never loses a link.
+
+constexpr std::size_t kMaxOpenElements = 512;
+
+enum class TagKind {
+  kContainer,  // counted, and blanked once the cap is reached
+  kUncounted,  // void, end tag optional, or <a> (an <a> closes an open one)
+  kRawText,    // content is text up to the matching end tag
+  kPlainText,  // everything after it is text
+};
+
+TagKind classify(GumboTag tag) {
+  switch (tag) {
+    case GUMBO_TAG_AREA: case GUMBO_TAG_BASE: case GUMBO_TAG_BASEFONT:
+    case GUMBO_TAG_BGSOUND: case GUMBO_TAG_BR: case GUMBO_TAG_COL:
+    case GUMBO_TAG_EMBED: case GUMBO_TAG_FRAME: case GUMBO_TAG_HR:
+    case GUMBO_TAG_IMAGE: case GUMBO_TAG_IMG: case GUMBO_TAG_INPUT:
+    case GUMBO_TAG_KEYGEN: case GUMBO_TAG_LINK: case GUMBO_TAG_META:
+    case GUMBO_TAG_PARAM: case GUMBO_TAG_SOURCE: case GUMBO_TAG_TRACK:
+    case GUMBO_TAG_WBR:
+    case GUMBO_TAG_P: case GUMBO_TAG_LI: case GUMBO_TAG_DD: case GUMBO_TAG_DT:
+    case GUMBO_TAG_OPTION: case GUMBO_TAG_OPTGROUP: case GUMBO_TAG_TR:
+    case GUMBO_TAG_TD: case GUMBO_TAG_TH: case GUMBO_TAG_THEAD:
+    case GUMBO_TAG_TBODY: case GUMBO_TAG_TFOOT: case GUMBO_TAG_COLGROUP:
+    case GUMBO_TAG_CAPTION: case GUMBO_TAG_RB: case GUMBO_TAG_RT:
+    case GUMBO_TAG_RTC: case GUMBO_TAG_RP: case GUMBO_TAG_HTML:
+    case GUMBO_TAG_HEAD: case GUMBO_TAG_BODY:
+    case GUMBO_TAG_A:
+      return TagKind::kUncounted;
+    case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_XMP:
+    case GUMBO_TAG_IFRAME: case GUMBO_TAG_NOEMBED: case GUMBO_TAG_NOFRAMES:
+    case GUMBO_TAG_TEXTAREA: case GUMBO_TAG_TITLE:
+      return TagKind::kRawText;
+    case GUMBO_TAG_PLAINTEXT:
+      return TagKind::kPlainText;
+    default:
+      return TagKind::kContainer;
+  }
+}
+
+// Start tags that make the tree builder leave <svg>/<math> content; after
+// one, "/>" no longer closes an element.
+bool leaves_foreign_content(GumboTag tag) {
+  switch (tag) {
+    case GUMBO_TAG_B: case GUMBO_TAG_BIG: case GUMBO_TAG_BLOCKQUOTE:
+    case GUMBO_TAG_BODY: case GUMBO_TAG_BR: case GUMBO_TAG_CENTER:
+    case GUMBO_TAG_CODE: case GUMBO_TAG_DD: case GUMBO_TAG_DIV:
+    case GUMBO_TAG_DL: case GUMBO_TAG_DT: case GUMBO_TAG_EM:
+    case GUMBO_TAG_EMBED: case GUMBO_TAG_H1: case GUMBO_TAG_H2:
+    case GUMBO_TAG_H3: case GUMBO_TAG_H4: case GUMBO_TAG_H5:
+    case GUMBO_TAG_H6: case GUMBO_TAG_HEAD: case GUMBO_TAG_HR:
+    case GUMBO_TAG_I: case GUMBO_TAG_IMG: case GUMBO_TAG_LI:
+    case GUMBO_TAG_LISTING: case GUMBO_TAG_MENU: case GUMBO_TAG_META:
+    case GUMBO_TAG_NOBR: case GUMBO_TAG_OL: case GUMBO_TAG_P:
+    case GUMBO_TAG_PRE: case GUMBO_TAG_RUBY: case GUMBO_TAG_S:
+    case GUMBO_TAG_SMALL: case GUMBO_TAG_SPAN: case GUMBO_TAG_STRONG:
+    case GUMBO_TAG_STRIKE: case GUMBO_TAG_SUB: case GUMBO_TAG_SUP:
+    case GUMBO_TAG_TABLE: case GUMBO_TAG_TT: case GUMBO_TAG_U:
+    case GUMBO_TAG_UL: case GUMBO_TAG_VAR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class NestingLimiter {
+ public:
+  explicit NestingLimiter(std::string_view body) : body_(body) {}
+
+  // True when start tags had to be blanked; the result is then in `out`.
+  bool run(std::string& out) {
+    out_ = &out;
+    std::size_t pos = 0;
+    while (pos < body_.size()) {
+      const void* lt =
+          std::memchr(body_.data() + pos, '<', body_.size() - pos);
+      if (lt == nullptr) break;
+      pos = scan_markup(static_cast<const char*>(lt) - body_.data());
+    }
+    if (!blanking_) return false;
+    out.append(body_.data() + copied_, body_.size() - copied_);
+    return true;
+  }
+
+ private:
+  static constexpr std::size_t npos = std::string_view::npos;
+
+  // `lt` indexes a '<'; returns where scanning continues.
+  std::size_t scan_markup(std::size_t lt) {
+    const std::size_t i = lt + 1;
+    if (i >= body_.size()) return body_.size();
+    const char c = body_[i];
+    if (c == '!') return skip_declaration(i + 1);
+    if (c == '?') return skip_past('>', i);
+    if (c == '/') {
+      if (i + 1 < body_.size() && is_ascii_alpha(body_[i + 1])) {
+        return end_tag(i + 1);
+      }
+      return skip_past('>', i);
+    }
+    if (is_ascii_alpha(c)) return start_tag(lt, i);
+    return i;  // a lone '<' in text
+  }
+
+  // After "<!": a comment, a CDATA section, or a doctype/bogus comment.
+  std::size_t skip_declaration(std::size_t i) {
+    const std::string_view rest = body_.substr(i);
+    // Searching from the dashes also ends "<!-->" and "<!--->", which the
+    // tokenizer treats as complete (empty) comments.
+    if (rest.substr(0, 2) == "--") return skip_past("-->", i);
+    if (rest.substr(0, 7) == "[CDATA[") return skip_past("]]>", i);
+    return skip_past('>', i);
+  }
+
+  std::size_t skip_past(char c, std::size_t from) const {
+    const std::size_t at = body_.find(c, from);
+    return at == npos ? body_.size() : at + 1;
+  }
+
+  std::size_t skip_past(std::string_view s, std::size_t from) const {
+    const std::size_t at = body_.find(s, from);
+    return at == npos ? body_.size() : at + s.size();
+  }
+
+  std::size_t name_end(std::size_t from) const {
+    std::size_t i = from;
+    while (i < body_.size() && !is_ascii_space(body_[i]) && body_[i] != '/' &&
+           body_[i] != '>') {
+      ++i;
+    }
+    return i;
+  }
+
+  // Index of the '>' closing a tag whose attributes start at `from`, skipping
+  // quoted attribute values (they may contain '>'); npos when the tag runs
+  // to the end of input, which the tokenizer then drops.
+  std::size_t tag_close(std::size_t from) const {
+    for (std::size_t i = from; i < body_.size(); ++i) {
+      if (body_[i] == '>') return i;
+      if (body_[i] != '=') continue;
+      std::size_t v = i + 1;
+      while (v < body_.size() && is_ascii_space(body_[v])) ++v;
+      if (v < body_.size() && (body_[v] == '"' || body_[v] == '\'')) {
+        v = body_.find(body_[v], v + 1);
+        if (v == npos) return npos;
+      }
+      i = v - 1;  // the loop's ++i resumes right after the value's start
+    }
+    return npos;
+  }
+
+  // Raw text ends at "</name" followed by whitespace, '/' or '>'. Returns the
+  // index of that '<' so the end tag is scanned like any other.
+  std::size_t raw_text_end(std::size_t from, std::string_view name) const {
+    std::size_t i = from;
+    while ((i = body_.find("</", i)) != npos) {
+      const std::size_t after = i + 2 + name.size();
+      if (ascii_iequals(body_.substr(i + 2, name.size()), name) &&
+          (after >= body_.size() || is_ascii_space(body_[after]) ||
+           body_[after] == '/' || body_[after] == '>')) {
+        return i;
+      }
+      i += 2;
+    }
+    return body_.size();
+  }
+
+  std::size_t start_tag(std::size_t lt, std::size_t name_begin) {
+    const std::size_t name_stop = name_end(name_begin);
+    const std::size_t close = tag_close(name_stop);
+    if (close == npos) return body_.size();
+    const std::string_view name =
+        body_.substr(name_begin, name_stop - name_begin);
+    const GumboTag tag = gumbo_tagn_enum(name.data(), name.size());
+    const bool self_closing = body_[close - 1] == '/';
+    const std::size_t next = close + 1;
+
+    if (in_foreign_content() && leaves_foreign_content(tag)) {
+      leave_foreign_content();
+    }
+    switch (classify(tag)) {
+      case TagKind::kRawText: return raw_text_end(next, name);
+      case TagKind::kPlainText: return body_.size();
+      case TagKind::kUncounted: return next;
+      case TagKind::kContainer: break;
+    }
+    // "/>" really closes elements inside <svg>/<math> (and <svg/> itself);
+    // on HTML elements the tokenizer ignores it.
+    const bool foreign_root = tag == GUMBO_TAG_SVG || tag == GUMBO_TAG_MATH;
+    if (self_closing && (foreign_root || in_foreign_content())) return next;
+
+    if (open_ >= kMaxOpenElements) {
+      blank(lt, next);
+    } else {
+      ++count(tag, name);
+      ++open_;
+    }
+    return next;
+  }
+
+  std::size_t end_tag(std::size_t name_begin) {
+    const std::size_t name_stop = name_end(name_begin);
+    const std::size_t close = tag_close(name_stop);
+    if (close == npos) return body_.size();
+    const std::string_view name =
+        body_.substr(name_begin, name_stop - name_begin);
+    const GumboTag tag = gumbo_tagn_enum(name.data(), name.size());
+    if (classify(tag) == TagKind::kContainer) {
+      std::uint32_t& n = count(tag, name);
+      if (n > 0) {
+        --n;
+        --open_;
+      }
+    }
+    return close + 1;
+  }
+
+  std::uint32_t& count(GumboTag tag, std::string_view name) {
+    if (tag != GUMBO_TAG_UNKNOWN) return known_[tag];
+    key_.assign(name);  // reused: custom elements can be most of a page
+    std::transform(key_.begin(), key_.end(), key_.begin(), ascii_lower);
+    return unknown_[key_];
+  }
+
+  bool in_foreign_content() const {
+    return known_[GUMBO_TAG_SVG] + known_[GUMBO_TAG_MATH] > 0;
+  }
+
+  void leave_foreign_content() {
+    open_ -= known_[GUMBO_TAG_SVG] + known_[GUMBO_TAG_MATH];
+    known_[GUMBO_TAG_SVG] = 0;
+    known_[GUMBO_TAG_MATH] = 0;
+  }
+
+  void blank(std::size_t begin, std::size_t end) {
+    if (!blanking_) {
+      blanking_ = true;
+      out_->reserve(body_.size());
+    }
+    out_->append(body_.data() + copied_, begin - copied_);
+    out_->push_back(' ');
+    copied_ = end;
+  }
+
+  std::string_view body_;
+  std::string* out_ = nullptr;
+  bool blanking_ = false;
+  std::size_t copied_ = 0;  // body_ bytes before this are already in out_
+  std::size_t open_ = 0;
+  std::array<std::uint32_t, GUMBO_TAG_LAST + 1> known_{};
+  std::unordered_map<std::string, std::uint32_t> unknown_;
+  std::string key_;
+};
+
+// ---------------------------------------------------------------------------
+// The parse tree.
+
+// gumbo allocates every node, attribute, string buffer and vector with a
+// separate malloc, and gumbo_destroy_output frees them one by one, walking
+// the tree recursively (300,000 nested <span>s would overflow an 8 MB
+// stack). Together that is a fifth of the time spent on a typical page. So
+// gumbo gets a bump allocator instead: allocation is a pointer increment,
+// "free" does nothing, and the whole tree goes at once when the parse is
+// done, without gumbo_destroy_output and so without its recursion.
+//
+// Vectors and string buffers grow by allocating anew and copying, so the
+// arena holds the abandoned copies until the end of the parse: about twice
+// what the tree needs, bounded by the page size times a small factor.
+// Each thread keeps one arena and reuses its first block across pages, so a
+// parse lane does no malloc at all on pages of ordinary size.
+class ParseArena {
+ public:
+  ParseArena() = default;
+  ParseArena(const ParseArena&) = delete;
+  ParseArena& operator=(const ParseArena&) = delete;
+  ~ParseArena() {
+    for (auto& block : blocks_) std::free(block.data);
+  }
+
+  void* allocate(std::size_t size) {
+    size = (size + kAlign - 1) & ~(kAlign - 1);
+    if (blocks_.empty() || blocks_.back().size - used_ < size) {
+      if (!add_block(size)) return nullptr;
+    }
+    void* p = blocks_.back().data + used_;
+    used_ += size;
+    return p;
+  }
+
+  // Forgets every allocation. The first block stays for the next page;
+  // blocks added for a large page are returned to the system.
+  void reset() {
+    while (blocks_.size() > 1) {
+      std::free(blocks_.back().data);
+      blocks_.pop_back();
+    }
+    used_ = 0;
+  }
+
+  static void* allocate_for_gumbo(void* arena, std::size_t size) {
+    return static_cast<ParseArena*>(arena)->allocate(size);
+  }
+  static void free_for_gumbo(void*, void*) {}
+
+ private:
+  static constexpr std::size_t kAlign = alignof(std::max_align_t);
+  static constexpr std::size_t kBlockBytes = 256 * 1024;
+
+  struct Block {
+    char* data;
+    std::size_t size;
+  };
+
+  bool add_block(std::size_t at_least) {
+    const std::size_t size = std::max(kBlockBytes, at_least);
+    char* data = static_cast<char*>(std::malloc(size));
+    if (data == nullptr) return false;
+    blocks_.push_back({data, size});
+    used_ = 0;
+    return true;
+  }
+
+  std::vector<Block> blocks_;
+  std::size_t used_ = 0;  // bytes taken from blocks_.back()
+};
+
+bool has_children(const GumboNode* node) {
+  return node->type == GUMBO_NODE_ELEMENT || node->type == GUMBO_NODE_TEMPLATE;
+}
+
+const GumboNode* child(const GumboVector& children, unsigned int i) {
+  return static_cast<const GumboNode*>(children.data[i]);
+}
+
+class GumboTree {
+ public:
+  explicit GumboTree(std::string_view html) : arena_(thread_arena()) {
+    GumboOptions options = kGumboDefaultOptions;
+    options.allocator = &ParseArena::allocate_for_gumbo;
+    options.deallocator = &ParseArena::free_for_gumbo;
+    options.userdata = &arena_;
+    // Parse errors are never read; recording them costs time and memory.
+    options.max_errors = 0;
+    output_ = gumbo_parse_with_options(
+        &options, html.empty() ? "" : html.data(), html.size());
+  }
+  // The tree lives in the arena; nothing of it is freed node by node.
+  ~GumboTree() { arena_.reset(); }
+  GumboTree(const GumboTree&) = delete;
+  GumboTree& operator=(const GumboTree&) = delete;
+
+  const GumboNode* document() const {
+    return output_ == nullptr ? nullptr : output_->document;
+  }
+
+ private:
+  static ParseArena& thread_arena() {
+    thread_local ParseArena arena;
+    return arena;
+  }
+
+  ParseArena& arena_;
+  GumboOutput* output_ = nullptr;
+};
+
+// ---------------------------------------------------------------------------
+// Extraction.
+
+const char* attribute(const GumboElement& element, const char* name) {
+  const GumboAttribute* a = gumbo_get_attribute(&element.attributes, name);
+  return a == nullptr ? nullptr : a->value;
+}
+
+// Links a crawler can never fetch, or that point back into the same page.
+bool is_fetchable_href(std::string_view href) {
+  if (href.empty() || href.front() == '#') return false;
+  for (std::string_view scheme : {"javascript:", "mailto:", "tel:", "data:"}) {
+    if (ascii_istarts_with(href, scheme)) return false;
+  }
+  return true;
+}
+
+class Extractor {
+ public:
+  explicit Extractor(HtmlDocument& doc) : doc_(doc) {}
+
+  // Visits elements in document order with an explicit stack (hostile pages
+  // nest deeper than the C stack allows). Returns the deepest level seen.
+  std::size_t walk(const GumboNode* document) {
+    struct Pending {
+      const GumboNode* node;
+      std::size_t depth;
+    };
+    std::vector<Pending> stack;
+    stack.reserve(64);
+    std::size_t deepest = 0;
+    auto push_children = [&stack](const GumboVector& children,
+                                  std::size_t depth) {
+      // Last child pushed first, so the first child is popped next.
+      for (unsigned int i = children.length; i-- > 0;) {
+        if (has_children(child(children, i))) {
+          stack.push_back({child(children, i), depth});
+        }
+      }
+    };
+    push_children(document->v.document.children, 1);
+    while (!stack.empty()) {
+      const Pending p = stack.back();
+      stack.pop_back();
+      deepest = std::max(deepest, p.depth);
+      visit(p.node->v.element);
+      push_children(p.node->v.element.children, p.depth + 1);
+    }
+    return deepest;
+  }
+
+ private:
+  void visit(const GumboElement& e) {
+    // SVG has its own <a> (a real link) but also its own <title> (a
+    // tooltip), so only the head-ish elements are restricted to HTML.
+    const bool html = e.tag_namespace == GUMBO_NAMESPACE_HTML;
+    switch (e.tag) {
+      case GUMBO_TAG_A:
+      case GUMBO_TAG_AREA: read_anchor(e); break;
+      case GUMBO_TAG_TITLE: if (html) read_title(e); break;
+      case GUMBO_TAG_META: if (html) read_meta(e); break;
+      case GUMBO_TAG_BASE: if (html) read_base(e); break;
+      case GUMBO_TAG_LINK: if (html) read_link(e); break;
+      default: break;
+    }
+  }
+
+  void read_anchor(const GumboElement& e) {
+    const char* href = attribute(e, "href");
+    if (href == nullptr) return;
+    const std::string_view trimmed = trim_ascii_space(href);
+    if (!is_fetchable_href(trimmed)) return;
+    HtmlLink link;
+    link.href.assign(trimmed);
+    if (const char* rel = attribute(e, "rel")) {
+      link.nofollow = has_token(rel, "nofollow") || has_token(rel, "ugc") ||
+                      has_token(rel, "sponsored");
+    }
+    doc_.links.push_back(std::move(link));
+  }
+
+  // The first <title> is the document's title, as in browsers, even when it
+  // is empty or stray in the body.
+  void read_title(const GumboElement& e) {
+    if (title_seen_) return;
+    title_seen_ = true;
+    for (unsigned int i = 0; i < e.children.length; ++i) {
+      const GumboNode* text = child(e.children, i);
+      if (text->type == GUMBO_NODE_TEXT ||
+          text->type == GUMBO_NODE_WHITESPACE) {
+        append_collapsed(text->v.text.text, kMaxTitleBytes, doc_.title);
+      }
+    }
+    finish_collapsed(doc_.title, kMaxTitleBytes);
+  }
+
+  void read_meta(const GumboElement& e) {
+    const char* name = attribute(e, "name");
+    const char* content = attribute(e, "content");
+    if (name == nullptr || content == nullptr) return;
+    const std::string_view n = trim_ascii_space(name);
+    if (ascii_iequals(n, "description")) {
+      if (description_seen_) return;
+      description_seen_ = true;
+      append_collapsed(content, kMaxDescriptionBytes, doc_.description);
+      finish_collapsed(doc_.description, kMaxDescriptionBytes);
+    } else if (ascii_iequals(n, "robots")) {
+      // Directives add up across several robots tags.
+      for_each_token(content, true, [this](std::string_view token) {
+        const bool none = ascii_iequals(token, "none");
+        doc_.meta_noindex |= none || ascii_iequals(token, "noindex");
+        doc_.meta_nofollow |= none || ascii_iequals(token, "nofollow");
+      });
+    }
+  }
+
+  // Only the first <base> with an href counts, as in browsers.
+  void read_base(const GumboElement& e) {
+    if (base_seen_) return;
+    const char* href = attribute(e, "href");
+    if (href == nullptr) return;
+    base_seen_ = true;
+    doc_.base_href.assign(trim_ascii_space(href));
+  }
+
+  void read_link(const GumboElement& e) {
+    if (!doc_.canonical.empty()) return;
+    const char* rel = attribute(e, "rel");
+    const char* href = attribute(e, "href");
+    if (rel == nullptr || href == nullptr || !has_token(rel, "canonical")) {
+      return;
+    }
+    doc_.canonical.assign(trim_ascii_space(href));
+  }
+
+  HtmlDocument& doc_;
+  bool title_seen_ = false;
+  bool description_seen_ = false;
+  bool base_seen_ = false;
+};
+
+}  // namespace
+
+HtmlDocument parse_html(std::string_view body) {
+  std::string flattened;
+  if (NestingLimiter(body).run(flattened)) body = flattened;
+  GumboTree tree(body);
+  HtmlDocument doc;
+  if (tree.document() == nullptr) return doc;
+  Extractor(doc).walk(tree.document());
+  return doc;
+}
+
+}  // namespace actorcrawl

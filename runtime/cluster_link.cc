@@ -1,0 +1,64 @@
+#include "runtime/cluster_link.h"
+
+#include <chrono>
+#include <unistd.h>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/openssl/manager.hpp>
+#include <caf/openssl/publish.hpp>
+#include <caf/openssl/remote_actor.hpp>
+
+#include "core/run/console_log.h"
+#include "messages/catalogue.h"
+
+namespace actorcrawl {
+
+bool uses_tls(const CrawlConfig& config) {
+  return !config.tls_cert.empty() && !config.tls_key.empty() && !config.tls_ca.empty();
+}
+
+void configure_node(caf::actor_system_config& cfg, const CrawlConfig& config) {
+  register_messages(cfg);
+  // Without heartbeats a stopped (SIGSTOP) or cut-off peer is never noticed:
+  // its TCP connection just stays quiet. With them, a peer silent for
+  // peer_timeout is dropped and every monitor of its actors fires.
+  cfg.set("middleman.heartbeat-interval",
+          caf::timespan{std::chrono::milliseconds{config.heartbeat_interval_ms}});
+  cfg.set("middleman.connection-timeout", caf::timespan{std::chrono::milliseconds{config.peer_timeout_ms}});
+  if (uses_tls(config)) {
+    cfg.openssl_certificate = config.tls_cert;
+    cfg.openssl_key = config.tls_key;
+    cfg.openssl_cafile = config.tls_ca;
+    cfg.load<caf::openssl::manager>();
+  }
+}
+
+caf::expected<std::uint16_t> publish_gatekeeper(const caf::actor& gatekeeper, const NodeAddress& where,
+                                                bool tls) {
+  if (tls)
+    return caf::openssl::publish(gatekeeper, where.port, where.host.c_str(), true);
+  return gatekeeper.home_system().middleman().publish(gatekeeper, where.port, where.host.c_str(), true);
+}
+
+caf::expected<caf::actor> connect_to_coordinator(caf::actor_system& sys, const NodeAddress& where, bool tls) {
+  if (tls)
+    return caf::openssl::remote_actor(sys, where.host, where.port);
+  return sys.middleman().remote_actor(where.host, where.port);
+}
+
+std::string host_name() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof buf - 1) != 0)
+    return "localhost";
+  return buf;
+}
+
+std::string node_name(const CrawlConfig& config) {
+  if (!config.node_id.empty())
+    return config.node_id;
+  return host_name() + ":" + std::to_string(::getpid());
+}
+
+}  // namespace actorcrawl

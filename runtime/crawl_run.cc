@@ -1,0 +1,248 @@
+#include "runtime/crawl_run.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include "runtime/cluster_link.h"
+#include "runtime/crawl_topology.h"
+#include "actors/gatekeeper_actor.h"
+#include "runtime/message_trace.h"
+#include "core/run/clock.h"
+#include "core/run/console_log.h"
+#include "core/crawl/domain_link_filter.h"
+#include "core/crawl/link_scope.h"
+#include "core/run/metrics_report.h"
+#include "core/crawl/page_processor.h"
+#include "core/web/url.h"
+#include "messages/catalogue.h"
+
+namespace actorcrawl {
+
+namespace {
+
+CrawlParts prepare(const CrawlConfig& config) {
+  validate(config, true);
+  std::vector<Url> seeds;
+  for (const auto& s : config.seeds)
+    seeds.push_back(*Url::parse(s));
+  std::string error;
+  std::shared_ptr<const LinkScope> scope = LinkScope::make(config.allowed_domains, config.exclude_patterns, seeds, &error);
+  if (!scope)
+    throw ConfigError(error);
+  auto chain = ProcessorChain::make(config.processors, ProcessorChain::Options{config.save_pages_dir}, &error);
+  if (!error.empty())
+    throw ConfigError(error);
+  CrawlParts parts;
+  if (config.profile == "domains") {
+    parts.domains = DomainLinkFilter::make(config.excluded_domains,
+                                           static_cast<std::size_t>(config.max_outbound_links), &error);
+    if (!parts.domains)
+      throw ConfigError(error);
+  }
+  parts.scope = std::move(scope);
+  parts.chain = std::make_shared<const ProcessorChain>(std::move(chain));
+  parts.store = std::make_shared<CrawlStore>(config.db_path, static_cast<std::size_t>(config.storage_batch));
+  return parts;
+}
+
+// The domains profile counts hosts (seed 004's "Queue | Nodes" line); the
+// site profile counts URLs.
+std::string progress_text(const crawl_progress& p, double rate, bool domains) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "queue %lld | in flight %lld | pages %lld (%.1f/s) | errors %lld | %s %lld%s",
+                static_cast<long long>(p.queued), static_cast<long long>(p.in_flight),
+                static_cast<long long>(p.fetched), rate, static_cast<long long>(p.failed),
+                domains ? "nodes" : "seen", static_cast<long long>(p.seen), p.stopping ? " | stopping" : "");
+  return buf;
+}
+
+// Asks every actor for its stage times; the workers' are summed into one.
+std::vector<StageTimes> gather_timings(caf::scoped_actor& self, const CrawlTopology& t) {
+  auto ask = [&](const caf::actor& a, StageTimes& into) {
+    self->request(a, std::chrono::seconds{2}, timings_atom_v)
+      .receive([&](StageTimes& s) { into.merge(s); }, [](caf::error&) {});
+  };
+  StageTimes fetch{"fetch"}, select{"select"}, parse{"parse"}, frontier{"frontier"}, store{"store"};
+  // Every worker the HostSelector knows: local ones, and those of worker
+  // nodes still connected.
+  std::vector<caf::actor> workers = t.workers;
+  self->request(t.host_selector, std::chrono::seconds{2}, workers_atom_v)
+    .receive([&](std::vector<caf::actor>& all) { workers = std::move(all); }, [](caf::error&) {});
+  for (const auto& w : workers)
+    ask(w, fetch);
+  ask(t.host_selector, select);
+  ask(t.processor, parse);
+  ask(t.frontier, frontier);
+  ask(t.storage, store);
+  return {fetch, select, parse, frontier, store};
+}
+
+}  // namespace
+
+CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& options) {
+  // Checked before the actor system starts, so a bad configuration costs
+  // nothing (run_crawl_on checks it all again).
+  if (config.concurrent_workers == 0 && !options.coordinator)
+    throw ConfigError("concurrent_workers is 0: nothing would fetch (only a coordinator may run without local workers)");
+  if (options.coordinator)
+    parse_node_address(config.listen, "listen");
+  validate(config, true);
+  const auto trace = TraceSession::open(config.trace_path, node_name(config));
+  caf::actor_system_config cfg;
+  configure_node(cfg, config);
+  caf::actor_system sys{cfg};
+  return run_crawl_on(sys, config, options);
+}
+
+CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, const CrawlRunOptions& options) {
+  if (config.concurrent_workers == 0 && !options.coordinator)
+    throw ConfigError("concurrent_workers is 0: nothing would fetch (only a coordinator may run without local workers)");
+  const NodeAddress listen = options.coordinator ? parse_node_address(config.listen, "listen") : NodeAddress{};
+  CrawlParts parts = prepare(config);
+  parts.events = options.events;
+  caf::scoped_actor self{sys};
+  name_actor(self->address(), "crawl_run", node_name(config));
+
+  CrawlRunResult result;
+  result.start_ms = epoch_ms();
+  CrawlTopology t = spawn_crawl(sys, config, std::move(parts), self);
+  self->monitor(t.storage);
+  if (options.events) {
+    std::vector<std::pair<std::string, std::uint64_t>> actors = {
+      {"frontier", t.frontier.id()}, {"host_selector", t.host_selector.id()}, {"processor", t.processor.id()},
+      {"storage", t.storage.id()}, {"dead_letter", t.dead_letter.id()}};
+    options.events->started(actors);
+  }
+
+  caf::actor gatekeeper;
+  if (options.coordinator) {
+    gatekeeper = spawn_gatekeeper(sys, t.host_selector, catalogue_digest());
+    auto port = publish_gatekeeper(gatekeeper, listen, uses_tls(config));
+    if (!port) {
+      for (const auto& a : t.all())
+        self->send_exit(a, caf::exit_reason::user_shutdown);
+      self->send_exit(gatekeeper, caf::exit_reason::user_shutdown);
+      throw ConfigError("cannot listen on " + config.listen + ": " + to_string(port.error()));
+    }
+    // Printed even with --quiet: whoever starts workers needs the port.
+    log_line(LogLevel::notice, "coordinator " + node_name(config) + " listening on " + listen.host + ":" +
+                               std::to_string(*port) + (uses_tls(config) ? " (TLS)" : "") +
+                               "; workers join with: actorcrawl worker --connect " + listen.host + ":" +
+                               std::to_string(*port));
+    if (!uses_tls(config) && !listen.loopback_only())
+      log_line(LogLevel::warn,
+               "listening on " + listen.host + " without TLS: anyone who can reach this port can join as a "
+               "worker, and one malformed message can make this process allocate gigabytes (CAF's BASP trusts "
+               "each message's length field); use --tls-cert/--tls-key/--tls-ca or a network only your nodes "
+               "reach (docs/deployment.md)");
+  }
+
+  nlohmann::json seeds_json = config.seeds;
+  std::int64_t run_id = 0;
+  self->request(t.storage, caf::infinite, begin_run{result.start_ms, seeds_json.dump(), config.revisit_after_ms})
+    .receive([&](std::int64_t id) { run_id = id; },
+             [&](caf::error& err) { result.error = "cannot record the run: " + to_string(err); });
+
+  log_line(LogLevel::info, "starting crawl from " + config.seeds.front() +
+                             (config.seeds.size() > 1 ? " and " + std::to_string(config.seeds.size() - 1) + " more" : "") +
+                             " with " + std::to_string(config.concurrent_workers) + " workers, database " + config.db_path);
+  self->send(t.frontier, crawl_seeds{config.seeds});
+
+  using Clock = std::chrono::steady_clock;
+  // A log file gets a progress line every 5 s at most; a terminal, and
+  // whoever listens for events, every progress_interval.
+  const auto event_interval = std::chrono::milliseconds{config.progress_interval_ms};
+  const auto log_interval = std::chrono::milliseconds{stderr_is_terminal() ? config.progress_interval_ms
+                                                                           : std::max<std::int64_t>(config.progress_interval_ms, 5000)};
+  auto last_poll = Clock::now();
+  auto last_report = Clock::now();
+  std::int64_t last_fetched = 0;
+  crawl_progress last{};
+  bool finished = !result.error.empty();
+  bool stop_sent = false;
+  while (!finished) {
+    self->receive(
+      [&](crawl_finished& f) {
+        finished = true;
+        result.termination_reason = f.reason;
+      },
+      [&](caf::down_msg& d) {
+        finished = true;
+        result.termination_reason = "error";
+        result.error = "the storage actor stopped: " + to_string(d.reason);
+      },
+      caf::after(std::chrono::milliseconds{100}) >> [] {});
+    if (finished)
+      break;
+    if (!stop_sent && options.stop_requests && options.stop_requests->load() > 0) {
+      stop_sent = true;
+      self->send(t.frontier, stop_crawl{options.stop_reason});
+    }
+    const auto now = Clock::now();
+    const bool log_due = options.show_progress && now - last_report >= log_interval;
+    const bool event_due = options.events && now - last_poll >= event_interval;
+    if (log_due || event_due) {
+      last_poll = now;
+      self->request(t.frontier, std::chrono::seconds{2}, progress_atom_v)
+        .receive(
+          [&](crawl_progress& p) {
+            if (options.events)
+              options.events->progress(ProgressSnapshot{p.queued, p.in_flight, p.seen, p.fetched, p.failed});
+            if (log_due) {
+              const double secs = std::chrono::duration<double>(now - last_report).count();
+              show_progress(progress_text(p, static_cast<double>(p.fetched - last_fetched) / secs,
+                                          config.profile == "domains"));
+              last_report = now;
+              last_fetched = p.fetched;
+            }
+            last = p;
+          },
+          [&](caf::error&) {});
+    }
+  }
+  if (options.show_progress)
+    end_progress();
+
+  result.end_ms = epoch_ms();
+  if (result.error.empty()) {
+    self->request(t.frontier, std::chrono::seconds{5}, progress_atom_v)
+      .receive([&](crawl_progress& p) { last = p; }, [&](caf::error&) {});
+    self->request(t.storage, caf::infinite, summary_request{result.start_ms})
+      .receive([&](StoreSummary& s) { result.summary = s; },
+               [&](caf::error& err) { result.error = "cannot read the summary: " + to_string(err); });
+    self->request(t.storage, caf::infinite, end_run{run_id, result.end_ms, result.termination_reason})
+      .receive([](ok_atom) {}, [&](caf::error& err) { result.error = "cannot record the run: " + to_string(err); });
+  }
+  result.timings = gather_timings(self, t);
+  for (const auto& a : t.all())
+    self->send_exit(a, caf::exit_reason::user_shutdown);
+  if (gatekeeper)
+    self->send_exit(gatekeeper, caf::exit_reason::user_shutdown);
+
+  if (!config.metrics_path.empty()) {
+    RunMetrics m{result.start_ms, result.end_ms, result.summary, result.termination_reason, last.queued,
+                 result.timings};
+    try {
+      write_metrics_file(config.metrics_path, m);
+    } catch (const std::exception& e) {
+      log_line(LogLevel::error, e.what());
+      if (result.error.empty())
+        result.error = e.what();
+    }
+  }
+  char line[256];
+  std::snprintf(line, sizeof line, "crawl finished (%s): %lld pages fetched, %lld failed, %lld nodes, %lld edges in %.1f s",
+                result.termination_reason.c_str(), static_cast<long long>(result.summary.pages_fetched),
+                static_cast<long long>(result.summary.pages_failed), static_cast<long long>(result.summary.nodes_discovered),
+                static_cast<long long>(result.summary.edges_recorded),
+                static_cast<double>(result.end_ms - result.start_ms) / 1000.0);
+  log_line(LogLevel::info, line);
+  if (config.report_timings && !result.timings.empty())
+    log_line(LogLevel::info, "where the time went:\n" + format_stage_times(result.timings, result.end_ms - result.start_ms));
+  return result;
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,53 @@
+// Runs one crawl from a configuration to its end on a local actor system:
+// checks the configuration and opens the database before any actor starts,
+// spawns the topology, reports progress, turns a stop request (Ctrl-C,
+// SIGTERM) into a graceful stop, and writes metrics.log.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <caf/fwd.hpp>
+
+#include "core/run/crawl_config.h"
+#include "core/crawl/crawl_events.h"
+#include "core/store/crawl_store.h"
+#include "core/run/stage_times.h"
+
+namespace actorcrawl {
+
+struct CrawlRunOptions {
+  // Set to 1 (by a signal handler, a test) to stop gracefully. Polled.
+  const std::atomic<int>* stop_requests = nullptr;
+  bool show_progress = true;
+  // Also serve worker nodes: publish the gatekeeper on config.listen, so
+  // `actorcrawl worker` processes can join the crawl (docs/deployment.md).
+  bool coordinator = false;
+  // The termination reason a stop request gives ("signal" for Ctrl-C).
+  std::string stop_reason = "signal";
+  // Told of pages, failures and progress (every progress_interval) as the
+  // crawl goes; optional.
+  std::shared_ptr<CrawlEvents> events;
+};
+
+struct CrawlRunResult {
+  std::string termination_reason;  // queue_empty, max_pages, signal, error
+  std::int64_t start_ms = 0;
+  std::int64_t end_ms = 0;
+  StoreSummary summary;
+  std::vector<StageTimes> timings;  // fetch, select, parse, frontier, store
+  std::string error;  // set when the crawl ended because something broke
+};
+
+// Throws ConfigError or StoreError for a configuration or database that
+// cannot be used; nothing has been crawled then.
+CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& options = {});
+
+// The same on an actor system the caller owns and shares (the crawl
+// service runs one crawl per job on one system); `sys` must have been
+// configured with configure_node().
+CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, const CrawlRunOptions& options);
+
+}  // namespace actorcrawl

@@ -1,0 +1,45 @@
+// Spawns one crawl's actors and wires them: Storage, DeadLetter, Processor,
+// HostSelector, Frontier and `concurrent_workers` local FetchWorkers. Every
+// actor learns the others' handles from one `topology` message, and the
+// workers join through worker_hello like remote ones would.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "core/run/crawl_config.h"
+
+namespace actorcrawl {
+
+class CrawlEvents;
+class CrawlStore;
+class DomainLinkFilter;
+class LinkScope;
+class ProcessorChain;
+
+struct CrawlTopology {
+  caf::actor frontier;
+  caf::actor host_selector;
+  caf::actor processor;
+  caf::actor storage;
+  caf::actor dead_letter;
+  std::vector<caf::actor> workers;
+
+  std::vector<caf::actor> all() const;
+};
+
+struct CrawlParts {
+  std::shared_ptr<CrawlStore> store;
+  std::shared_ptr<const LinkScope> scope;
+  std::shared_ptr<const DomainLinkFilter> domains;  // set for profile: domains
+  std::shared_ptr<const ProcessorChain> chain;
+  std::shared_ptr<CrawlEvents> events;  // optional: told of pages and failures
+};
+
+CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, CrawlParts parts,
+                          caf::actor observer);
+
+}  // namespace actorcrawl

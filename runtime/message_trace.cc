@@ -1,0 +1,282 @@
+#include "runtime/message_trace.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cstdio>
+
+#include <caf/all.hpp>
+
+#include "core/run/crawl_config.h"
+#include "messages/catalogue.h"
+
+namespace actorcrawl {
+
+namespace {
+
+std::atomic<TraceWriter*> trace_writer{nullptr};
+
+struct ActorName {
+  std::string role;
+  std::string node;
+};
+
+std::mutex registry_mutex;
+std::unordered_map<std::string, ActorName> registry;  // by to_string(actor_addr)
+
+std::string key_of(const caf::actor_addr& a) { return caf::to_string(a); }
+
+// "actorcrawl::fetch_job" -> "fetch_job"
+std::string short_name(const char* name) {
+  std::string s = name;
+  const auto colon = s.rfind("::");
+  return colon == std::string::npos ? s : s.substr(colon + 2);
+}
+
+// The writer keeps the first TraceWriter::kMaxUrls and the count.
+void add_url(TraceRecord& r, const std::string& url) { r.urls.push_back(url); }
+
+template <class Jobs>
+void add_jobs(TraceRecord& r, const Jobs& jobs) {
+  for (const auto& j : jobs)
+    add_url(r, j.url);
+  r.fields["jobs"] = jobs.size();
+}
+
+// What each message type shows in the trace: its URLs and a few fields.
+void describe(const CrawlJob& j, TraceRecord& r) {
+  add_url(r, j.url);
+  r.fields["seq"] = j.seq;
+  r.fields["depth"] = j.depth;
+}
+void describe(const crawl_seeds& m, TraceRecord& r) {
+  for (const auto& u : m.urls)
+    add_url(r, u);
+}
+void describe(const work_demand& m, TraceRecord& r) { r.fields["slots"] = m.slots; }
+void describe(const crawl_batch& m, TraceRecord& r) { add_jobs(r, m.jobs); }
+void describe(const fetch_job& m, TraceRecord& r) { describe(m.job, r); }
+void describe(const fetch_result& m, TraceRecord& r) {
+  describe(m.job, r);
+  r.fields["status"] = m.status_code;
+  r.fields["bytes"] = m.body.size();
+}
+void describe(const fetch_done& m, TraceRecord& r) {
+  describe(m.job, r);
+  if (m.returned)
+    r.fields["returned"] = true;
+}
+void describe(const fetch_failure& m, TraceRecord& r) {
+  describe(m.job, r);
+  r.fields["reason"] = m.reason;
+}
+// The page's URL, then the links it offers: a URL's journey starts at the
+// page_links that discovered it.
+void describe(const page_links& m, TraceRecord& r) {
+  describe(m.job, r);
+  for (const auto& link : m.links)
+    add_url(r, link.url);
+  r.fields["links"] = m.links.size();
+}
+void describe(const url_failed& m, TraceRecord& r) {
+  describe(m.job, r);
+  r.fields["reason"] = m.reason;
+}
+void describe(const url_refused& m, TraceRecord& r) {
+  describe(m.job, r);
+  r.fields["reason"] = m.reason;
+}
+void describe(const leases_returned& m, TraceRecord& r) { add_jobs(r, m.jobs); }
+void describe(const redrive_urls& m, TraceRecord& r) { add_jobs(r, m.jobs); }
+void describe(const stop_crawl& m, TraceRecord& r) { r.fields["reason"] = m.reason; }
+void describe(const crawl_finished& m, TraceRecord& r) { r.fields["reason"] = m.reason; }
+void describe(const store_page& m, TraceRecord& r) {
+  add_url(r, m.page.url);
+  r.fields["status"] = m.page.status_code;
+  r.fields["links"] = m.page.links.size();
+}
+void describe(const store_dead_letter& m, TraceRecord& r) {
+  add_url(r, m.row.url);
+  r.fields["reason"] = m.row.reason;
+}
+void describe(const frontier_delta& m, TraceRecord& r) {
+  for (const auto& e : m.added)
+    add_url(r, e.url);
+  for (const auto& u : m.done)
+    add_url(r, u);
+  for (const auto& u : m.failed)
+    add_url(r, u);
+  for (const auto& e : m.requeued)
+    add_url(r, e.url);
+  r.fields["added"] = m.added.size();
+  r.fields["done"] = m.done.size();
+  r.fields["failed"] = m.failed.size();
+  if (!m.refused.empty())
+    r.fields["refused"] = m.refused.size();
+}
+void describe(const robots_fetch& m, TraceRecord& r) { add_url(r, m.url); }
+void describe(const robots_result& m, TraceRecord& r) {
+  add_url(r, m.url);
+  r.fields["status"] = m.status_code;
+}
+void describe(const store_robots& m, TraceRecord& r) { add_url(r, m.record.url); }
+void describe(const worker_hello& m, TraceRecord& r) {
+  r.fields["name"] = m.name;
+  r.fields["capacity"] = m.capacity;
+}
+void describe(const frontier_rows& m, TraceRecord& r) { r.fields["rows"] = m.rows.size(); }
+template <class T>
+void describe(const T&, TraceRecord&) {}
+
+// The type's name in the trace: its catalogue name, or an atom's text.
+template <class T>
+struct type_label {
+  static std::string get() { return short_name(caf::type_name<T>::value); }
+};
+template <caf::atom_value V>
+struct type_label<caf::atom_constant<V>> {
+  static std::string get() { return caf::to_string(V); }
+};
+
+template <class T>
+bool try_describe(const caf::type_erased_tuple& content, TraceRecord& r) {
+  if (!content.match_elements<T>())
+    return false;
+  r.type = type_label<T>::get();
+  describe(content.get_as<T>(0), r);
+  return true;
+}
+
+template <class... Ts>
+bool describe_any(const caf::type_erased_tuple& content, TraceRecord& r) {
+  return (try_describe<Ts>(content, r) || ...);
+}
+
+void describe_content(const caf::type_erased_tuple& content, TraceRecord& r) {
+  if (content.size() == 1 &&
+      describe_any<crawl_seeds, work_demand, crawl_batch, fetch_job, fetch_result, fetch_done, fetch_failure,
+                   page_links, url_failed, url_refused, leases_returned, redrive_urls, stop_crawl, crawl_finished,
+                   crawl_progress, store_page, store_dead_letter, frontier_delta, load_frontier, frontier_rows,
+                   robots_fetch, robots_result, store_robots, begin_run, end_run, summary_request,
+                   domain_resume_request, DomainResume, ResumeState, StoreSummary, StageTimes, topology,
+                   worker_hello, worker_welcome, drain_atom, progress_atom, resume_atom, flush_atom, tick_atom, workers_atom,
+                   redrive_atom, ok_atom, timings_atom, caf::down_msg, caf::exit_msg, caf::error>(content, r))
+    return;
+  // Anything else: CAF's own rendering, kept short.
+  r.type = "other";
+  auto text = content.stringify();
+  if (text.size() > 200)
+    text.resize(200);
+  r.fields["content"] = text;
+}
+
+}  // namespace
+
+TraceSession::TraceSession(const std::string& path, const std::string& node) {
+  if (path.empty())
+    return;
+  writer_ = std::make_unique<TraceWriter>(path, node);
+  set_active_trace(writer_.get());
+}
+
+std::unique_ptr<TraceSession> TraceSession::open(const std::string& path, const std::string& node) {
+  try {
+    return std::make_unique<TraceSession>(path, node);
+  } catch (const TraceFileError& e) {
+    throw ConfigError(e.what());
+  }
+}
+
+TraceSession::~TraceSession() {
+  if (!writer_)
+    return;
+  set_active_trace(nullptr);
+  try {
+    writer_->flush();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "actorcrawl: %s\n", e.what());
+  }
+}
+
+namespace {
+std::mutex mailboxes_mutex;
+std::unordered_map<std::uint64_t, std::shared_ptr<std::atomic<std::int64_t>>> mailboxes;
+}  // namespace
+
+std::shared_ptr<std::atomic<std::int64_t>> register_mailbox(std::uint64_t actor_id) {
+  auto gauge = std::make_shared<std::atomic<std::int64_t>>(0);
+  std::lock_guard<std::mutex> lock{mailboxes_mutex};
+  mailboxes[actor_id] = gauge;
+  return gauge;
+}
+
+void unregister_mailbox(std::uint64_t actor_id) {
+  std::lock_guard<std::mutex> lock{mailboxes_mutex};
+  mailboxes.erase(actor_id);
+}
+
+std::optional<std::int64_t> mailbox_size(std::uint64_t actor_id) {
+  std::lock_guard<std::mutex> lock{mailboxes_mutex};
+  auto it = mailboxes.find(actor_id);
+  if (it == mailboxes.end())
+    return std::nullopt;
+  return std::max<std::int64_t>(0, it->second->load(std::memory_order_relaxed));
+}
+
+TraceWriter* active_trace() noexcept { return trace_writer.load(std::memory_order_acquire); }
+
+void set_active_trace(TraceWriter* writer) noexcept { trace_writer.store(writer, std::memory_order_release); }
+
+void name_actor(const caf::actor_addr& who, std::string role, std::string node) {
+  if (!who)
+    return;
+  std::lock_guard<std::mutex> lock{registry_mutex};
+  registry[key_of(who)] = ActorName{std::move(role), std::move(node)};
+}
+
+std::string trace_role(const char* class_name, caf::actor_id id) {
+  const std::string name = class_name == nullptr ? "actor" : class_name;
+  if (name == "ProcessorLane")
+    return "parse_lane/" + std::to_string(id);
+  std::string base = name;
+  if (base.size() > 5 && base.compare(base.size() - 5, 5, "Actor") == 0)
+    base.resize(base.size() - 5);
+  // CamelCase -> snake_case
+  std::string out;
+  for (char c : base) {
+    if (std::isupper(static_cast<unsigned char>(c))) {
+      if (!out.empty())
+        out.push_back('_');
+      out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out.empty() ? "actor/" + std::to_string(id) : out;
+}
+
+void trace_delivery(TraceWriter& trace, const std::string& role, const caf::mailbox_element& x,
+                    std::optional<std::int64_t> mailbox_us) {
+  TraceRecord r;
+  r.to = role;
+  r.fields = nlohmann::json::object();
+  if (x.sender) {
+    const auto addr = caf::actor_cast<caf::actor_addr>(x.sender);
+    std::lock_guard<std::mutex> lock{registry_mutex};
+    if (auto it = registry.find(key_of(addr)); it != registry.end()) {
+      r.from = it->second.role;
+      r.from_node = it->second.node;
+    } else {
+      r.from = "actor/" + std::to_string(x.sender->id());
+    }
+  }
+  if (x.mid.is_response())
+    r.reply_to = x.mid.request_id().integer_value();
+  else if (x.mid.is_request())
+    r.request_id = x.mid.request_id().integer_value();
+  r.mailbox_us = mailbox_us;
+  describe_content(x.content(), r);
+  trace.record(std::move(r));
+}
+
+}  // namespace actorcrawl

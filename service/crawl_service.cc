@@ -1,0 +1,394 @@
+#include "service/crawl_service.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include "runtime/cluster_link.h"
+#include "runtime/crawl_run.h"
+#include "runtime/message_trace.h"
+#include "core/run/clock.h"
+#include "core/run/console_log.h"
+#include "core/store/crawl_store.h"
+#include "service/prometheus_metrics.h"
+
+namespace actorcrawl {
+
+namespace {
+
+using nlohmann::json;
+using SteadyClock = std::chrono::steady_clock;
+
+constexpr std::size_t kEventsKept = 2000;  // per job; a slow reader skips older ones
+// Event logs of ended jobs kept for late readers; older ones are answered
+// from the job table (a single "end" event).
+constexpr std::size_t kEndedLogsKept = 16;
+
+const char* const kStatuses[] = {"queued", "running", "completed", "cancelled", "failed"};
+
+// The events of one job, for its SSE readers, and its live counters.
+class JobLog {
+ public:
+  void push(std::string kind, std::string data) {
+    {
+      std::lock_guard<std::mutex> lock{mutex_};
+      events_.push_back(JobEvent{++last_seq_, std::move(kind), std::move(data)});
+      if (events_.size() > kEventsKept)
+        events_.pop_front();
+    }
+    changed_.notify_all();
+  }
+
+  void end(JobStatus status) {
+    push("end", json{{"status", to_string(status)}}.dump());
+    std::lock_guard<std::mutex> lock{mutex_};
+    ended_ = true;
+  }
+
+  CrawlService::EventBatch since(std::uint64_t after, std::chrono::milliseconds wait) {
+    std::unique_lock<std::mutex> lock{mutex_};
+    changed_.wait_for(lock, wait, [&] { return last_seq_ > after; });
+    CrawlService::EventBatch out;
+    for (const auto& e : events_)
+      if (e.seq > after)
+        out.events.push_back(e);
+    out.ended = ended_;  // and every event after `after` is in out.events
+    return out;
+  }
+
+  void set_live(const JobLive& live) {
+    std::lock_guard<std::mutex> lock{mutex_};
+    live_ = live;
+  }
+  JobLive live() {
+    std::lock_guard<std::mutex> lock{mutex_};
+    return live_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<JobEvent> events_;
+  std::uint64_t last_seq_ = 0;
+  bool ended_ = false;
+  JobLive live_;
+};
+
+}  // namespace
+
+struct CrawlService::Impl {
+  ServiceSettings settings;
+  std::string jobs_dir;
+  JobStore store;
+  PrometheusMetrics metrics;
+  std::unique_ptr<caf::actor_system_config> cfg;
+  std::unique_ptr<caf::actor_system> sys;
+
+  struct Running {
+    std::string id;
+    std::atomic<int> stop{0};
+    std::shared_ptr<JobLog> log = std::make_shared<JobLog>();
+    std::vector<std::pair<std::string, std::uint64_t>> actors;  // for mailbox gauges
+    std::mutex actors_mutex;
+    std::thread thread;
+    std::atomic<bool> done{false};
+  };
+  std::atomic<bool> shutting_down{false};
+  std::mutex mutex;  // jobs
+  std::map<std::string, std::shared_ptr<Running>> running;
+  std::map<std::string, std::shared_ptr<JobLog>> finished_logs;  // ended jobs' last events
+  std::deque<std::string> finished_order;                          // oldest first
+
+  explicit Impl(ServiceSettings s)
+      : settings(std::move(s)), jobs_dir(settings.data_dir + "/jobs"), store(open_store(settings.data_dir)) {
+    metrics.declare_counter("actorcrawl_pages_fetched_total", "Pages fetched and stored, by job");
+    metrics.declare_counter("actorcrawl_pages_failed_total", "URLs given up on after every retry, by reason");
+    metrics.declare_counter("actorcrawl_bytes_fetched_total", "Body bytes kept, over all jobs");
+    metrics.declare_histogram("actorcrawl_fetch_duration_seconds", "Time to fetch a page (all attempts)",
+                              {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30});
+    metrics.declare_gauge("actorcrawl_frontier_queued", "URLs waiting in a running job's frontier");
+    metrics.declare_gauge("actorcrawl_in_flight", "URLs handed out and not yet settled, by running job");
+    metrics.declare_gauge("actorcrawl_mailbox_messages", "Messages waiting in an actor's mailbox, by job and actor");
+    metrics.declare_gauge("actorcrawl_jobs", "Jobs by status");
+    std::filesystem::create_directories(jobs_dir);
+    cfg = std::make_unique<caf::actor_system_config>();
+    configure_node(*cfg, settings.base);
+    sys = std::make_unique<caf::actor_system>(*cfg);
+  }
+
+  static std::string open_store(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+      throw StoreError("cannot create the service directory '" + dir + "': " + ec.message());
+    return dir + "/service.db";
+  }
+
+  // The crawl's events, turned into metrics and the job's SSE stream.
+  class Sink : public CrawlEvents {
+   public:
+    Sink(Impl& service, std::shared_ptr<Running> job) : service_(service), job_(std::move(job)) {
+      recent_.emplace_back(SteadyClock::now(), 0);
+    }
+
+    void started(const std::vector<std::pair<std::string, std::uint64_t>>& actors) override {
+      std::lock_guard<std::mutex> lock{job_->actors_mutex};
+      job_->actors = actors;
+    }
+    void page_stored(const PageRow& page) override {
+      if (page.error.empty()) {
+        service_.metrics.add("actorcrawl_pages_fetched_total", {{"job", job_->id}});
+        service_.metrics.add("actorcrawl_bytes_fetched_total", {}, static_cast<double>(page.bytes));
+        service_.metrics.observe("actorcrawl_fetch_duration_seconds", {}, static_cast<double>(page.fetch_ms) / 1000.0);
+      }
+      job_->log->push("page", json{{"url", page.url},
+                                   {"status_code", page.status_code},
+                                   {"title", page.title},
+                                   {"crawled_at", page.fetched_at_ms},
+                                   {"error", page.error}}
+                                .dump(-1, ' ', false, json::error_handler_t::replace));
+    }
+    void url_failed(const DeadLetterRow& row) override {
+      service_.metrics.add("actorcrawl_pages_failed_total", {{"reason", row.reason}});
+    }
+    void progress(const ProgressSnapshot& p) override {
+      // Pages/s over the last few seconds: per snapshot it would jump
+      // between 0 and bursts, since pages settle in batches.
+      const auto now = SteadyClock::now();
+      while (recent_.size() > 1 && now - recent_[1].first >= kRateWindow)
+        recent_.pop_front();
+      double rate = 0;
+      const double secs = std::chrono::duration<double>(now - recent_.front().first).count();
+      if (secs > 0)
+        rate = static_cast<double>(p.fetched - recent_.front().second) / secs;
+      recent_.emplace_back(now, p.fetched);
+      job_->log->set_live(JobLive{p, rate});
+      job_->log->push("progress", json{{"status", "running"},
+                                       {"pages_fetched", p.fetched},
+                                       {"pages_failed", p.failed},
+                                       {"queued", p.queued},
+                                       {"in_flight", p.in_flight},
+                                       {"pages_per_second", rate},
+                                       {"time_ms", epoch_ms()}}
+                                    .dump());
+    }
+
+   private:
+    Impl& service_;
+    std::shared_ptr<Running> job_;
+    static constexpr std::chrono::seconds kRateWindow{3};
+    std::deque<std::pair<SteadyClock::time_point, std::int64_t>> recent_;  // (when, pages fetched)
+  };
+
+  CrawlConfig config_for(const JobRow& row, const JobRequest& request) const {
+    CrawlConfig c = job_config(settings.base, request);
+    c.db_path = row.db_path;
+    c.metrics_path = jobs_dir + "/" + row.id + ".metrics.log";
+    c.trace_path.clear();
+    c.progress_interval_ms = 500;
+    c.block_private_networks = !settings.allow_private_networks;
+    return c;
+  }
+
+  // Starts the job's thread. Caller holds `mutex`.
+  void launch(const JobRow& row, const JobRequest& request) {
+    auto job = std::make_shared<Running>();
+    job->id = row.id;
+    running[row.id] = job;
+    CrawlConfig config = config_for(row, request);
+    job->thread = std::thread([this, job, config] { run(job, config); });
+  }
+
+  void run(const std::shared_ptr<Running>& job, const CrawlConfig& config) {
+    JobStatus status = JobStatus::failed;
+    std::string error;
+    std::int64_t fetched = 0, failed = 0;
+    try {
+      store.set_running(job->id, epoch_ms());
+      job->log->push("progress", json{{"status", "running"}, {"pages_fetched", 0}, {"pages_failed", 0},
+                                      {"queued", 0}, {"in_flight", 0}, {"pages_per_second", 0},
+                                      {"time_ms", epoch_ms()}}.dump());
+      CrawlRunOptions options;
+      options.stop_requests = &job->stop;
+      options.show_progress = false;
+      options.stop_reason = "cancelled";
+      options.events = std::make_shared<Sink>(*this, job);
+      auto result = run_crawl_on(*sys, config, options);
+      fetched = result.summary.pages_fetched;
+      failed = result.summary.pages_failed;
+      if (!result.error.empty()) {
+        error = result.error;
+      } else if (job->stop.load() > 0 && shutting_down) {
+        // Interrupted by the service's own shutdown: the row stays
+        // "running", and the next start resumes the job.
+        log_line(LogLevel::info, "job " + job->id + " interrupted by the shutdown; it resumes on the next start");
+        job->log->end(JobStatus::running);
+        job->done = true;
+        return;
+      } else if (job->stop.load() > 0) {
+        status = JobStatus::cancelled;
+        error = "cancelled";
+      } else {
+        status = JobStatus::completed;
+        error.clear();
+      }
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    try {
+      store.set_finished(job->id, status, epoch_ms(), error, fetched, failed);
+    } catch (const std::exception& e) {
+      log_line(LogLevel::error, std::string{"job "} + job->id + ": " + e.what());
+    }
+    if (status == JobStatus::failed)
+      log_line(LogLevel::warn, "job " + job->id + " failed: " + error);
+    job->log->end(status);
+    job->done = true;
+  }
+
+  // Joins jobs that ended; keeps their logs for late SSE readers. Caller
+  // holds `mutex`.
+  void reap() {
+    for (auto it = running.begin(); it != running.end();) {
+      if (it->second->done) {
+        if (it->second->thread.joinable())
+          it->second->thread.join();
+        finished_logs[it->first] = it->second->log;
+        finished_order.push_back(it->first);
+        if (finished_order.size() > kEndedLogsKept) {
+          finished_logs.erase(finished_order.front());
+          finished_order.pop_front();
+        }
+        it = running.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  std::shared_ptr<JobLog> log_of(const std::string& id) {
+    std::lock_guard<std::mutex> lock{mutex};
+    if (auto it = running.find(id); it != running.end())
+      return it->second->log;
+    if (auto it = finished_logs.find(id); it != finished_logs.end())
+      return it->second;
+    return nullptr;
+  }
+};
+
+CrawlService::CrawlService(ServiceSettings settings) : impl_(std::make_unique<Impl>(std::move(settings))) {
+  std::lock_guard<std::mutex> lock{impl_->mutex};
+  for (const auto& row : impl_->store.unfinished()) {
+    try {
+      const auto request = job_request_from_json(row.request_json);
+      log_line(LogLevel::info, "resuming job " + row.id + " (" + to_string(row.status) +
+                                 " when the service stopped) from " + row.db_path);
+      impl_->launch(row, request);
+    } catch (const std::exception& e) {
+      impl_->store.set_finished(row.id, JobStatus::failed, epoch_ms(),
+                                std::string{"could not be resumed after a restart: "} + e.what(), 0, 0);
+    }
+  }
+}
+
+CrawlService::~CrawlService() {
+  std::vector<std::shared_ptr<Impl::Running>> jobs;
+  {
+    std::lock_guard<std::mutex> lock{impl_->mutex};
+    for (auto& [id, job] : impl_->running)
+      jobs.push_back(job);
+  }
+  // Stopped, not cancelled: a job interrupted by the service's own shutdown
+  // is still "running" in the table, so the next start resumes it.
+  impl_->shutting_down = true;
+  for (auto& job : jobs)
+    job->stop = 1;
+  for (auto& job : jobs)
+    if (job->thread.joinable())
+      job->thread.join();
+}
+
+JobRow CrawlService::submit(const JobRequest& request) {
+  std::lock_guard<std::mutex> lock{impl_->mutex};
+  impl_->reap();
+  if (impl_->running.size() >= impl_->settings.max_concurrent_jobs)
+    throw ApiError(429, "too_many_jobs",
+                   std::to_string(impl_->running.size()) + " jobs are running, the most this service runs at once (" +
+                     std::to_string(impl_->settings.max_concurrent_jobs) + "); try again when one has ended");
+  auto row = impl_->store.create(request.url, request.max_pages, to_json(request), impl_->jobs_dir, epoch_ms());
+  impl_->launch(row, request);
+  return row;
+}
+
+std::optional<JobRow> CrawlService::job(const std::string& id) { return impl_->store.get(id); }
+
+std::vector<JobRow> CrawlService::jobs() { return impl_->store.list(); }
+
+bool CrawlService::cancel(const std::string& id) {
+  std::lock_guard<std::mutex> lock{impl_->mutex};
+  auto it = impl_->running.find(id);
+  if (it == impl_->running.end())
+    return impl_->store.get(id).has_value();
+  it->second->stop = 1;
+  return true;
+}
+
+std::optional<JobLive> CrawlService::live(const std::string& id) {
+  std::lock_guard<std::mutex> lock{impl_->mutex};
+  auto it = impl_->running.find(id);
+  if (it == impl_->running.end() || it->second->done)
+    return std::nullopt;  // over: the job table has the final counts
+  return it->second->log->live();
+}
+
+CrawlService::EventBatch CrawlService::events(const std::string& id, std::uint64_t after_seq,
+                                              std::chrono::milliseconds wait) {
+  auto log = impl_->log_of(id);
+  if (!log) {
+    EventBatch out;
+    auto row = impl_->store.get(id);
+    out.known = row.has_value();
+    out.ended = true;
+    if (row && after_seq == 0)
+      out.events.push_back(JobEvent{1, "end", json{{"status", to_string(row->status)}}.dump()});
+    return out;
+  }
+  return log->since(after_seq, wait);
+}
+
+std::string CrawlService::metrics_text() {
+  auto& m = impl_->metrics;
+  m.clear("actorcrawl_frontier_queued");
+  m.clear("actorcrawl_in_flight");
+  m.clear("actorcrawl_mailbox_messages");
+  m.clear("actorcrawl_jobs");
+  std::map<std::string, int> by_status;
+  for (const char* s : kStatuses)
+    by_status[s] = 0;
+  for (const auto& [status, n] : impl_->store.count_by_status())
+    by_status[to_string(status)] += static_cast<int>(n);
+  for (const auto& [status, n] : by_status)
+    m.set("actorcrawl_jobs", {{"status", status}}, n);
+  std::lock_guard<std::mutex> lock{impl_->mutex};
+  for (auto& [id, job] : impl_->running) {
+    const auto live = job->log->live();
+    m.set("actorcrawl_frontier_queued", {{"job", id}}, static_cast<double>(live.progress.queued));
+    m.set("actorcrawl_in_flight", {{"job", id}}, static_cast<double>(live.progress.in_flight));
+    std::lock_guard<std::mutex> actors_lock{job->actors_mutex};
+    for (const auto& [role, actor_id] : job->actors)
+      if (auto n = mailbox_size(actor_id))
+        m.set("actorcrawl_mailbox_messages", {{"job", id}, {"actor", role}}, static_cast<double>(*n));
+  }
+  return m.render();
+}
+
+const ServiceSettings& CrawlService::settings() const { return impl_->settings; }
+
+}  // namespace actorcrawl

@@ -1,0 +1,146 @@
+#include "service/job_request.h"
+
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "core/web/url.h"
+
+namespace actorcrawl {
+
+std::string ApiError::json() const {
+  return nlohmann::json{{"error", {{"code", code_}, {"message", what()}}}}.dump();
+}
+
+namespace {
+
+using nlohmann::json;
+
+ApiError bad(const std::string& code, const std::string& message) { return ApiError(400, code, message); }
+
+std::int64_t integer_field(const json& body, const char* name, std::int64_t min, std::int64_t max) {
+  const json& v = body.at(name);
+  if (!v.is_number_integer())
+    throw bad("invalid_type", std::string{"'"} + name + "' must be an integer");
+  const auto n = v.get<std::int64_t>();
+  if (n < min || n > max)
+    throw bad("out_of_range", std::string{"'"} + name + "' must be between " + std::to_string(min) + " and " +
+                                std::to_string(max) + ", got " + std::to_string(n));
+  return n;
+}
+
+std::string crawlable_url(const json& v, const char* name) {
+  if (!v.is_string())
+    throw bad("invalid_type", std::string{"'"} + name + "' must be a string");
+  const auto text = v.get<std::string>();
+  UrlError why = UrlError::none;
+  auto url = Url::parse(text, &why);
+  if (!url)
+    throw bad("invalid_url", std::string{"'"} + name + "' is not an http(s) URL: '" + text.substr(0, 200) + "' (" +
+                               to_string(why) + ")");
+  return url->str();
+}
+
+}  // namespace
+
+JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
+  json doc = json::parse(body.begin(), body.end(), nullptr, false);
+  if (doc.is_discarded())
+    throw bad("malformed_json", "the body is not valid JSON");
+  if (!doc.is_object())
+    throw bad("invalid_body", "the body must be a JSON object");
+  static const char* const known[] = {"url", "max_pages", "max_depth", "profile", "politeness_delay_ms",
+                                      "allowed_domains", "respect_robots_txt"};
+  for (const auto& item : doc.items()) {
+    bool ok = false;
+    for (const char* k : known)
+      ok = ok || item.key() == k;
+    if (!ok)
+      throw bad("unknown_field", "unknown field '" + item.key().substr(0, 100) +
+                                   "' (known: url, max_pages, max_depth, profile, politeness_delay_ms, "
+                                   "allowed_domains, respect_robots_txt)");
+  }
+  if (!doc.contains("url"))
+    throw bad("missing_field", "'url' is required");
+  JobRequest r;
+  r.url = crawlable_url(doc.at("url"), "url");
+  if (doc.contains("max_pages"))
+    r.max_pages = integer_field(doc, "max_pages", 1, limits.max_pages);
+  if (doc.contains("max_depth"))
+    r.max_depth = integer_field(doc, "max_depth", 0, limits.max_depth);
+  if (doc.contains("politeness_delay_ms"))
+    r.politeness_delay_ms = integer_field(doc, "politeness_delay_ms", 0, limits.max_politeness_delay_ms);
+  if (doc.contains("profile")) {
+    const json& v = doc.at("profile");
+    if (!v.is_string())
+      throw bad("invalid_type", "'profile' must be a string");
+    const auto p = v.get<std::string>();
+    if (p != "site" && p != "domains")
+      throw bad("out_of_range", "'profile' must be \"site\" or \"domains\", got '" + p.substr(0, 50) + "'");
+    r.profile = p;
+  }
+  if (doc.contains("respect_robots_txt")) {
+    const json& v = doc.at("respect_robots_txt");
+    if (!v.is_boolean())
+      throw bad("invalid_type", "'respect_robots_txt' must be true or false");
+    r.respect_robots_txt = v.get<bool>();
+  }
+  if (doc.contains("allowed_domains")) {
+    const json& v = doc.at("allowed_domains");
+    if (!v.is_array())
+      throw bad("invalid_type", "'allowed_domains' must be an array of host names");
+    std::vector<std::string> hosts;
+    for (const auto& h : v) {
+      if (!h.is_string() || h.get<std::string>().empty() || h.get<std::string>().size() > 253)
+        throw bad("invalid_type", "'allowed_domains' must be an array of host names");
+      hosts.push_back(h.get<std::string>());
+    }
+    if (hosts.size() > 1000)
+      throw bad("out_of_range", "'allowed_domains' may hold at most 1000 names");
+    r.allowed_domains = std::move(hosts);
+  }
+  return r;
+}
+
+std::string to_json(const JobRequest& r) {
+  json j{{"url", r.url}, {"max_pages", r.max_pages}};
+  if (r.max_depth)
+    j["max_depth"] = *r.max_depth;
+  if (r.profile)
+    j["profile"] = *r.profile;
+  if (r.politeness_delay_ms)
+    j["politeness_delay_ms"] = *r.politeness_delay_ms;
+  if (r.allowed_domains)
+    j["allowed_domains"] = *r.allowed_domains;
+  if (r.respect_robots_txt)
+    j["respect_robots_txt"] = *r.respect_robots_txt;
+  return j.dump();
+}
+
+JobRequest job_request_from_json(std::string_view text) {
+  // Stored by to_json, so it parses under the widest limits.
+  JobLimits any;
+  any.max_pages = std::numeric_limits<std::int64_t>::max();
+  any.max_depth = std::numeric_limits<std::int64_t>::max();
+  any.max_politeness_delay_ms = std::numeric_limits<std::int64_t>::max();
+  return parse_job_request(text, any);
+}
+
+CrawlConfig job_config(const CrawlConfig& base, const JobRequest& r) {
+  CrawlConfig c = base;
+  c.seeds = {r.url};
+  c.max_pages = r.max_pages;
+  if (r.max_depth)
+    c.max_depth = *r.max_depth;
+  if (r.profile)
+    c.profile = *r.profile;
+  if (r.politeness_delay_ms)
+    c.politeness_delay_ms = *r.politeness_delay_ms;
+  if (r.allowed_domains)
+    c.allowed_domains = *r.allowed_domains;
+  if (r.respect_robots_txt)
+    c.respect_robots_txt = *r.respect_robots_txt;
+  return c;
+}
+
+}  // namespace actorcrawl

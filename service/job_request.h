@@ -1,0 +1,50 @@
+// A crawl job as the service's POST /crawl asks for it, validated.
+//
+// The body is a JSON object with "url" (required, http or https) and
+// optional "max_pages", "max_depth", "profile", "politeness_delay_ms",
+// "allowed_domains", "respect_robots_txt". Anything else is refused: an
+// unknown field is more often a typo than an extension, and a crawl started
+// with a silently ignored limit is worse than no crawl.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "service/api_error.h"
+#include "core/run/crawl_config.h"
+
+namespace actorcrawl {
+
+struct JobRequest {
+  std::string url;  // normalized
+  std::int64_t max_pages = 10;
+  std::optional<std::int64_t> max_depth;
+  std::optional<std::string> profile;
+  std::optional<std::int64_t> politeness_delay_ms;
+  std::optional<std::vector<std::string>> allowed_domains;
+  std::optional<bool> respect_robots_txt;
+};
+
+// The service's limits on what one job may ask for.
+struct JobLimits {
+  std::int64_t max_pages = 100000;
+  std::int64_t max_depth = 100;
+  std::int64_t max_politeness_delay_ms = 60000;
+};
+
+// Throws ApiError (400, with code malformed_json, invalid_body,
+// unknown_field, invalid_type, missing_field, invalid_url or out_of_range).
+JobRequest parse_job_request(std::string_view body, const JobLimits& limits = {});
+
+// The request as JSON (for the job table), and back.
+std::string to_json(const JobRequest& request);
+JobRequest job_request_from_json(std::string_view json);
+
+// The crawl configuration of a job: the service's base configuration with
+// the request's fields over it.
+CrawlConfig job_config(const CrawlConfig& base, const JobRequest& request);
+
+}  // namespace actorcrawl

@@ -1,0 +1,270 @@
+#include "core/crawl/link_selection.h"
+
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace actorcrawl {
+namespace {
+
+Url url_of(std::string_view raw) {
+  const std::optional<Url> url = Url::parse(raw);
+  REQUIRE(url);
+  return *url;
+}
+
+std::unique_ptr<LinkScope> scope_of(const std::vector<std::string>& allowed,
+                                    const std::vector<std::string>& excludes,
+                                    const std::vector<std::string>& seeds) {
+  std::vector<Url> seed_urls;
+  for (const std::string& s : seeds)
+    seed_urls.push_back(url_of(s));
+  std::string error;
+  std::unique_ptr<LinkScope> scope = LinkScope::make(allowed, excludes, seed_urls, &error);
+  INFO(error);
+  REQUIRE(scope);
+  return scope;
+}
+
+PageAnalysis analysis_of(const std::vector<HtmlLink>& links) {
+  PageAnalysis a;
+  a.links = links;
+  return a;
+}
+
+using Rows = std::vector<std::pair<std::string, bool>>;
+using Crawl = std::vector<std::pair<std::string, std::string>>;
+
+Rows rows_of(const SelectedLinks& s) {
+  Rows out;
+  for (const auto& l : s.all)
+    out.emplace_back(l.url, l.nofollow);
+  return out;
+}
+
+Crawl crawl_of(const SelectedLinks& s) {
+  Crawl out;
+  for (const auto& l : s.to_crawl)
+    out.emplace_back(l.url, l.host_key);
+  return out;
+}
+
+const char* const kPage = "http://www.example.com/dir/page.html";
+
+}  // namespace
+
+TEST_CASE("select_links: resolution, scope, other hosts, document order", "[link_selection]") {
+  const auto scope = scope_of({}, {}, {"http://www.example.com/"});
+  const PageAnalysis a = analysis_of({
+      {"a.html", false},
+      {"/b", false},
+      {"http://other.org/x", false},
+      {"https://blog.example.com/", false},
+      {"mailto:someone@example.com", false},
+      {"http://www.example.com:8080/p", false},
+      {"../up?q=1#frag", false},
+      {"http://OTHER.org/y", false},
+  });
+  const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
+  CHECK(rows_of(s) == Rows{
+                          {"http://www.example.com/dir/a.html", false},
+                          {"http://www.example.com/b", false},
+                          {"http://other.org/x", false},
+                          {"https://blog.example.com/", false},
+                          {"http://www.example.com:8080/p", false},
+                          {"http://www.example.com/up?q=1", false},
+                          {"http://other.org/y", false},
+                      });
+  // Host keys other than the page's own, each once; a port makes another key.
+  CHECK(s.other_hosts ==
+        std::vector<std::string>{"other.org", "blog.example.com", "www.example.com:8080"});
+  // other.org is outside the seed's registrable domain.
+  CHECK(crawl_of(s) == Crawl{
+                           {"http://www.example.com/dir/a.html", "www.example.com"},
+                           {"http://www.example.com/b", "www.example.com"},
+                           {"https://blog.example.com/", "blog.example.com"},
+                           {"http://www.example.com:8080/p", "www.example.com:8080"},
+                           {"http://www.example.com/up?q=1", "www.example.com"},
+                       });
+  CHECK(s.canonical.empty());
+}
+
+TEST_CASE("select_links: duplicates after normalization are kept once", "[link_selection]") {
+  const auto scope = scope_of({}, {}, {"http://www.example.com/"});
+  const PageAnalysis a = analysis_of({
+      {"/x", false},
+      {"/x#top", false},
+      {"http://WWW.EXAMPLE.COM:80/x", false},
+      {"/./y/../x", false},
+      {"/z", false},
+  });
+  const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
+  CHECK(rows_of(s) == Rows{{"http://www.example.com/x", false}, {"http://www.example.com/z", false}});
+  CHECK(crawl_of(s) == Crawl{{"http://www.example.com/x", "www.example.com"},
+                             {"http://www.example.com/z", "www.example.com"}});
+  CHECK(s.other_hosts.empty());
+}
+
+TEST_CASE("select_links: base href", "[link_selection]") {
+  const auto scope = scope_of({}, {}, {"http://www.example.com/"});
+  SECTION("absolute, on another host") {
+    PageAnalysis a = analysis_of({{"a.html", false}, {"/root", false}});
+    a.base_href = "http://cdn.example.com/base/";
+    a.canonical = "canon.html";
+    const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
+    CHECK(rows_of(s) == Rows{{"http://cdn.example.com/base/a.html", false},
+                             {"http://cdn.example.com/root", false}});
+    // The page itself is still on www: links to cdn are links to another host.
+    CHECK(s.other_hosts == std::vector<std::string>{"cdn.example.com"});
+    // The canonical resolves against the base too, as browsers do.
+    CHECK(s.canonical == "http://cdn.example.com/base/canon.html");
+  }
+  SECTION("relative to the page") {
+    PageAnalysis a = analysis_of({{"a.html", false}});
+    a.base_href = "sub/";
+    const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
+    CHECK(rows_of(s) == Rows{{"http://www.example.com/dir/sub/a.html", false}});
+  }
+  SECTION("unusable: the page URL is the base") {
+    PageAnalysis a = analysis_of({{"a.html", false}});
+    a.base_href = "javascript:void(0)";
+    const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
+    CHECK(rows_of(s) == Rows{{"http://www.example.com/dir/a.html", false}});
+  }
+}
+
+TEST_CASE("select_links: canonical", "[link_selection]") {
+  const auto scope = scope_of({}, {}, {"http://www.example.com/"});
+  PageAnalysis a = analysis_of({});
+  SECTION("relative") {
+    a.canonical = "/dir/page.html?ref=x#f";
+    CHECK(select_links(url_of(kPage), a, *scope, {}).canonical ==
+          "http://www.example.com/dir/page.html?ref=x");
+  }
+  SECTION("absolute, normalized") {
+    a.canonical = "HTTPS://Www.Example.com:443/a/./b";
+    CHECK(select_links(url_of(kPage), a, *scope, {}).canonical == "https://www.example.com/a/b");
+  }
+  SECTION("not an http(s) URL") {
+    a.canonical = "mailto:x@example.com";
+    CHECK(select_links(url_of(kPage), a, *scope, {}).canonical.empty());
+  }
+}
+
+TEST_CASE("select_links: rel=nofollow links are recorded but not crawled", "[link_selection]") {
+  const auto scope = scope_of({}, {}, {"http://www.example.com/"});
+  const PageAnalysis a = analysis_of({
+      {"/followed", false},
+      {"/nf", true},
+      {"http://other.example.net/nf", true},
+  });
+  const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
+  CHECK(rows_of(s) == Rows{{"http://www.example.com/followed", false},
+                           {"http://www.example.com/nf", true},
+                           {"http://other.example.net/nf", true}});
+  // The domain graph still sees the edge.
+  CHECK(s.other_hosts == std::vector<std::string>{"other.example.net"});
+  CHECK(crawl_of(s) == Crawl{{"http://www.example.com/followed", "www.example.com"}});
+}
+
+// rel=nofollow qualifies one link, not the URL: a URL that the page also
+// links to without it must be crawled, whichever link comes first.
+TEST_CASE("select_links: a URL linked both with and without nofollow is crawled",
+          "[link_selection]") {
+  const auto scope = scope_of({}, {}, {"http://www.example.com/"});
+  SECTION("nofollow first") {
+    const PageAnalysis a = analysis_of({{"/x", true}, {"/x", false}});
+    const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
+    CHECK(rows_of(s) == Rows{{"http://www.example.com/x", true}});
+    CHECK(crawl_of(s) == Crawl{{"http://www.example.com/x", "www.example.com"}});
+  }
+  SECTION("nofollow second") {
+    const PageAnalysis a = analysis_of({{"/x", false}, {"/x", true}});
+    const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
+    CHECK(rows_of(s) == Rows{{"http://www.example.com/x", false}});
+    CHECK(crawl_of(s) == Crawl{{"http://www.example.com/x", "www.example.com"}});
+  }
+}
+
+TEST_CASE("select_links: meta robots nofollow crawls nothing from the page", "[link_selection]") {
+  const auto scope = scope_of({}, {}, {"http://www.example.com/"});
+  PageAnalysis a = analysis_of({{"/a", false}, {"http://other.org/", false}});
+  a.follow_links = false;
+  const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
+  CHECK(rows_of(s) == Rows{{"http://www.example.com/a", false}, {"http://other.org/", false}});
+  CHECK(s.other_hosts == std::vector<std::string>{"other.org"});
+  CHECK(s.to_crawl.empty());
+}
+
+TEST_CASE("select_links: scope from allowed_domains and exclude patterns", "[link_selection]") {
+  const auto scope = scope_of({"www.example.com", "127.0.0.2:8080"}, {"/private/", "\\.pdf$"},
+                              {"http://www.example.com/"});
+  const PageAnalysis a = analysis_of({
+      {"/public/a", false},
+      {"/private/b", false},
+      {"/doc.pdf", false},
+      {"http://example.com/", false},
+      {"http://127.0.0.2:8080/ok", false},
+      {"http://127.0.0.2:9090/other-port", false},
+  });
+  const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
+  CHECK(s.all.size() == 6);
+  CHECK(s.other_hosts == std::vector<std::string>{"example.com", "127.0.0.2:8080", "127.0.0.2:9090"});
+  CHECK(crawl_of(s) == Crawl{{"http://www.example.com/public/a", "www.example.com"},
+                             {"http://127.0.0.2:8080/ok", "127.0.0.2:8080"}});
+}
+
+TEST_CASE("select_links: strip_query_params before dedup and everything else", "[link_selection]") {
+  const auto scope = scope_of({}, {"sid="}, {"http://www.example.com/"});
+  const PageAnalysis a = analysis_of({
+      {"/p?utm_source=x&id=1&sid=9", false},
+      {"/p?id=1", false},
+      {"/p?utm_medium=y&id=1", false},
+      {"/q?utm_a=1", false},
+      {"/r?keep=1&sid=2", false},
+  });
+  const SelectedLinks s = select_links(url_of(kPage), a, *scope, {"utm_*", "sid"});
+  CHECK(rows_of(s) == Rows{{"http://www.example.com/p?id=1", false},
+                           {"http://www.example.com/q", false},
+                           {"http://www.example.com/r?keep=1", false}});
+  // "sid=" would have excluded /p and /r, but the parameter is gone first.
+  CHECK(crawl_of(s) == Crawl{{"http://www.example.com/p?id=1", "www.example.com"},
+                             {"http://www.example.com/q", "www.example.com"},
+                             {"http://www.example.com/r?keep=1", "www.example.com"}});
+}
+
+TEST_CASE("select_links: without strip_query_params the query is kept as is", "[link_selection]") {
+  const auto scope = scope_of({}, {}, {"http://www.example.com/"});
+  const PageAnalysis a = analysis_of({{"/p?utm_source=x&id=1", false}, {"/p?id=1", false}});
+  const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
+  CHECK(rows_of(s) == Rows{{"http://www.example.com/p?utm_source=x&id=1", false},
+                           {"http://www.example.com/p?id=1", false}});
+}
+
+TEST_CASE("select_links: links of a page reached through a redirect", "[link_selection]") {
+  // page_url is the final URL: relative links and "other host" follow it.
+  const auto scope = scope_of({}, {}, {"http://www.example.com/"});
+  const PageAnalysis a = analysis_of({{"next", false}, {"http://www.example.com/", false}});
+  const SelectedLinks s = select_links(url_of("https://shop.example.com/cat/item"), a, *scope, {});
+  CHECK(rows_of(s) == Rows{{"https://shop.example.com/cat/next", false},
+                           {"http://www.example.com/", false}});
+  CHECK(s.other_hosts == std::vector<std::string>{"www.example.com"});
+  CHECK(crawl_of(s) == Crawl{{"https://shop.example.com/cat/next", "shop.example.com"},
+                             {"http://www.example.com/", "www.example.com"}});
+}
+
+TEST_CASE("select_links: nothing usable", "[link_selection]") {
+  const auto scope = scope_of({}, {}, {"http://www.example.com/"});
+  const PageAnalysis a = analysis_of({{"mailto:a@b.c", false}, {"ftp://example.com/f", false},
+                                      {"http://", false}, {"javascript:x()", false}});
+  const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
+  CHECK(s.all.empty());
+  CHECK(s.other_hosts.empty());
+  CHECK(s.to_crawl.empty());
+  CHECK(s.canonical.empty());
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,135 @@
+#include "core/run/metrics_report.h"
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace actorcrawl {
+namespace {
+
+namespace fs = std::filesystem;
+
+RunMetrics sample() {
+  RunMetrics m;
+  m.start_ms = 1737021600123;  // 2025-01-16T10:00:00.123Z
+  m.end_ms = 1737021725456;
+  m.summary.nodes_discovered = 42;
+  m.summary.nodes_crawled = 7;
+  m.summary.edges_recorded = 55;
+  m.summary.pages_fetched = 300;
+  m.summary.pages_failed = 4;
+  m.summary.avg_fetch_time_ms = 87;
+  m.termination_reason = "max_pages";
+  m.urls_queued_at_end = 1234;
+  return m;
+}
+
+// The file format is read by people and scripts: field names, order and
+// layout are the contract.
+const char* const kSampleJson = R"({
+  "start_time": "2025-01-16T10:00:00.123Z",
+  "end_time": "2025-01-16T10:02:05.456Z",
+  "duration_ms": 125333,
+  "nodes_discovered": 42,
+  "nodes_crawled": 7,
+  "edges_recorded": 55,
+  "pages_fetched": 300,
+  "pages_failed": 4,
+  "avg_fetch_time_ms": 87,
+  "urls_queued_at_end": 1234,
+  "termination_reason": "max_pages"
+}
+)";
+
+std::string temp_file_path(const std::string& name) {
+  return (fs::temp_directory_path() /
+          ("metrics_report_test_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("iso8601_utc", "[metrics_report]") {
+  CHECK(iso8601_utc(0) == "1970-01-01T00:00:00.000Z");
+  CHECK(iso8601_utc(1) == "1970-01-01T00:00:00.001Z");
+  CHECK(iso8601_utc(999) == "1970-01-01T00:00:00.999Z");
+  CHECK(iso8601_utc(1000) == "1970-01-01T00:00:01.000Z");
+  CHECK(iso8601_utc(1737021600123) == "2025-01-16T10:00:00.123Z");
+  CHECK(iso8601_utc(951825600000) == "2000-02-29T12:00:00.000Z");  // leap day
+  CHECK(iso8601_utc(1704067199999) == "2023-12-31T23:59:59.999Z");
+  CHECK(iso8601_utc(1704067200000) == "2024-01-01T00:00:00.000Z");
+  // Before the epoch the milliseconds still count forward within the second.
+  CHECK(iso8601_utc(-1) == "1969-12-31T23:59:59.999Z");
+  CHECK(iso8601_utc(-1000) == "1969-12-31T23:59:59.000Z");
+  CHECK(iso8601_utc(-1500) == "1969-12-31T23:59:58.500Z");
+}
+
+TEST_CASE("metrics_json: every field, in order", "[metrics_report]") {
+  CHECK(metrics_json(sample()) == kSampleJson);
+}
+
+TEST_CASE("metrics_json: a run with nothing done", "[metrics_report]") {
+  RunMetrics m;
+  m.start_ms = 1704067200000;
+  m.end_ms = 1704067200000;
+  m.termination_reason = "queue_empty";
+  CHECK(metrics_json(m) == R"({
+  "start_time": "2024-01-01T00:00:00.000Z",
+  "end_time": "2024-01-01T00:00:00.000Z",
+  "duration_ms": 0,
+  "nodes_discovered": 0,
+  "nodes_crawled": 0,
+  "edges_recorded": 0,
+  "pages_fetched": 0,
+  "pages_failed": 0,
+  "avg_fetch_time_ms": 0,
+  "urls_queued_at_end": 0,
+  "termination_reason": "queue_empty"
+}
+)");
+}
+
+TEST_CASE("metrics_json: the reason is escaped as JSON", "[metrics_report]") {
+  RunMetrics m = sample();
+  m.termination_reason = "signal \"TERM\"\n";
+  const std::string json = metrics_json(m);
+  CHECK(json.find(R"("termination_reason": "signal \"TERM\"\n")") != std::string::npos);
+}
+
+TEST_CASE("write_metrics_file", "[metrics_report]") {
+  const std::string path = temp_file_path("metrics.log");
+  {
+    std::ofstream old(path);
+    old << "an older, longer file that must be replaced entirely\n" << std::string(1000, 'x');
+  }
+  write_metrics_file(path, sample());
+  CHECK(read_file(path) == kSampleJson);
+  std::error_code ignored;
+  fs::remove(path, ignored);
+}
+
+TEST_CASE("write_metrics_file: an unwritable path throws, naming it", "[metrics_report]") {
+  const std::string path = temp_file_path("no_such_dir") + "/metrics.log";
+  try {
+    write_metrics_file(path, sample());
+    FAIL("no exception");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()) == "cannot write metrics file '" + path + "'");
+  }
+  CHECK_FALSE(fs::exists(path));
+}
+
+}  // namespace actorcrawl

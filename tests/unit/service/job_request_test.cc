@@ -1,0 +1,89 @@
+#include "service/job_request.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+namespace actorcrawl {
+
+namespace {
+
+// The code of the ApiError a body is refused with.
+std::string refusal(const std::string& body, const JobLimits& limits = {}) {
+  try {
+    parse_job_request(body, limits);
+  } catch (const ApiError& e) {
+    CHECK(e.status() == 400);
+    return e.code();
+  }
+  return "accepted";
+}
+
+}  // namespace
+
+TEST_CASE("job request: the seed's body, with defaults", "[job_request]") {
+  const auto r = parse_job_request(R"({"url": "https://Example.com", "max_pages": 10})");
+  CHECK(r.url == "https://example.com/");
+  CHECK(r.max_pages == 10);
+  CHECK_FALSE(r.max_depth.has_value());
+  CHECK(parse_job_request(R"({"url": "http://a.test/"})").max_pages == 10);
+}
+
+TEST_CASE("job request: every optional field", "[job_request]") {
+  const auto r = parse_job_request(R"({"url": "http://a.test/", "max_pages": 5, "max_depth": 2,
+      "profile": "domains", "politeness_delay_ms": 250, "allowed_domains": ["a.test", "b.test"],
+      "respect_robots_txt": false})");
+  CHECK(*r.max_depth == 2);
+  CHECK(*r.profile == "domains");
+  CHECK(*r.politeness_delay_ms == 250);
+  CHECK(*r.allowed_domains == std::vector<std::string>{"a.test", "b.test"});
+  CHECK(*r.respect_robots_txt == false);
+  // Stored and read back unchanged.
+  const auto again = job_request_from_json(to_json(r));
+  CHECK(to_json(again) == to_json(r));
+
+  CrawlConfig base;
+  base.politeness_delay_ms = 1000;
+  base.concurrent_workers = 7;
+  const auto c = job_config(base, r);
+  CHECK(c.seeds == std::vector<std::string>{"http://a.test/"});
+  CHECK(c.max_pages == 5);
+  CHECK(c.max_depth == 2);
+  CHECK(c.profile == "domains");
+  CHECK(c.politeness_delay_ms == 250);
+  CHECK(c.respect_robots_txt == false);
+  CHECK(c.concurrent_workers == 7);  // the rest is the service's
+}
+
+TEST_CASE("job request: each bad body has its code", "[job_request]") {
+  CHECK(refusal("") == "malformed_json");
+  CHECK(refusal("{\"url\": ") == "malformed_json");
+  CHECK(refusal("\"http://a.test/\"") == "invalid_body");
+  CHECK(refusal("{}") == "missing_field");
+  CHECK(refusal(R"({"url": null})") == "invalid_type");
+  CHECK(refusal(R"({"url": "mailto:a@b.c"})") == "invalid_url");
+  CHECK(refusal(R"({"url": "file:///etc/passwd"})") == "invalid_url");
+  CHECK(refusal(R"({"url": "http://a.test/", "max_pages": 0})") == "out_of_range");
+  CHECK(refusal(R"({"url": "http://a.test/", "max_pages": -5})") == "out_of_range");
+  CHECK(refusal(R"({"url": "http://a.test/", "max_pages": 100001})") == "out_of_range");
+  CHECK(refusal(R"({"url": "http://a.test/", "max_pages": 1.5})") == "invalid_type");
+  CHECK(refusal(R"({"url": "http://a.test/", "max_depth": 101})") == "out_of_range");
+  CHECK(refusal(R"({"url": "http://a.test/", "politeness_delay_ms": 60001})") == "out_of_range");
+  CHECK(refusal(R"({"url": "http://a.test/", "profile": 3})") == "invalid_type");
+  CHECK(refusal(R"({"url": "http://a.test/", "profile": "all"})") == "out_of_range");
+  CHECK(refusal(R"({"url": "http://a.test/", "respect_robots_txt": "no"})") == "invalid_type");
+  CHECK(refusal(R"({"url": "http://a.test/", "allowed_domains": "a.test"})") == "invalid_type");
+  CHECK(refusal(R"({"url": "http://a.test/", "allowed_domains": [""]})") == "invalid_type");
+  CHECK(refusal(R"({"url": "http://a.test/", "maxpages": 3})") == "unknown_field");
+  JobLimits small;
+  small.max_pages = 50;
+  CHECK(refusal(R"({"url": "http://a.test/", "max_pages": 51})", small) == "out_of_range");
+  CHECK(refusal(R"({"url": "http://a.test/", "max_pages": 50})", small) == "accepted");
+}
+
+TEST_CASE("job request: an ApiError renders as the API's error body", "[job_request]") {
+  const ApiError e(429, "too_many_jobs", "4 jobs are running");
+  CHECK(nlohmann::json::parse(e.json()) ==
+        nlohmann::json{{"error", {{"code", "too_many_jobs"}, {"message", "4 jobs are running"}}}});
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,674 @@
+#include "core/store/crawl_store.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/web/url_fingerprint.h"
+#include "tests/unit/temp_database.h"
+
+namespace fs = std::filesystem;
+using namespace actorcrawl;
+
+namespace {
+
+using testing::TempDbPath;
+using testing::scalar;
+using testing::text_or_null;
+
+PageRow make_page(const std::string& url, const std::string& host_key) {
+  PageRow page;
+  page.url = url;
+  page.host_key = host_key;
+  page.status_code = 200;
+  page.content_type = "text/html";
+  page.bytes = 1000;
+  page.fetch_ms = 10;
+  page.fetched_at_ms = 1000;
+  page.final_url = url;
+  return page;
+}
+
+FrontierEntry entry(std::int64_t seq, const std::string& url, std::int32_t depth = 0,
+                    const std::string& parent = "") {
+  return FrontierEntry{seq, url, depth, parent};
+}
+
+struct NodeRow {
+  std::string description;
+  std::int64_t crawl_count;
+};
+
+NodeRow node(const std::string& path, const std::string& host_key) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, "SELECT description, crawl_count FROM nodes WHERE domain_name = ?");
+  q.bind(1, host_key);
+  REQUIRE(q.executeStep());
+  return NodeRow{text_or_null(q.getColumn(0)), q.getColumn(1).getInt64()};
+}
+
+// (from, to) host keys -> weight
+std::map<std::pair<std::string, std::string>, std::int64_t> edges(const std::string& path) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, R"sql(
+      SELECT f.domain_name, t.domain_name, e.weight FROM edges e
+      JOIN nodes f ON f.node_id = e.from_node_id
+      JOIN nodes t ON t.node_id = e.to_node_id)sql");
+  std::map<std::pair<std::string, std::string>, std::int64_t> out;
+  while (q.executeStep())
+    out[{q.getColumn(0).getString(), q.getColumn(1).getString()}] = q.getColumn(2).getInt64();
+  return out;
+}
+
+// (to_url, nofollow, position) of a page's links, in position order.
+std::vector<std::tuple<std::string, int, int>> links_of(const std::string& path,
+                                                        const std::string& url) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, R"sql(
+      SELECT l.to_url, l.nofollow, l.position FROM links l
+      JOIN pages p ON p.page_id = l.from_page_id
+      WHERE p.url = ? ORDER BY l.position)sql");
+  q.bind(1, url);
+  std::vector<std::tuple<std::string, int, int>> out;
+  while (q.executeStep())
+    out.emplace_back(q.getColumn(0).getString(), q.getColumn(1).getInt(), q.getColumn(2).getInt());
+  return out;
+}
+
+// (name, declared type, notnull, default, pk) per column, as SQLite reports.
+using ColumnInfo = std::tuple<std::string, std::string, int, std::string, int>;
+
+std::vector<ColumnInfo> table_info(const std::string& path, const std::string& table) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)");
+  q.bind(1, table);
+  std::vector<ColumnInfo> out;
+  while (q.executeStep())
+    out.emplace_back(q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getInt(),
+                     text_or_null(q.getColumn(3)), q.getColumn(4).getInt());
+  return out;
+}
+
+std::vector<std::string> index_columns(const std::string& path, const std::string& index) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, "SELECT name FROM pragma_index_info(?) ORDER BY seqno");
+  q.bind(1, index);
+  std::vector<std::string> out;
+  while (q.executeStep())
+    out.push_back(q.getColumn(0).getString());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("schema: seed nodes and edges tables, indexes, version, WAL", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+
+  CHECK(table_info(path.str(), "nodes") ==
+        std::vector<ColumnInfo>{
+            {"node_id", "INTEGER", 0, "<null>", 1},
+            {"domain_name", "TEXT", 1, "<null>", 0},
+            {"description", "TEXT", 0, "<null>", 0},
+            {"crawl_count", "INTEGER", 0, "0", 0},
+            {"created_at", "TIMESTAMP", 0, "CURRENT_TIMESTAMP", 0},
+        });
+  CHECK(table_info(path.str(), "edges") ==
+        std::vector<ColumnInfo>{
+            {"edge_id", "INTEGER", 0, "<null>", 1},
+            {"from_node_id", "INTEGER", 1, "<null>", 0},
+            {"to_node_id", "INTEGER", 1, "<null>", 0},
+            {"weight", "INTEGER", 0, "1", 0},
+        });
+  CHECK(index_columns(path.str(), "idx_nodes_domain") == std::vector<std::string>{"domain_name"});
+  CHECK(index_columns(path.str(), "idx_edges_from") == std::vector<std::string>{"from_node_id"});
+  CHECK(index_columns(path.str(), "idx_edges_to") == std::vector<std::string>{"to_node_id"});
+  CHECK(scalar(path.str(),
+               "SELECT COUNT(*) FROM pragma_foreign_key_list('edges') "
+               "WHERE \"table\" = 'nodes' AND \"to\" = 'node_id'") == 2);
+  CHECK(scalar(path.str(),
+               "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name IN "
+               "('pages', 'links', 'frontier', 'dead_letters', 'crawl_runs')") == 5);
+  CHECK(index_columns(path.str(), "idx_frontier_state") ==
+        std::vector<std::string>{"state", "seq"});
+  CHECK(index_columns(path.str(), "idx_links_to") == std::vector<std::string>{"to_url"});
+  CHECK(scalar(path.str(), "PRAGMA user_version") == 1);
+
+  SQLite::Database reader(path.str(), SQLite::OPEN_READONLY);
+  CHECK(reader.execAndGet("PRAGMA journal_mode").getString() == "wal");
+}
+
+TEST_CASE("record_page upserts nodes and accumulates edge weights", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+
+  PageRow a = make_page("http://a.test/x", "a.test");
+  a.link_host_keys = {"b.test", "c.test:8080"};
+  store.record_page(a);
+  PageRow a2 = make_page("http://a.test/y", "a.test");
+  a2.link_host_keys = {"b.test"};
+  store.record_page(a2);
+  PageRow b = make_page("http://b.test/", "b.test");
+  b.link_host_keys = {"a.test", "b.test"};  // a same-host key makes no edge
+  store.record_page(b);
+  store.flush();
+
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM nodes") == 3);
+  CHECK(node(path.str(), "a.test").crawl_count == 2);
+  CHECK(node(path.str(), "b.test").crawl_count == 1);
+  CHECK(node(path.str(), "c.test:8080").crawl_count == 0);
+  CHECK(edges(path.str()) == std::map<std::pair<std::string, std::string>, std::int64_t>{
+                                 {{"a.test", "b.test"}, 2},
+                                 {{"a.test", "c.test:8080"}, 1},
+                                 {{"b.test", "a.test"}, 1},
+                             });
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM pages") == 3);
+  CHECK(scalar(path.str(),
+               "SELECT COUNT(*) FROM pages p JOIN nodes n ON n.node_id = p.node_id "
+               "WHERE n.domain_name = 'a.test'") == 2);
+}
+
+TEST_CASE("node description: first text, then only the root page replaces it", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+
+  // A node created as a link target has no description and no crawls.
+  PageRow linker = make_page("http://x.test/", "x.test");
+  linker.link_host_keys = {"d.test"};
+  store.record_page(linker);
+  store.flush();
+  CHECK(node(path.str(), "d.test").description == "<null>");
+
+  // A page with neither title nor description leaves it NULL.
+  store.record_page(make_page("http://d.test/empty", "d.test"));
+  store.flush();
+  CHECK(node(path.str(), "d.test").description == "<null>");
+
+  // Without a title, the meta description is used.
+  PageRow deep = make_page("http://d.test/a/b?q=1", "d.test");
+  deep.description = "meta text";
+  store.record_page(deep);
+  store.flush();
+  CHECK(node(path.str(), "d.test").description == "meta text");
+
+  // Another non-root page does not overwrite it.
+  PageRow other = make_page("http://d.test/other", "d.test");
+  other.title = "Other";
+  store.record_page(other);
+  store.flush();
+  CHECK(node(path.str(), "d.test").description == "meta text");
+
+  // The root page does; the title wins over the description.
+  PageRow root = make_page("http://d.test/?lang=en", "d.test");
+  root.title = "D Home";
+  root.description = "about d";
+  store.record_page(root);
+  store.flush();
+  CHECK(node(path.str(), "d.test").description == "D Home");
+
+  // A root page without text does not erase it.
+  store.record_page(make_page("http://d.test", "d.test"));
+  store.flush();
+  CHECK(node(path.str(), "d.test").description == "D Home");
+  CHECK(node(path.str(), "d.test").crawl_count == 5);
+
+  // Host keys with ports: "/" after the port is the root.
+  PageRow port_root = make_page("http://p.test:8080/", "p.test:8080");
+  port_root.title = "P";
+  store.record_page(port_root);
+  PageRow port_root2 = make_page("http://p.test:8080/", "p.test:8080");
+  port_root2.title = "P2";
+  store.record_page(port_root2);
+  store.flush();
+  CHECK(node(path.str(), "p.test:8080").description == "P2");
+}
+
+TEST_CASE("record_page on an existing url replaces the row and its links", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+
+  PageRow first = make_page("http://a.test/p", "a.test");
+  first.title = "old";
+  first.error = "timeout";
+  first.links = {{"http://a.test/1", false}, {"http://b.test/2", true}, {"http://a.test/3", false}};
+  store.record_page(first);
+  store.flush();
+  const auto page_id = scalar(path.str(), "SELECT page_id FROM pages WHERE url = 'http://a.test/p'");
+  CHECK(links_of(path.str(), "http://a.test/p") ==
+        std::vector<std::tuple<std::string, int, int>>{
+            {"http://a.test/1", 0, 0}, {"http://b.test/2", 1, 1}, {"http://a.test/3", 0, 2}});
+
+  PageRow second = make_page("http://a.test/p", "a.test");
+  second.title = "new";
+  second.status_code = 0;  // stored as NULL
+  second.truncated = true;
+  second.attempts = 3;
+  second.redirect_chain = R"([{"url":"http://a.test/q","status":301}])";
+  second.links = {{"http://c.test/9", false}, {"http://a.test/1", true},
+                  {"http://c.test/9", false}};  // duplicate keeps its first position
+  store.record_page(second);
+  store.flush();
+
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM pages") == 1);
+  CHECK(scalar(path.str(), "SELECT page_id FROM pages") == page_id);
+  CHECK(links_of(path.str(), "http://a.test/p") ==
+        std::vector<std::tuple<std::string, int, int>>{{"http://c.test/9", 0, 0},
+                                                       {"http://a.test/1", 1, 1}});
+
+  SQLite::Database db(path.str(), SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, R"sql(
+      SELECT title, error, status_code, truncated, attempts, redirect_chain, content_type,
+             bytes, fetch_ms, fetched_at, final_url, canonical_url, depth
+      FROM pages)sql");
+  REQUIRE(q.executeStep());
+  CHECK(text_or_null(q.getColumn(0)) == "new");
+  CHECK(text_or_null(q.getColumn(1)) == "<null>");
+  CHECK(q.getColumn(2).isNull());
+  CHECK(q.getColumn(3).getInt() == 1);
+  CHECK(q.getColumn(4).getInt() == 3);
+  CHECK(q.getColumn(5).getString() == R"([{"url":"http://a.test/q","status":301}])");
+  CHECK(q.getColumn(6).getString() == "text/html");
+  CHECK(q.getColumn(7).getInt64() == 1000);
+  CHECK(q.getColumn(8).getInt64() == 10);
+  CHECK(q.getColumn(9).getInt64() == 1000);
+  CHECK(q.getColumn(10).getString() == "http://a.test/p");
+  CHECK(q.getColumn(11).isNull());
+  CHECK(q.getColumn(12).getInt() == 0);
+}
+
+TEST_CASE("frontier: add, dedupe, settle, load_queued order and from_seq", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+
+  store.add_frontier({entry(1, "http://a.test/"), entry(2, "http://a.test/1", 1, "http://a.test/"),
+                      entry(3, "http://a.test/2", 1, "http://a.test/")});
+  // Same URL under a new seq: ignored, the first row is kept.
+  store.add_frontier({entry(9, "http://a.test/1", 5, "http://elsewhere/"),
+                      entry(4, "http://b.test/", 2, "http://a.test/1")});
+
+  auto all = store.load_queued(0, 100);
+  REQUIRE(all.size() == 4);
+  CHECK(all[0].seq == 1);
+  CHECK(all[0].url == "http://a.test/");
+  CHECK(all[0].parent_url.empty());
+  CHECK(all[1].seq == 2);
+  CHECK(all[1].depth == 1);
+  CHECK(all[1].parent_url == "http://a.test/");
+  CHECK(all[3].seq == 4);
+  CHECK(all[3].url == "http://b.test/");
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM frontier WHERE seq = 9") == 0);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM frontier WHERE parent_url IS NULL") == 1);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM frontier WHERE discovered_at > 0") == 4);
+
+  store.settle_frontier("http://a.test/", FrontierState::done);
+  store.settle_frontier("http://a.test/2", FrontierState::failed);
+  store.settle_frontier("http://unknown.test/", FrontierState::done);  // no row, no effect
+
+  auto queued = store.load_queued(0, 100);
+  REQUIRE(queued.size() == 2);
+  CHECK(queued[0].seq == 2);
+  CHECK(queued[1].seq == 4);
+
+  auto from3 = store.load_queued(3, 100);
+  REQUIRE(from3.size() == 1);
+  CHECK(from3[0].seq == 4);
+  CHECK(store.load_queued(0, 1).size() == 1);
+  CHECK(store.load_queued(5, 100).empty());
+
+  CHECK(scalar(path.str(), "SELECT state FROM frontier WHERE seq = 1") == 1);
+  CHECK(scalar(path.str(), "SELECT state FROM frontier WHERE seq = 3") == 2);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM frontier WHERE settled_at IS NOT NULL") == 2);
+}
+
+TEST_CASE("load_resume_state rebuilds the seen set and counters", "[store]") {
+  TempDbPath path;
+  {
+    CrawlStore store(path.str());
+    ResumeState empty = store.load_resume_state();
+    CHECK(empty.seen.empty());
+    CHECK(empty.next_seq == 1);
+    CHECK(empty.queued == 0);
+    CHECK(empty.settled == 0);
+
+    store.add_frontier({entry(1, "http://a.test/"), entry(2, "http://a.test/1"),
+                        entry(7, "http://a.test/2"), entry(3, "http://b.test/")});
+    store.settle_frontier("http://a.test/", FrontierState::done);
+    store.settle_frontier("http://b.test/", FrontierState::failed);
+  }
+  CrawlStore store(path.str());
+  ResumeState state = store.load_resume_state();
+  CHECK(state.next_seq == 8);
+  CHECK(state.queued == 2);
+  CHECK(state.settled == 2);
+  const std::multiset<std::uint64_t> seen(state.seen.begin(), state.seen.end());
+  CHECK(seen == std::multiset<std::uint64_t>{
+                    url_fingerprint("http://a.test/"), url_fingerprint("http://a.test/1"),
+                    url_fingerprint("http://a.test/2"), url_fingerprint("http://b.test/")});
+}
+
+TEST_CASE("batches are invisible to other connections until committed", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str(), 3);
+  SQLite::Database reader(path.str(), SQLite::OPEN_READONLY);
+  const auto rows = [&] { return reader.execAndGet("SELECT COUNT(*) FROM frontier").getInt64(); };
+
+  store.add_frontier({entry(1, "http://a.test/1")});
+  store.add_frontier({entry(2, "http://a.test/2")});
+  CHECK(store.pending_ops() == 2);
+  CHECK(rows() == 0);
+
+  store.flush();
+  CHECK(store.pending_ops() == 0);
+  CHECK(rows() == 2);
+
+  // The third write of a batch of three commits it.
+  store.settle_frontier("http://a.test/1", FrontierState::done);
+  store.add_frontier({entry(3, "http://a.test/3")});
+  CHECK(rows() == 2);
+  store.add_frontier({entry(4, "http://a.test/4")});
+  CHECK(store.pending_ops() == 0);
+  CHECK(rows() == 4);
+
+  // A call is never split: five rows in one call commit together.
+  store.add_frontier({entry(5, "http://a.test/5"), entry(6, "http://a.test/6"),
+                      entry(7, "http://a.test/7"), entry(8, "http://a.test/8"),
+                      entry(9, "http://a.test/9")});
+  CHECK(store.pending_ops() == 0);
+  CHECK(rows() == 9);
+
+  // A read commits the open batch first.
+  store.record_page(make_page("http://a.test/1", "a.test"));
+  CHECK(reader.execAndGet("SELECT COUNT(*) FROM pages").getInt64() == 0);
+  store.summary(0);
+  CHECK(reader.execAndGet("SELECT COUNT(*) FROM pages").getInt64() == 1);
+}
+
+TEST_CASE("the destructor commits and a reopened store sees the data", "[store]") {
+  TempDbPath path;
+  {
+    CrawlStore store(path.str());
+    PageRow page = make_page("http://a.test/", "a.test");
+    page.title = "A";
+    page.links = {{"http://b.test/", false}};
+    page.link_host_keys = {"b.test"};
+    store.record_page(page);
+    store.add_frontier({entry(1, "http://a.test/")});
+    CHECK(store.pending_ops() == 2);
+  }
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM pages") == 1);
+  {
+    CrawlStore store(path.str());
+    store.record_page(make_page("http://b.test/", "b.test"));
+    PageRow again = make_page("http://a.test/z", "a.test");
+    again.link_host_keys = {"b.test"};
+    store.record_page(again);
+    store.add_frontier({entry(1, "http://a.test/")});
+    CHECK(store.load_queued(0, 10).size() == 1);
+  }
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM nodes") == 2);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM pages") == 3);
+  CHECK(node(path.str(), "a.test").crawl_count == 2);
+  CHECK(node(path.str(), "a.test").description == "A");
+  CHECK(node(path.str(), "b.test").crawl_count == 1);
+  CHECK(edges(path.str())[{"a.test", "b.test"}] == 2);
+  CHECK(scalar(path.str(), "PRAGMA user_version") == 1);
+}
+
+TEST_CASE("dead letters are taken for redrive once", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+  store.record_dead_letter({"http://a.test/x", 2, "http_500", "Internal Server Error", 3, 500, 1111});
+  store.record_dead_letter({"http://b.test/", 0, "dns_failure", "", 1, 0, 2222});
+
+  auto taken = store.take_dead_letters_for_redrive();
+  REQUIRE(taken.size() == 2);
+  CHECK(taken[0].url == "http://a.test/x");
+  CHECK(taken[0].depth == 2);
+  CHECK(taken[0].reason == "http_500");
+  CHECK(taken[0].detail == "Internal Server Error");
+  CHECK(taken[0].attempts == 3);
+  CHECK(taken[0].status_code == 500);
+  CHECK(taken[0].failed_at_ms == 1111);
+  CHECK(taken[1].url == "http://b.test/");
+  CHECK(taken[1].reason == "dns_failure");
+  CHECK(taken[1].detail.empty());
+  CHECK(taken[1].status_code == 0);
+
+  // Marked and committed with the read.
+  CHECK(store.pending_ops() == 0);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM dead_letters WHERE redriven = 1") == 2);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM dead_letters WHERE status_code IS NULL") == 1);
+  CHECK(store.take_dead_letters_for_redrive().empty());
+
+  store.record_dead_letter({"http://c.test/", 1, "timeout", "Operation timed out", 2, 0, 3333});
+  auto later = store.take_dead_letters_for_redrive();
+  REQUIRE(later.size() == 1);
+  CHECK(later[0].url == "http://c.test/");
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM dead_letters") == 3);
+}
+
+TEST_CASE("runs are recorded and written through", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+  const auto first = store.begin_run(1000, R"(["http://a.test/"])");
+  CHECK(store.pending_ops() == 0);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM crawl_runs WHERE ended_at IS NULL") == 1);
+  store.end_run(first, 5000, "frontier_exhausted");
+  const auto second = store.begin_run(6000, "[]");
+  CHECK(second != first);
+
+  SQLite::Database db(path.str(), SQLite::OPEN_READONLY);
+  SQLite::Statement q(
+      db, "SELECT started_at, ended_at, termination_reason, seeds FROM crawl_runs WHERE run_id = ?");
+  q.bind(1, first);
+  REQUIRE(q.executeStep());
+  CHECK(q.getColumn(0).getInt64() == 1000);
+  CHECK(q.getColumn(1).getInt64() == 5000);
+  CHECK(q.getColumn(2).getString() == "frontier_exhausted");
+  CHECK(q.getColumn(3).getString() == R"(["http://a.test/"])");
+}
+
+TEST_CASE("idx_links_to exists between runs and is rebuilt with every link at the end of one", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+  const std::string links_to_index =
+      "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index' AND name = 'idx_links_to'";
+  CHECK(scalar(path.str(), links_to_index) == 1);
+
+  const auto run = store.begin_run(1000, "[]");
+  CHECK(scalar(path.str(), links_to_index) == 0);
+  PageRow page = make_page("http://a.test/", "a.test");
+  page.links = {{"http://a.test/x", false}, {"http://b.test/y", false}};
+  store.record_page(page);
+  store.end_run(run, 2000, "frontier_exhausted");
+
+  CHECK(scalar(path.str(), links_to_index) == 1);
+  // The rebuilt index answers for the links written while it was gone.
+  SQLite::Database db(path.str(), SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, "SELECT COUNT(*) FROM links INDEXED BY idx_links_to WHERE to_url = ?");
+  q.bind(1, "http://b.test/y");
+  REQUIRE(q.executeStep());
+  CHECK(q.getColumn(0).getInt() == 1);
+}
+
+TEST_CASE("summary counts the graph and the pages since a time", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+  CHECK(store.summary(0).nodes_discovered == 0);
+  CHECK(store.summary(0).avg_fetch_time_ms == 0);
+
+  PageRow old_page = make_page("http://a.test/old", "a.test");
+  old_page.fetched_at_ms = 50;
+  old_page.fetch_ms = 1000;
+  store.record_page(old_page);
+
+  PageRow p1 = make_page("http://a.test/1", "a.test");
+  p1.fetched_at_ms = 200;
+  p1.fetch_ms = 10;
+  p1.link_host_keys = {"b.test", "c.test"};
+  store.record_page(p1);
+  PageRow p2 = make_page("http://b.test/2", "b.test");
+  p2.fetched_at_ms = 300;
+  p2.fetch_ms = 21;
+  p2.link_host_keys = {"a.test"};
+  store.record_page(p2);
+  PageRow failed = make_page("http://c.test/3", "c.test");
+  failed.fetched_at_ms = 400;
+  failed.fetch_ms = 5000;
+  failed.error = "timeout";
+  store.record_page(failed);
+
+  const StoreSummary s = store.summary(100);
+  CHECK(s.nodes_discovered == 3);
+  CHECK(s.nodes_crawled == 3);
+  CHECK(s.edges_recorded == 3);
+  CHECK(s.pages_fetched == 2);
+  CHECK(s.pages_failed == 1);
+  CHECK(s.avg_fetch_time_ms == 16);  // (10 + 21) / 2 = 15.5, rounded
+
+  const StoreSummary all = store.summary(0);
+  CHECK(all.pages_fetched == 3);
+  CHECK(all.avg_fetch_time_ms == 344);  // (1000 + 10 + 21) / 3
+}
+
+TEST_CASE("unusable databases raise StoreError naming the path", "[store]") {
+  SECTION("a path in a missing directory") {
+    const std::string path =
+        (fs::temp_directory_path() / "crawl_store_no_such_dir_7f3a" / "crawl.db").string();
+    try {
+      CrawlStore store(path);
+      FAIL("opened " << path);
+    } catch (const StoreError& e) {
+      const std::string message = e.what();
+      CHECK(message.find("cannot open database '" + path + "'") != std::string::npos);
+      CHECK(message.find("unable to open database file") != std::string::npos);
+    }
+  }
+  SECTION("a file that is not a database") {
+    TempDbPath path;
+    {
+      std::ofstream out(path.str(), std::ios::binary);
+      for (int i = 0; i < 64; ++i)
+        out << "this is a plain text file, not an SQLite database\n";
+    }
+    try {
+      CrawlStore store(path.str());
+      FAIL("opened a text file");
+    } catch (const StoreError& e) {
+      const std::string message = e.what();
+      CHECK(message.find("cannot open database '" + path.str() + "'") != std::string::npos);
+      CHECK(message.find("file is not a database") != std::string::npos);
+    }
+  }
+  SECTION("a schema newer than this program") {
+    TempDbPath path;
+    {
+      SQLite::Database db(path.str(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+      db.exec("PRAGMA user_version = 99");
+    }
+    CHECK_THROWS_AS(CrawlStore(path.str()), StoreError);
+  }
+  SECTION("a read-only file") {
+    TempDbPath path;
+    { CrawlStore store(path.str()); }
+    fs::permissions(path.str(), fs::perms::owner_read | fs::perms::group_read |
+                                    fs::perms::others_read);
+    // Permission bits do not bind the superuser; there is nothing to test then.
+    if (::geteuid() != 0)
+      CHECK_THROWS_AS(CrawlStore(path.str()), StoreError);
+  }
+}
+
+TEST_CASE("a failed write is undone alone and reported as StoreError", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+  store.add_frontier({entry(1, "http://a.test/1")});
+  store.add_frontier({entry(2, "http://a.test/2")});
+
+  // seq 2 is taken by another URL: the call fails as a whole.
+  try {
+    store.add_frontier({entry(3, "http://a.test/3"), entry(2, "http://a.test/other")});
+    FAIL("duplicate seq accepted");
+  } catch (const StoreError& e) {
+    CHECK(std::string(e.what()).find("add_frontier failed on database '" + path.str() + "'") !=
+          std::string::npos);
+  }
+  CHECK(store.pending_ops() == 2);
+  store.flush();
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM frontier") == 2);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM frontier WHERE seq = 3") == 0);
+
+  // The store keeps working afterwards.
+  store.add_frontier({entry(3, "http://a.test/3")});
+  CHECK(store.load_queued(0, 10).size() == 3);
+}
+
+TEST_CASE("a seed database with only nodes and edges is upgraded in place", "[store]") {
+  TempDbPath path;
+  {
+    SQLite::Database db(path.str(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(R"sql(
+        CREATE TABLE nodes (
+            node_id INTEGER PRIMARY KEY AUTOINCREMENT,
+            domain_name TEXT UNIQUE NOT NULL,
+            description TEXT,
+            crawl_count INTEGER DEFAULT 0,
+            created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+        );
+        CREATE TABLE edges (
+            edge_id INTEGER PRIMARY KEY AUTOINCREMENT,
+            from_node_id INTEGER NOT NULL,
+            to_node_id INTEGER NOT NULL,
+            weight INTEGER DEFAULT 1,
+            FOREIGN KEY (from_node_id) REFERENCES nodes(node_id),
+            FOREIGN KEY (to_node_id) REFERENCES nodes(node_id),
+            UNIQUE(from_node_id, to_node_id)
+        );
+        INSERT INTO nodes(domain_name, description, crawl_count) VALUES ('a.test', 'Old A', 4);
+        INSERT INTO nodes(domain_name) VALUES ('b.test');
+        INSERT INTO edges(from_node_id, to_node_id, weight) VALUES (1, 2, 7);)sql");
+  }
+  CrawlStore store(path.str());
+  PageRow page = make_page("http://a.test/deep", "a.test");
+  page.title = "New A";
+  page.link_host_keys = {"b.test"};
+  store.record_page(page);
+  store.flush();
+  CHECK(node(path.str(), "a.test").crawl_count == 5);
+  CHECK(node(path.str(), "a.test").description == "Old A");
+  CHECK(edges(path.str())[{"a.test", "b.test"}] == 8);
+  CHECK(scalar(path.str(), "PRAGMA user_version") == 1);
+}
+
+TEST_CASE("100k frontier rows insert and resume", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+  constexpr int kRows = 100000;
+  constexpr int kPerCall = 50;  // the Frontier adds one page's links at a time
+  std::vector<FrontierEntry> chunk;
+  for (int seq = 1; seq <= kRows; ++seq) {
+    chunk.push_back(entry(seq, "http://host" + std::to_string(seq % 997) + ".test/page/" +
+                                   std::to_string(seq),
+                          seq % 5, "http://host0.test/"));
+    if (chunk.size() == kPerCall) {
+      store.add_frontier(chunk);
+      chunk.clear();
+    }
+  }
+  store.flush();
+  const ResumeState state = store.load_resume_state();
+  CHECK(state.seen.size() == kRows);
+  CHECK(state.next_seq == kRows + 1);
+  CHECK(state.queued == kRows);
+  CHECK(store.load_queued(kRows - 9, 100).size() == 10);
+}
