@@ -20,7 +20,7 @@
 #include "core/run/crawl_config.h"
 #include "core/store/crawl_store.h"
 #include "service/job_request.h"
-#include "core/store/job_results.h"
+#include "core/store/crawl_reader.h"
 #include "service/dashboard.h"
 #include "testweb/test_web.h"
 

@@ -13,7 +13,8 @@
 
 #include "core/run/crawl_config.h"
 #include "core/crawl/crawl_events.h"
-#include "core/store/crawl_store.h"
+#include "core/crawl/records.h"
+#include "core/store/store_error.h"
 #include "core/run/stage_times.h"
 
 namespace actorcrawl {

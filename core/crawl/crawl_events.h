@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/store/crawl_store.h"
+#include "core/crawl/records.h"
 
 namespace actorcrawl {
 

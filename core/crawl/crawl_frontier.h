@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/crawl/crawl_job.h"
-#include "core/store/crawl_store.h"
+#include "core/crawl/records.h"
 
 namespace actorcrawl {
 

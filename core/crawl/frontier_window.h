@@ -20,7 +20,7 @@
 
 #include "core/crawl/crawl_frontier.h"
 #include "core/crawl/crawl_job.h"
-#include "core/store/crawl_store.h"
+#include "core/crawl/records.h"
 #include "core/crawl/fingerprint_set.h"
 #include "core/crawl/trap_guard.h"
 

@@ -4,11 +4,13 @@
 // (in scope, followable, with ignored query parameters stripped).
 #pragma once
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/crawl/crawl_job.h"
-#include "core/store/crawl_store.h"
+#include "core/crawl/records.h"
 #include "core/crawl/link_scope.h"
 #include "core/crawl/page_processor.h"
 #include "core/web/url.h"
@@ -29,5 +31,26 @@ SelectedLinks select_links(const Url& page_url, const PageAnalysis& analysis, co
 // The same with no scope at all: every link recorded, none to crawl.
 SelectedLinks select_links(const Url& page_url, const PageAnalysis& analysis,
                            const std::vector<std::string>& strip_query_params);
+
+// A profile's link selection: what the Processor calls for every page.
+class LinkSelector {
+ public:
+  virtual ~LinkSelector() = default;
+  virtual SelectedLinks select(const Url& page_url, const PageAnalysis& analysis) const = 0;
+};
+
+// The site profile's: select_links() within a scope.
+class SiteLinkSelector final : public LinkSelector {
+ public:
+  SiteLinkSelector(std::shared_ptr<const LinkScope> scope, std::vector<std::string> strip_query_params)
+      : scope_(std::move(scope)), strip_query_params_(std::move(strip_query_params)) {}
+  SelectedLinks select(const Url& page_url, const PageAnalysis& analysis) const override {
+    return select_links(page_url, analysis, *scope_, strip_query_params_);
+  }
+
+ private:
+  std::shared_ptr<const LinkScope> scope_;
+  std::vector<std::string> strip_query_params_;
+};
 
 }  // namespace actorcrawl

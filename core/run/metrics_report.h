@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "core/store/crawl_store.h"
+#include "core/crawl/records.h"
 #include "core/run/stage_times.h"
 
 namespace actorcrawl {

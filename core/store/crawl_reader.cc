@@ -1,16 +1,15 @@
-#include "core/store/job_results.h"
+#include "core/store/crawl_reader.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <filesystem>
 
-#include "core/store/crawl_store.h"
+#include "core/store/sqlite_statements.h"
+#include "core/store/store_error.h"
 
 namespace actorcrawl {
 
 namespace {
-
-std::string text_of(const SQLite::Column& c) { return c.isNull() ? std::string{} : c.getString(); }
 
 template <typename Body>
 auto read_db(const std::string& path, const char* what, Body&& body) -> decltype(body(std::declval<SQLite::Database&>())) {
@@ -43,13 +42,13 @@ PageSlice read_pages(const std::string& db_path, std::int64_t offset, std::int64
     SQLite::Statement links(db, "SELECT to_url FROM links WHERE from_page_id = ? ORDER BY position");
     while (q.executeStep()) {
       PageView p;
-      p.url = text_of(q.getColumn(1));
+      p.url = column_text(q.getColumn(1));
       p.status_code = q.getColumn(2).isNull() ? 0 : q.getColumn(2).getInt();
-      p.title = text_of(q.getColumn(3));
+      p.title = column_text(q.getColumn(3));
       p.crawled_at = q.getColumn(4).isNull() ? 0 : q.getColumn(4).getInt64();
       links.bind(1, q.getColumn(0).getInt64());
       while (links.executeStep())
-        p.links.push_back(text_of(links.getColumn(0)));
+        p.links.push_back(column_text(links.getColumn(0)));
       links.reset();
       out.pages.push_back(std::move(p));
     }
@@ -62,13 +61,13 @@ GraphView read_graph(const std::string& db_path) {
     GraphView g;
     SQLite::Statement nodes(db, "SELECT domain_name, crawl_count, description FROM nodes ORDER BY node_id");
     while (nodes.executeStep())
-      g.nodes.push_back({text_of(nodes.getColumn(0)), nodes.getColumn(1).getInt64(), text_of(nodes.getColumn(2))});
+      g.nodes.push_back({column_text(nodes.getColumn(0)), nodes.getColumn(1).getInt64(), column_text(nodes.getColumn(2))});
     SQLite::Statement edges(db,
                             "SELECT f.domain_name, t.domain_name, e.weight FROM edges e "
                             "JOIN nodes f ON f.node_id = e.from_node_id JOIN nodes t ON t.node_id = e.to_node_id "
                             "ORDER BY e.edge_id");
     while (edges.executeStep())
-      g.edges.push_back({text_of(edges.getColumn(0)), text_of(edges.getColumn(1)), edges.getColumn(2).getInt64()});
+      g.edges.push_back({column_text(edges.getColumn(0)), column_text(edges.getColumn(1)), edges.getColumn(2).getInt64()});
     return g;
   });
 }

@@ -1,6 +1,7 @@
-// What a crawl database holds, read for the service's API: its pages page
-// by page (a large job must not build one huge body), and its domain graph.
-// Read-only and safe while the crawl still writes (SQLite WAL).
+// What a crawl database holds, read by another process than its writer
+// (the service's API): its pages page by page (a large job must not build
+// one huge body), and its domain graph. Read-only and safe while the crawl
+// still writes (SQLite WAL). The tables are crawl_schema.sql's.
 #pragma once
 
 #include <cstdint>

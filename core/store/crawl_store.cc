@@ -11,119 +11,18 @@
 #include <utility>
 
 #include "core/run/clock.h"
+#include "core/store/crawl_schema.h"
+#include "core/store/sqlite_statements.h"
+#include "core/store/write_batch.h"
 #include "core/web/url_fingerprint.h"
 
 namespace actorcrawl {
 namespace {
 
-constexpr int kSchemaVersion = 1;
-constexpr int kBusyTimeoutMs = 5000;
 // Host keys are few compared with pages, but a crawl of the open web can
 // meet millions of them; past this size the cache starts over rather than
 // growing without bound.
 constexpr std::size_t kNodeCacheLimit = 100000;
-
-// "Which pages link to this URL". Exists between runs; dropped while one
-// runs (see CrawlStore::begin_run).
-constexpr const char* kCreateLinksToIndex =
-    "CREATE INDEX IF NOT EXISTS idx_links_to ON links(to_url)";
-
-// nodes, edges and their indexes are the seed design, kept column for column
-// so that existing tools that read the domain graph keep working.
-// idx_nodes_domain duplicates the UNIQUE index; it stays for the same reason.
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS nodes (
-    node_id INTEGER PRIMARY KEY AUTOINCREMENT,
-    domain_name TEXT UNIQUE NOT NULL,
-    description TEXT,
-    crawl_count INTEGER DEFAULT 0,
-    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
-);
-CREATE TABLE IF NOT EXISTS edges (
-    edge_id INTEGER PRIMARY KEY AUTOINCREMENT,
-    from_node_id INTEGER NOT NULL,
-    to_node_id INTEGER NOT NULL,
-    weight INTEGER DEFAULT 1,
-    FOREIGN KEY (from_node_id) REFERENCES nodes(node_id),
-    FOREIGN KEY (to_node_id) REFERENCES nodes(node_id),
-    UNIQUE(from_node_id, to_node_id)
-);
-CREATE INDEX IF NOT EXISTS idx_nodes_domain ON nodes(domain_name);
-CREATE INDEX IF NOT EXISTS idx_edges_from ON edges(from_node_id);
-CREATE INDEX IF NOT EXISTS idx_edges_to ON edges(to_node_id);
-
-CREATE TABLE IF NOT EXISTS pages (
-    page_id INTEGER PRIMARY KEY,
-    url TEXT UNIQUE NOT NULL,
-    node_id INTEGER REFERENCES nodes(node_id),
-    depth INTEGER,
-    status_code INTEGER,
-    content_type TEXT,
-    title TEXT,
-    description TEXT,
-    bytes INTEGER,
-    fetch_ms INTEGER,
-    fetched_at INTEGER,
-    error TEXT,
-    final_url TEXT,
-    redirect_chain TEXT,
-    truncated INTEGER,
-    canonical_url TEXT,
-    attempts INTEGER,
-    robots_directives TEXT
-);
-CREATE TABLE IF NOT EXISTS links (
-    from_page_id INTEGER NOT NULL REFERENCES pages(page_id),
-    to_url TEXT NOT NULL,
-    nofollow INTEGER NOT NULL DEFAULT 0,
-    position INTEGER NOT NULL,
-    PRIMARY KEY (from_page_id, to_url)
-) WITHOUT ROWID;
-
-CREATE TABLE IF NOT EXISTS frontier (
-    seq INTEGER PRIMARY KEY,
-    url TEXT UNIQUE NOT NULL,
-    depth INTEGER NOT NULL,
-    parent_url TEXT,
-    state INTEGER NOT NULL DEFAULT 0 CHECK (state IN (0, 1, 2, 3)),
-    discovered_at INTEGER,
-    settled_at INTEGER,
-    refusal TEXT
-);
-CREATE INDEX IF NOT EXISTS idx_frontier_state ON frontier(state, seq);
-
-CREATE TABLE IF NOT EXISTS dead_letters (
-    id INTEGER PRIMARY KEY,
-    url TEXT NOT NULL,
-    depth INTEGER,
-    reason TEXT NOT NULL,
-    detail TEXT,
-    attempts INTEGER,
-    status_code INTEGER,
-    failed_at INTEGER,
-    redriven INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS idx_dead_letters_pending
-    ON dead_letters(id) WHERE redriven = 0;
-
-CREATE TABLE IF NOT EXISTS robots_txt (
-    host TEXT PRIMARY KEY,
-    url TEXT NOT NULL,
-    status_code INTEGER,
-    outcome TEXT NOT NULL,
-    crawl_delay_ms INTEGER,
-    sitemaps TEXT,
-    fetched_at INTEGER
-);
-
-CREATE TABLE IF NOT EXISTS crawl_runs (
-    run_id INTEGER PRIMARY KEY,
-    started_at INTEGER,
-    ended_at INTEGER,
-    termination_reason TEXT,
-    seeds TEXT
-);
-)sql";
 
 // The path of an absolute URL without query or fragment; "" when the URL
 // has none ("http://h" or "http://h?q"). Only the node-description rule needs
@@ -150,180 +49,11 @@ const std::string& node_description(const PageRow& page) {
   return page.title.empty() ? page.description : page.title;
 }
 
-// Absent values have one representation in the database, NULL, so queries
-// never have to test for both NULL and '' (or 0).
-void bind_text(SQLite::Statement& s, int index, const std::string& value) {
-  if (value.empty())
-    s.bind(index);
-  else
-    s.bind(index, value);
-}
-
-void bind_nonzero(SQLite::Statement& s, int index, std::int64_t value) {
-  if (value == 0)
-    s.bind(index);
-  else
-    s.bind(index, value);
-}
-
-std::string column_text(const SQLite::Column& c) {
-  return c.isNull() ? std::string() : c.getString();
-}
-
-// Readies a cached statement for one use and resets it on scope exit, even
-// when the use throws: a statement left mid-step would keep a read open and
-// refuse its next execution.
-class StatementUse {
- public:
-  explicit StatementUse(SQLite::Statement& s) : s_(s) {
-    s_.tryReset();
-    s_.clearBindings();
-  }
-  ~StatementUse() { s_.tryReset(); }
-  StatementUse(const StatementUse&) = delete;
-  StatementUse& operator=(const StatementUse&) = delete;
-
- private:
-  SQLite::Statement& s_;
-};
-
-void run(SQLite::Statement& s) {
-  StatementUse use(s);
-  s.exec();
-}
-
-// Opens the file, proves it is a usable SQLite database, configures the
-// connection and brings the schema up to date.
-SQLite::Database open_database(const std::string& path) {
-  SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, kBusyTimeoutMs);
-  // Opening is lazy: a file that is not a database only fails on the first
-  // read, which must happen here so the caller learns it at construction.
-  const int version = db.execAndGet("PRAGMA user_version").getInt();
-  if (sqlite3_db_readonly(db.getHandle(), "main") == 1)
-    throw SQLite::Exception("the database is read-only");
-  if (version > kSchemaVersion)
-    throw SQLite::Exception("schema version " + std::to_string(version) +
-                            " is newer than the supported version " +
-                            std::to_string(kSchemaVersion));
-  db.execAndGet("PRAGMA journal_mode = WAL");
-  db.exec("PRAGMA synchronous = NORMAL");
-  db.exec("PRAGMA foreign_keys = ON");
-  // Every write call runs in a savepoint, whose undo journal would otherwise
-  // spill to a temp file past 64 KiB: ten times the write calls per page.
-  db.exec("PRAGMA temp_store = MEMORY");
-  SQLite::Transaction schema(db);
-  db.exec(kSchema);
-  if (version == 0)
-    db.exec(kCreateLinksToIndex);
-  if (version != kSchemaVersion)
-    db.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
-  schema.commit();
-  return db;
-}
-
 }  // namespace
 
 struct CrawlStore::Impl {
-  Impl(const std::string& path_in, std::size_t batch_ops_in)
-      : path(path_in), batch_ops(std::max<std::size_t>(batch_ops_in, 1)), db(open_database(path)) {}
-
-  // -- batching --------------------------------------------------------------
-  bool in_transaction() const { return sqlite3_get_autocommit(db.getHandle()) == 0; }
-
-  void open_batch() {
-    if (in_batch)
-      return;
-    // IMMEDIATE takes the write lock now, so a busy database is waited for
-    // (busy_timeout) instead of failing at the first write of the batch.
-    run(begin);
-    in_batch = true;
-  }
-
-  void commit_batch() {
-    if (!in_batch)
-      return;
-    try {
-      run(commit);
-    } catch (...) {
-      abandon_batch();
-      throw;
-    }
-    in_batch = false;
-    pending = 0;
-  }
-
-  void abandon_batch() noexcept {
-    db.tryExec("ROLLBACK");
-    in_batch = false;
-    pending = 0;
-    // Ids handed out inside the rolled-back transaction no longer exist.
-    node_ids.clear();
-  }
-
-  // Undoes the writes of one failed call and keeps the rest of the batch.
-  // After disk-full, I/O, busy or out-of-memory errors SQLite may already
-  // have dropped the transaction, and its advice is to roll back: the whole
-  // batch is lost then, and the state says so.
-  void undo_call(int error_code) noexcept {
-    node_ids.clear();
-    const int primary = error_code & 0xff;
-    const bool batch_lost = primary == SQLITE_FULL || primary == SQLITE_IOERR ||
-                            primary == SQLITE_BUSY || primary == SQLITE_NOMEM;
-    if (!batch_lost && in_transaction() && db.tryExec("ROLLBACK TO store_call") == SQLITE_OK &&
-        db.tryExec("RELEASE store_call") == SQLITE_OK)
-      return;
-    abandon_batch();
-  }
-
-  StoreError failure(const char* operation, const std::exception& e) const {
-    return StoreError(std::string(operation) + " failed on database '" + path + "': " + e.what());
-  }
-
-  // Runs one public write inside the batch. Each call is atomic (a
-  // savepoint), never split across transactions, and counts `ops` toward
-  // the batch size; the commit check comes after the whole call.
-  template <typename Body>
-  void write(const char* operation, std::size_t ops, Body&& body) {
-    try {
-      open_batch();
-      run(savepoint);
-      try {
-        body();
-      } catch (const SQLite::Exception& e) {
-        undo_call(e.getErrorCode());
-        throw;
-      } catch (...) {
-        undo_call(SQLITE_ERROR);
-        throw;
-      }
-      run(release);
-      pending += ops;
-      if (pending >= batch_ops)
-        commit_batch();
-    } catch (const SQLite::Exception& e) {
-      throw failure(operation, e);
-    }
-  }
-
-  // Reads see the connection's own uncommitted writes anyway; committing
-  // first publishes them to other readers and keeps the write lock short.
-  template <typename Body>
-  auto read(const char* operation, Body&& body) -> decltype(body()) {
-    try {
-      commit_batch();
-      return body();
-    } catch (const SQLite::Exception& e) {
-      throw failure(operation, e);
-    }
-  }
-
-  void flush(const char* operation) {
-    try {
-      commit_batch();
-    } catch (const SQLite::Exception& e) {
-      throw failure(operation, e);
-    }
-  }
+  Impl(const std::string& path_in, std::size_t batch_ops)
+      : path(path_in), db(open_crawl_database(path)), batch(db, path, batch_ops, [this] { node_ids.clear(); }) {}
 
   // Builds idx_links_to if it is missing, in a transaction of its own. The
   // sort behind CREATE INDEX may spill to temporary files there, not to
@@ -331,13 +61,13 @@ struct CrawlStore::Impl {
   // temp_store can only change outside a transaction.
   void build_links_index(const char* operation) {
     try {
-      commit_batch();
+      batch.commit();
       db.exec("PRAGMA temp_store = FILE");
       db.exec(kCreateLinksToIndex);
       db.exec("PRAGMA temp_store = MEMORY");
     } catch (const SQLite::Exception& e) {
       db.tryExec("PRAGMA temp_store = MEMORY");
-      throw failure(operation, e);
+      throw batch.failure(operation, e);
     }
   }
 
@@ -594,18 +324,14 @@ struct CrawlStore::Impl {
   }
 
   std::string path;
-  std::size_t batch_ops;
   SQLite::Database db;
-  bool in_batch = false;
-  std::size_t pending = 0;
   std::unordered_map<std::string, std::int64_t> node_ids;
+  // Declared after db: its statements are finalized before the connection
+  // closes.
+  WriteBatch batch;
 
   // Prepared once, after the schema exists; declared after `db` so they are
   // finalized before the connection closes.
-  SQLite::Statement begin{db, "BEGIN IMMEDIATE"};
-  SQLite::Statement commit{db, "COMMIT"};
-  SQLite::Statement savepoint{db, "SAVEPOINT store_call"};
-  SQLite::Statement release{db, "RELEASE store_call"};
 
   SQLite::Statement upsert_crawled{db, R"sql(
       INSERT INTO nodes(domain_name, description, crawl_count) VALUES(?1, ?2, 1)
@@ -726,7 +452,7 @@ CrawlStore::~CrawlStore() {
   // Nothing can be reported from a destructor; the owner that cares about
   // the last batch calls flush() first and sees its errors there.
   try {
-    impl_->commit_batch();
+    impl_->batch.commit();
   } catch (...) {
   }
 }
@@ -734,7 +460,7 @@ CrawlStore::~CrawlStore() {
 void CrawlStore::add_frontier(const std::vector<FrontierEntry>& entries) {
   if (entries.empty())
     return;
-  impl_->write("add_frontier", entries.size(), [&] {
+  impl_->batch.write("add_frontier", entries.size(), [&] {
     const std::int64_t discovered_at = epoch_ms();
     for (const auto& entry : entries)
       impl_->insert_frontier_row(entry, discovered_at);
@@ -744,7 +470,7 @@ void CrawlStore::add_frontier(const std::vector<FrontierEntry>& entries) {
 void CrawlStore::refuse_frontier(const std::vector<FrontierRefusal>& refusals) {
   if (refusals.empty())
     return;
-  impl_->write("refuse_frontier", refusals.size(), [&] {
+  impl_->batch.write("refuse_frontier", refusals.size(), [&] {
     const std::int64_t at = epoch_ms();
     for (const auto& r : refusals) {
       auto& st = impl_->refuse_row;
@@ -761,7 +487,7 @@ void CrawlStore::refuse_frontier(const std::vector<FrontierRefusal>& refusals) {
 }
 
 void CrawlStore::record_robots(const RobotsRecord& r) {
-  impl_->write("record_robots", 1, [&] {
+  impl_->batch.write("record_robots", 1, [&] {
     auto& st = impl_->upsert_robots;
     StatementUse use(st);
     st.bind(1, r.host_key);
@@ -785,7 +511,7 @@ DomainResume CrawlStore::load_domain_resume(const std::string& seed_host_key, st
   // root_url_of searches links by target; a run cut off by kill -9 left no
   // index for that (see begin_run).
   impl_->build_links_index("load_domain_resume");
-  return impl_->read("load_domain_resume", [&] {
+  return impl_->batch.read("load_domain_resume", [&] {
     DomainResume out;
     {
       StatementUse use(impl_->find_seed_node);
@@ -823,7 +549,7 @@ DomainResume CrawlStore::load_domain_resume(const std::string& seed_host_key, st
 void CrawlStore::requeue_frontier(const std::vector<FrontierEntry>& entries) {
   if (entries.empty())
     return;
-  impl_->write("requeue_frontier", entries.size(), [&] {
+  impl_->batch.write("requeue_frontier", entries.size(), [&] {
     const std::int64_t at = epoch_ms();
     for (const auto& entry : entries) {
       StatementUse use(impl_->requeue_row);
@@ -839,43 +565,52 @@ void CrawlStore::requeue_frontier(const std::vector<FrontierEntry>& entries) {
 
 std::int64_t CrawlStore::requeue_fetched_before(std::int64_t cutoff_ms) {
   std::int64_t changed = 0;
-  impl_->write("requeue_fetched_before", 1, [&] {
+  impl_->batch.write("requeue_fetched_before", 1, [&] {
     StatementUse use(impl_->requeue_stale);
     impl_->requeue_stale.bind(1, cutoff_ms);
     changed = impl_->requeue_stale.exec();
   });
-  impl_->flush("requeue_fetched_before");
+  impl_->batch.flush("requeue_fetched_before");
   return changed;
 }
 
 void CrawlStore::settle_frontier(const std::string& url, FrontierState state) {
-  impl_->write("settle_frontier", 1, [&] { impl_->settle(url, state); });
+  impl_->batch.write("settle_frontier", 1, [&] { impl_->settle(url, state); });
 }
 
 std::vector<FrontierEntry> CrawlStore::load_queued(std::int64_t from_seq, std::size_t limit) {
-  return impl_->read("load_queued", [&] { return impl_->queued_rows(from_seq, limit); });
+  return impl_->batch.read("load_queued", [&] { return impl_->queued_rows(from_seq, limit); });
 }
 
 ResumeState CrawlStore::load_resume_state() {
-  return impl_->read("load_resume_state", [&] { return impl_->resume_state(); });
+  return impl_->batch.read("load_resume_state", [&] { return impl_->resume_state(); });
+}
+
+FrontierResume CrawlStore::load_frontier_resume(const ResumeQuery& query) {
+  FrontierResume out;
+  switch (query.profile) {
+    case CrawlProfile::site: out.site = load_resume_state(); break;
+    case CrawlProfile::domains: out.domains = load_domain_resume(query.seed_host_key, query.max_crawls_per_node); break;
+  }
+  return out;
 }
 
 void CrawlStore::record_page(const PageRow& page) {
-  impl_->write("record_page", 1, [&] { impl_->store_page(page); });
+  impl_->batch.write("record_page", 1, [&] { impl_->store_page(page); });
 }
 
 void CrawlStore::record_dead_letter(const DeadLetterRow& row) {
-  impl_->write("record_dead_letter", 1, [&] { impl_->insert_dead_letter_row(row); });
+  impl_->batch.write("record_dead_letter", 1, [&] { impl_->insert_dead_letter_row(row); });
 }
 
 std::vector<DeadLetterRow> CrawlStore::take_dead_letters_for_redrive() {
   constexpr const char* operation = "take_dead_letters_for_redrive";
-  impl_->flush(operation);
+  impl_->batch.flush(operation);
   std::vector<DeadLetterRow> rows;
-  impl_->write(operation, 1, [&] { rows = impl_->take_dead_letters(); });
+  impl_->batch.write(operation, 1, [&] { rows = impl_->take_dead_letters(); });
   // The marks are committed with the read, so a crash cannot hand the same
   // letters out twice.
-  impl_->flush(operation);
+  impl_->batch.flush(operation);
   return rows;
 }
 
@@ -883,7 +618,7 @@ std::vector<DeadLetterRow> CrawlStore::take_dead_letters_for_redrive() {
 // should be on disk even if the process dies before the next flush.
 std::int64_t CrawlStore::begin_run(std::int64_t started_at_ms, const std::string& seeds_json) {
   std::int64_t run_id = 0;
-  impl_->write("begin_run", 1, [&] {
+  impl_->batch.write("begin_run", 1, [&] {
     // idx_links_to is not kept up to date while a crawl runs: every page
     // adds ~30 entries at random places of an index far larger than the
     // page cache, which cost more than everything else the store does
@@ -896,28 +631,28 @@ std::int64_t CrawlStore::begin_run(std::int64_t started_at_ms, const std::string
     impl_->insert_run.exec();
     run_id = impl_->db.getLastInsertRowid();
   });
-  impl_->flush("begin_run");
+  impl_->batch.flush("begin_run");
   return run_id;
 }
 
 void CrawlStore::end_run(std::int64_t run_id, std::int64_t ended_at_ms, const std::string& reason) {
-  impl_->write("end_run", 1, [&] {
+  impl_->batch.write("end_run", 1, [&] {
     StatementUse use(impl_->finish_run);
     impl_->finish_run.bind(1, run_id);
     impl_->finish_run.bind(2, ended_at_ms);
     bind_text(impl_->finish_run, 3, reason);
     impl_->finish_run.exec();
   });
-  impl_->flush("end_run");
+  impl_->batch.flush("end_run");
   impl_->build_links_index("end_run");
 }
 
 StoreSummary CrawlStore::summary(std::int64_t since_ms) {
-  return impl_->read("summary", [&] { return impl_->summarize(since_ms); });
+  return impl_->batch.read("summary", [&] { return impl_->summarize(since_ms); });
 }
 
-void CrawlStore::flush() { impl_->flush("flush"); }
+void CrawlStore::flush() { impl_->batch.flush("flush"); }
 
-std::size_t CrawlStore::pending_ops() const { return impl_->pending; }
+std::size_t CrawlStore::pending_ops() const { return impl_->batch.pending(); }
 
 }  // namespace actorcrawl

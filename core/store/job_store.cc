@@ -4,7 +4,8 @@
 
 #include <mutex>
 
-#include "core/store/crawl_store.h"
+#include "core/store/sqlite_statements.h"
+#include "core/store/store_error.h"
 
 namespace actorcrawl {
 
@@ -63,7 +64,7 @@ JobRow row_of(SQLite::Statement& q) {
     r.started_at = q.getColumn(7).getInt64();
   if (!q.getColumn(8).isNull())
     r.ended_at = q.getColumn(8).getInt64();
-  r.error = q.getColumn(9).isNull() ? "" : q.getColumn(9).getString();
+  r.error = column_text(q.getColumn(9));
   r.pages_fetched = q.getColumn(10).getInt64();
   r.pages_failed = q.getColumn(11).getInt64();
   return r;
@@ -151,10 +152,7 @@ void JobStore::set_finished(const std::string& id, JobStatus status, std::int64_
                         "WHERE id = ?");
     q.bind(1, to_string(status));
     q.bind(2, now_ms);
-    if (error.empty())
-      q.bind(3);
-    else
-      q.bind(3, error);
+    bind_text(q, 3, error);
     q.bind(4, pages_fetched);
     q.bind(5, pages_failed);
     q.bind(6, id);

@@ -1,5 +1,7 @@
 #include "core/trace/trace_query.h"
 
+#include "core/web/ascii.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -22,7 +24,7 @@ bool is_blank(std::string_view line) {
   return line.find_first_not_of(" \t\r\n") == std::string_view::npos;
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using ascii::is_digit;
 
 bool all_digits(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), is_digit);
@@ -266,12 +268,9 @@ std::string mermaid_path(std::string_view url) {
   return out;
 }
 
+// Mermaid lines are indented with blanks and tabs only.
 std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos)
-    return {};
-  const auto last = text.find_last_not_of(" \t");
-  return text.substr(first, last - first + 1);
+  return ascii::trim_if(text, [](char c) { return c == ' ' || c == '\t'; });
 }
 
 bool is_id_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }

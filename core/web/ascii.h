@@ -11,7 +11,12 @@ namespace actorcrawl::ascii {
 inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 inline bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+// The C locale's isspace(): the set HTTP header values and config text are
+// trimmed of.
 inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+// The WHATWG "ASCII whitespace" (no vertical tab): HTML attributes, token
+// lists and encoding labels.
+inline bool is_html_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }
 
 // The value of a hex digit; is_hex(c) must hold.
 inline int hex_value(char c) {
@@ -45,13 +50,18 @@ inline bool starts_with_nocase(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
 }
 
-// Without leading and trailing ASCII whitespace.
-inline std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front()))
+// Without the leading and trailing characters for which `drop` holds. Each
+// format names its own whitespace, so the set is the caller's.
+template <class Predicate>
+std::string_view trim_if(std::string_view s, Predicate drop) {
+  while (!s.empty() && drop(s.front()))
     s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back()))
+  while (!s.empty() && drop(s.back()))
     s.remove_suffix(1);
   return s;
 }
+
+// Without leading and trailing is_space() characters.
+inline std::string_view trim(std::string_view s) { return trim_if(s, is_space); }
 
 }  // namespace actorcrawl::ascii

@@ -1,4 +1,5 @@
 #include "core/web/charset.h"
+#include "core/web/ascii.h"
 
 #include <iconv.h>
 
@@ -153,26 +154,23 @@ const std::unordered_map<std::string_view, std::string_view>& label_table() {
   return table;
 }
 
-bool is_ascii_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
-}
-
-char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+using ascii::is_html_space;
+using ascii::to_lower;
 
 // The Encoding Standard's "get an encoding": trim, lowercase, look up.
 // Quotes are also trimmed because servers send charset="utf-8".
 const Encoding* encoding_for_label(std::string_view label) {
-  while (!label.empty() && (is_ascii_space(label.front()) || label.front() == '"' ||
+  while (!label.empty() && (is_html_space(label.front()) || label.front() == '"' ||
                             label.front() == '\'')) {
     label.remove_prefix(1);
   }
-  while (!label.empty() && (is_ascii_space(label.back()) || label.back() == '"' ||
+  while (!label.empty() && (is_html_space(label.back()) || label.back() == '"' ||
                             label.back() == '\'')) {
     label.remove_suffix(1);
   }
   if (label.empty() || label.size() > 32) return nullptr;  // longer than any label
   char buf[32];
-  for (std::size_t i = 0; i < label.size(); ++i) buf[i] = ascii_lower(label[i]);
+  for (std::size_t i = 0; i < label.size(); ++i) buf[i] = to_lower(label[i]);
   const auto& table = label_table();
   const auto it = table.find(std::string_view(buf, label.size()));
   return it == table.end() ? nullptr : encoding_named(it->second);
@@ -481,7 +479,7 @@ class Prescan {
         continue;
       }
       if (starts_with_ci("<meta") && pos_ + 5 < s_.size() &&
-          (is_ascii_space(s_[pos_ + 5]) || s_[pos_ + 5] == '/')) {
+          (is_html_space(s_[pos_ + 5]) || s_[pos_ + 5] == '/')) {
         pos_ += 6;
         const Encoding* enc = meta();
         if (aborted_) return nullptr;
@@ -493,7 +491,7 @@ class Prescan {
            (s_[pos_ + 1] == '/' && pos_ + 2 < s_.size() && is_alpha(s_[pos_ + 2])))) {
         // Another tag: skip its attributes so that "<meta" inside an
         // attribute value is not taken for a tag.
-        while (pos_ < s_.size() && !is_ascii_space(s_[pos_]) && s_[pos_] != '>') ++pos_;
+        while (pos_ < s_.size() && !is_html_space(s_[pos_]) && s_[pos_] != '>') ++pos_;
         while (attribute()) {
         }
         if (aborted_) return nullptr;
@@ -517,7 +515,7 @@ class Prescan {
   bool starts_with_ci(std::string_view prefix) const {
     if (s_.size() - pos_ < prefix.size()) return false;
     for (std::size_t i = 0; i < prefix.size(); ++i) {
-      if (ascii_lower(s_[pos_ + i]) != prefix[i]) return false;
+      if (to_lower(s_[pos_ + i]) != prefix[i]) return false;
     }
     return true;
   }
@@ -562,7 +560,7 @@ class Prescan {
   bool attribute() {
     name_.clear();
     value_.clear();
-    while (pos_ < s_.size() && (is_ascii_space(s_[pos_]) || s_[pos_] == '/')) ++pos_;
+    while (pos_ < s_.size() && (is_html_space(s_[pos_]) || s_[pos_] == '/')) ++pos_;
     if (pos_ >= s_.size()) return abort();
     if (s_[pos_] == '>') return false;
     // Name. The first byte is taken even if it is '=': "<meta =x>" names "=x".
@@ -572,19 +570,19 @@ class Prescan {
         ++pos_;
         break;
       }
-      if (is_ascii_space(c)) {
-        while (pos_ < s_.size() && is_ascii_space(s_[pos_])) ++pos_;
+      if (is_html_space(c)) {
+        while (pos_ < s_.size() && is_html_space(s_[pos_])) ++pos_;
         if (pos_ >= s_.size()) return abort();
         if (s_[pos_] != '=') return true;  // a name without value
         ++pos_;
         break;
       }
       if (c == '/' || c == '>') return true;
-      name_ += ascii_lower(c);
+      name_ += to_lower(c);
       if (++pos_ >= s_.size()) return abort();
     }
     // Value.
-    while (pos_ < s_.size() && is_ascii_space(s_[pos_])) ++pos_;
+    while (pos_ < s_.size() && is_html_space(s_[pos_])) ++pos_;
     if (pos_ >= s_.size()) return abort();
     const char first = s_[pos_];
     if (first == '"' || first == '\'') {
@@ -594,14 +592,14 @@ class Prescan {
           ++pos_;
           return true;
         }
-        value_ += ascii_lower(s_[pos_]);
+        value_ += to_lower(s_[pos_]);
       }
     }
     if (first == '>') return true;
     for (;;) {
-      value_ += ascii_lower(s_[pos_]);
+      value_ += to_lower(s_[pos_]);
       if (++pos_ >= s_.size()) return abort();
-      if (is_ascii_space(s_[pos_]) || s_[pos_] == '>') return true;
+      if (is_html_space(s_[pos_]) || s_[pos_] == '>') return true;
     }
   }
 
@@ -618,10 +616,10 @@ class Prescan {
       const std::size_t at = c.find("charset", pos);
       if (at == std::string_view::npos) return std::nullopt;
       pos = at + 7;
-      while (pos < c.size() && is_ascii_space(c[pos])) ++pos;
+      while (pos < c.size() && is_html_space(c[pos])) ++pos;
       if (pos >= c.size() || c[pos] != '=') continue;
       ++pos;
-      while (pos < c.size() && is_ascii_space(c[pos])) ++pos;
+      while (pos < c.size() && is_html_space(c[pos])) ++pos;
       if (pos >= c.size()) return std::nullopt;
       if (c[pos] == '"' || c[pos] == '\'') {
         const std::size_t end = c.find(c[pos], pos + 1);
@@ -629,7 +627,7 @@ class Prescan {
         return std::string(c.substr(pos + 1, end - pos - 1));
       }
       std::size_t end = pos;
-      while (end < c.size() && !is_ascii_space(c[end]) && c[end] != ';') ++end;
+      while (end < c.size() && !is_html_space(c[end]) && c[end] != ';') ++end;
       return std::string(c.substr(pos, end - pos));
     }
   }

@@ -1,4 +1,5 @@
 #include "core/web/html_document.h"
+#include "core/web/ascii.h"
 
 #include <gumbo.h>
 
@@ -19,40 +20,10 @@ namespace {
 constexpr std::size_t kMaxTitleBytes = 1000;
 constexpr std::size_t kMaxDescriptionBytes = 4000;
 
-// ---------------------------------------------------------------------------
-// ASCII text handling. HTML defines its whitespace and case rules over ASCII
-// only, so none of this goes through the locale-dependent <cctype>.
+using ascii::is_alpha;
+using ascii::is_html_space;
 
-bool is_ascii_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
-}
-
-bool is_ascii_alpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-char ascii_lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool ascii_iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-  }
-  return true;
-}
-
-bool ascii_istarts_with(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() &&
-         ascii_iequals(s.substr(0, prefix.size()), prefix);
-}
-
-std::string_view trim_ascii_space(std::string_view s) {
-  while (!s.empty() && is_ascii_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_ascii_space(s.back())) s.remove_suffix(1);
-  return s;
-}
+std::string_view trim_html_space(std::string_view s) { return ascii::trim_if(s, is_html_space); }
 
 // Calls `on_token` for each token of a separated list: rel and name values
 // are split on whitespace, meta robots content also on commas.
@@ -60,7 +31,7 @@ template <typename OnToken>
 void for_each_token(std::string_view list, bool split_on_commas,
                     OnToken&& on_token) {
   auto is_separator = [split_on_commas](char c) {
-    return is_ascii_space(c) || (split_on_commas && c == ',');
+    return is_html_space(c) || (split_on_commas && c == ',');
   };
   std::size_t i = 0;
   while (i < list.size()) {
@@ -74,7 +45,7 @@ void for_each_token(std::string_view list, bool split_on_commas,
 bool has_token(std::string_view list, std::string_view token) {
   bool found = false;
   for_each_token(list, false, [&](std::string_view t) {
-    found = found || ascii_iequals(t, token);
+    found = found || ascii::iequals(t, token);
   });
   return found;
 }
@@ -86,7 +57,7 @@ void append_collapsed(std::string_view text, std::size_t limit,
                       std::string& out) {
   for (char c : text) {
     if (out.size() > limit) return;
-    if (!is_ascii_space(c)) {
+    if (!is_html_space(c)) {
       out.push_back(c);
     } else if (!out.empty() && out.back() != ' ') {
       out.push_back(' ');
@@ -225,12 +196,12 @@ class NestingLimiter {
     if (c == '!') return skip_declaration(i + 1);
     if (c == '?') return skip_past('>', i);
     if (c == '/') {
-      if (i + 1 < body_.size() && is_ascii_alpha(body_[i + 1])) {
+      if (i + 1 < body_.size() && is_alpha(body_[i + 1])) {
         return end_tag(i + 1);
       }
       return skip_past('>', i);
     }
-    if (is_ascii_alpha(c)) return start_tag(lt, i);
+    if (is_alpha(c)) return start_tag(lt, i);
     return i;  // a lone '<' in text
   }
 
@@ -256,7 +227,7 @@ class NestingLimiter {
 
   std::size_t name_end(std::size_t from) const {
     std::size_t i = from;
-    while (i < body_.size() && !is_ascii_space(body_[i]) && body_[i] != '/' &&
+    while (i < body_.size() && !is_html_space(body_[i]) && body_[i] != '/' &&
            body_[i] != '>') {
       ++i;
     }
@@ -271,7 +242,7 @@ class NestingLimiter {
       if (body_[i] == '>') return i;
       if (body_[i] != '=') continue;
       std::size_t v = i + 1;
-      while (v < body_.size() && is_ascii_space(body_[v])) ++v;
+      while (v < body_.size() && is_html_space(body_[v])) ++v;
       if (v < body_.size() && (body_[v] == '"' || body_[v] == '\'')) {
         v = body_.find(body_[v], v + 1);
         if (v == npos) return npos;
@@ -287,8 +258,8 @@ class NestingLimiter {
     std::size_t i = from;
     while ((i = body_.find("</", i)) != npos) {
       const std::size_t after = i + 2 + name.size();
-      if (ascii_iequals(body_.substr(i + 2, name.size()), name) &&
-          (after >= body_.size() || is_ascii_space(body_[after]) ||
+      if (ascii::iequals(body_.substr(i + 2, name.size()), name) &&
+          (after >= body_.size() || is_html_space(body_[after]) ||
            body_[after] == '/' || body_[after] == '>')) {
         return i;
       }
@@ -350,7 +321,7 @@ class NestingLimiter {
   std::uint32_t& count(GumboTag tag, std::string_view name) {
     if (tag != GUMBO_TAG_UNKNOWN) return known_[tag];
     key_.assign(name);  // reused: custom elements can be most of a page
-    std::transform(key_.begin(), key_.end(), key_.begin(), ascii_lower);
+    std::transform(key_.begin(), key_.end(), key_.begin(), ascii::to_lower);
     return unknown_[key_];
   }
 
@@ -507,7 +478,7 @@ const char* attribute(const GumboElement& element, const char* name) {
 bool is_fetchable_href(std::string_view href) {
   if (href.empty() || href.front() == '#') return false;
   for (std::string_view scheme : {"javascript:", "mailto:", "tel:", "data:"}) {
-    if (ascii_istarts_with(href, scheme)) return false;
+    if (ascii::starts_with_nocase(href, scheme)) return false;
   }
   return true;
 }
@@ -565,7 +536,7 @@ class Extractor {
   void read_anchor(const GumboElement& e) {
     const char* href = attribute(e, "href");
     if (href == nullptr) return;
-    const std::string_view trimmed = trim_ascii_space(href);
+    const std::string_view trimmed = trim_html_space(href);
     if (!is_fetchable_href(trimmed)) return;
     HtmlLink link;
     link.href.assign(trimmed);
@@ -595,18 +566,18 @@ class Extractor {
     const char* name = attribute(e, "name");
     const char* content = attribute(e, "content");
     if (name == nullptr || content == nullptr) return;
-    const std::string_view n = trim_ascii_space(name);
-    if (ascii_iequals(n, "description")) {
+    const std::string_view n = trim_html_space(name);
+    if (ascii::iequals(n, "description")) {
       if (description_seen_) return;
       description_seen_ = true;
       append_collapsed(content, kMaxDescriptionBytes, doc_.description);
       finish_collapsed(doc_.description, kMaxDescriptionBytes);
-    } else if (ascii_iequals(n, "robots")) {
+    } else if (ascii::iequals(n, "robots")) {
       // Directives add up across several robots tags.
       for_each_token(content, true, [this](std::string_view token) {
-        const bool none = ascii_iequals(token, "none");
-        doc_.meta_noindex |= none || ascii_iequals(token, "noindex");
-        doc_.meta_nofollow |= none || ascii_iequals(token, "nofollow");
+        const bool none = ascii::iequals(token, "none");
+        doc_.meta_noindex |= none || ascii::iequals(token, "noindex");
+        doc_.meta_nofollow |= none || ascii::iequals(token, "nofollow");
       });
     }
   }
@@ -617,7 +588,7 @@ class Extractor {
     const char* href = attribute(e, "href");
     if (href == nullptr) return;
     base_seen_ = true;
-    doc_.base_href.assign(trim_ascii_space(href));
+    doc_.base_href.assign(trim_html_space(href));
   }
 
   void read_link(const GumboElement& e) {
@@ -627,7 +598,7 @@ class Extractor {
     if (rel == nullptr || href == nullptr || !has_token(rel, "canonical")) {
       return;
     }
-    doc_.canonical.assign(trim_ascii_space(href));
+    doc_.canonical.assign(trim_html_space(href));
   }
 
   HtmlDocument& doc_;

@@ -26,13 +26,9 @@ using ascii::to_upper;
 bool is_token_char(char c) { return is_alpha(c) || c == '_' || c == '-'; }
 
 // Whitespace inside a line; CR and LF end lines and never get here.
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; }
+bool is_line_space(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
+std::string_view trim(std::string_view s) { return ascii::trim_if(s, is_line_space); }
 
 // The leading run of product-token characters, RFC 9309 section 2.2.1.
 std::string_view token_prefix(std::string_view s) {
@@ -165,7 +161,7 @@ std::optional<std::int64_t> parse_crawl_delay(std::string_view value) {
 }  // namespace
 
 std::string product_token_of(std::string_view user_agent) {
-  while (!user_agent.empty() && is_space(user_agent.front())) user_agent.remove_prefix(1);
+  while (!user_agent.empty() && is_line_space(user_agent.front())) user_agent.remove_prefix(1);
   return std::string(token_prefix(user_agent));
 }
 
@@ -246,7 +242,7 @@ class RobotsRules::Parser {
       group_is_ours_ = group_is_star_ = group_has_members_ = false;
     }
     in_group_ = true;
-    if (!value.empty() && value.front() == '*' && (value.size() == 1 || is_space(value[1]))) {
+    if (!value.empty() && value.front() == '*' && (value.size() == 1 || is_line_space(value[1]))) {
       group_is_star_ = seen_star_ = true;
       return;
     }

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "core/store/crawl_store.h"
-#include "core/store/job_results.h"
+#include "core/store/crawl_reader.h"
 #include "tests/unit/temp_database.h"
 
 namespace actorcrawl {

@@ -1,0 +1,131 @@
+// The records a crawl produces and resumes from: frontier rows, pages with
+// their links, dead letters, robots.txt outcomes and what a resume needs.
+// Plain data, shared by the Frontier's policy, link selection, the messages
+// and the store, so none of them needs the SQLite store to name a row.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/crawl/crawl_profile.h"
+
+namespace actorcrawl {
+
+// refused: never fetched, because a rule said no (frontier.refusal names it).
+enum class FrontierState : int { queued = 0, done = 1, failed = 2, refused = 3 };
+
+struct FrontierEntry {
+  std::int64_t seq = 0;  // assigned by the Frontier; BFS order
+  std::string url;       // normalized
+  std::int32_t depth = 0;
+  std::string parent_url;  // page it was discovered on; empty for seeds
+};
+
+// A URL the crawl will not fetch, and the rule that said so: robots_txt,
+// robots_unreachable, max_url_length, max_repeated_path_segments,
+// max_pages_per_host, max_query_variants_per_path, max_subdomains_per_root.
+struct FrontierRefusal {
+  FrontierEntry entry;
+  std::string reason;
+};
+
+// A host of the domain graph, as the domains profile resumes it.
+struct DomainNode {
+  std::string host_key;
+  std::string root_url;  // with the scheme it was discovered with
+  std::int64_t crawl_count = 0;
+};
+
+struct DomainResume {
+  bool seed_known = false;         // the seed's host is already a node
+  std::vector<DomainNode> nodes;   // nodes with crawl_count < max
+  // Nodes crawled max times already: not queued, but their counts must be
+  // known so a link to them does not queue them again.
+  std::vector<DomainNode> saturated;
+  std::int64_t pages_fetched = 0;  // rows in pages: the budget used so far
+  std::int64_t next_seq = 1;
+};
+
+// A host's robots.txt as fetched, for the record.
+struct RobotsRecord {
+  std::string host_key;
+  std::string url;
+  std::int32_t status_code = 0;  // 0: unreachable
+  std::string outcome;           // parsed, allow_all, disallow_all
+  std::int64_t crawl_delay_ms = -1;
+  std::vector<std::string> sitemaps;
+  std::int64_t fetched_at_ms = 0;
+};
+
+struct LinkRow {
+  std::string url;  // resolved and normalized
+  bool nofollow = false;
+};
+
+struct PageRow {
+  std::string url;       // the URL that was requested (normalized)
+  std::string host_key;  // node of the page: host[:port]
+  std::int32_t depth = 0;
+  std::int32_t status_code = 0;  // final status after redirects; 0 = none
+  std::string content_type;
+  std::string title;
+  std::string description;
+  std::int64_t bytes = 0;  // body bytes kept (decoded)
+  std::int64_t fetch_ms = 0;
+  std::int64_t fetched_at_ms = 0;  // Unix epoch milliseconds
+  std::string error;               // empty when fetched
+  std::string final_url;           // after redirects
+  std::string redirect_chain;      // JSON array of {"url","status"} hops
+  bool truncated = false;          // body cut at max_body_bytes
+  std::string canonical_url;
+  std::int32_t attempts = 1;
+  std::string robots_directives;  // "noindex", "nofollow" from meta or X-Robots-Tag
+  std::vector<LinkRow> links;  // outgoing links, document order, unique
+  // Distinct host keys of links to other hosts: each adds 1 to the weight of
+  // the edge host_key -> it (and creates the target node if needed).
+  std::vector<std::string> link_host_keys;
+};
+
+struct DeadLetterRow {
+  std::string url;
+  std::int32_t depth = 0;
+  std::string reason;  // stable name, e.g. "timeout", "http_500", "dns_failure"
+  std::string detail;  // human-readable, e.g. curl's message
+  std::int32_t attempts = 0;
+  std::int32_t status_code = 0;
+  std::int64_t failed_at_ms = 0;
+};
+
+// What the Frontier needs to continue a crawl that stopped.
+struct ResumeState {
+  std::vector<std::uint64_t> seen;  // url_fingerprint of every frontier row
+  std::int64_t next_seq = 1;        // max(seq) + 1
+  std::int64_t queued = 0;          // rows still 'queued'
+  std::int64_t settled = 0;         // rows 'done' or 'failed'
+};
+
+// What the Frontier asks the store for at start.
+struct ResumeQuery {
+  CrawlProfile profile = CrawlProfile::site;
+  std::string seed_host_key;             // domains: the first seed's host
+  std::int64_t max_crawls_per_node = 0;  // domains
+};
+
+// What the store tells the Frontier at start, for the crawl's profile:
+// `site` for the site profile, `domains` for the domains profile.
+struct FrontierResume {
+  ResumeState site;
+  DomainResume domains;
+};
+
+struct StoreSummary {
+  std::int64_t nodes_discovered = 0;  // rows in nodes
+  std::int64_t nodes_crawled = 0;     // nodes with crawl_count > 0
+  std::int64_t edges_recorded = 0;    // rows in edges
+  std::int64_t pages_fetched = 0;     // pages with no error, fetched_at >= since
+  std::int64_t pages_failed = 0;      // pages with an error, fetched_at >= since
+  std::int64_t avg_fetch_time_ms = 0; // over pages_fetched
+};
+
+}  // namespace actorcrawl

@@ -1,0 +1,37 @@
+#include "core/store/crawl_schema.h"
+
+#include <sqlite3.h>
+
+namespace actorcrawl {
+
+namespace {
+constexpr int kBusyTimeoutMs = 5000;
+}  // namespace
+
+SQLite::Database open_crawl_database(const std::string& path) {
+  SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, kBusyTimeoutMs);
+  // Opening is lazy: a file that is not a database only fails on the first
+  // read, which must happen here so the caller learns it at construction.
+  const int version = db.execAndGet("PRAGMA user_version").getInt();
+  if (sqlite3_db_readonly(db.getHandle(), "main") == 1)
+    throw SQLite::Exception("the database is read-only");
+  if (version > kCrawlSchemaVersion)
+    throw SQLite::Exception("schema version " + std::to_string(version) + " is newer than the supported version " +
+                            std::to_string(kCrawlSchemaVersion));
+  db.execAndGet("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA foreign_keys = ON");
+  // Every write call runs in a savepoint, whose undo journal would otherwise
+  // spill to a temp file past 64 KiB: ten times the write calls per page.
+  db.exec("PRAGMA temp_store = MEMORY");
+  SQLite::Transaction schema(db);
+  db.exec(std::string{crawl_schema_sql()});
+  if (version == 0)
+    db.exec(kCreateLinksToIndex);
+  if (version != kCrawlSchemaVersion)
+    db.exec("PRAGMA user_version = " + std::to_string(kCrawlSchemaVersion));
+  schema.commit();
+  return db;
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,30 @@
+// The crawl database's schema (crawl_schema.sql, compiled in) and how a
+// file becomes a usable crawl database.
+#pragma once
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <string>
+#include <string_view>
+
+namespace actorcrawl {
+
+// PRAGMA user_version of a database this build writes. A newer one is
+// refused rather than written with an older idea of its tables.
+constexpr int kCrawlSchemaVersion = 1;
+
+// The text of crawl_schema.sql.
+std::string_view crawl_schema_sql();
+
+// "Which pages link to this URL". Kept apart from the schema file because
+// it lives only between runs: CrawlStore::begin_run drops it and end_run
+// builds it again in one sorted pass.
+constexpr const char* kCreateLinksToIndex = "CREATE INDEX IF NOT EXISTS idx_links_to ON links(to_url)";
+
+// Opens or creates `path`, proves it is a writable SQLite database of a
+// schema version this build knows, configures the connection (WAL, foreign
+// keys, busy timeout) and brings the schema up to date. Throws
+// SQLite::Exception.
+SQLite::Database open_crawl_database(const std::string& path);
+
+}  // namespace actorcrawl

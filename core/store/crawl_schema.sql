@@ -1,0 +1,100 @@
+-- The crawl database (core/store/crawl_store.h writes it, crawl_reader.h
+-- reads it; docs/schema.md explains every table). Applied on every open, so
+-- each statement must be idempotent. A change that is not: bump
+-- kCrawlSchemaVersion in crawl_schema.h and migrate in open_crawl_database.
+--
+-- nodes, edges and their indexes are the domain-graph design the project
+-- started from, kept column for column so that tools that read the domain
+-- graph keep working; idx_nodes_domain duplicates the UNIQUE index for the
+-- same reason.
+CREATE TABLE IF NOT EXISTS nodes (
+    node_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    domain_name TEXT UNIQUE NOT NULL,
+    description TEXT,
+    crawl_count INTEGER DEFAULT 0,
+    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE IF NOT EXISTS edges (
+    edge_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    from_node_id INTEGER NOT NULL,
+    to_node_id INTEGER NOT NULL,
+    weight INTEGER DEFAULT 1,
+    FOREIGN KEY (from_node_id) REFERENCES nodes(node_id),
+    FOREIGN KEY (to_node_id) REFERENCES nodes(node_id),
+    UNIQUE(from_node_id, to_node_id)
+);
+CREATE INDEX IF NOT EXISTS idx_nodes_domain ON nodes(domain_name);
+CREATE INDEX IF NOT EXISTS idx_edges_from ON edges(from_node_id);
+CREATE INDEX IF NOT EXISTS idx_edges_to ON edges(to_node_id);
+
+CREATE TABLE IF NOT EXISTS pages (
+    page_id INTEGER PRIMARY KEY,
+    url TEXT UNIQUE NOT NULL,
+    node_id INTEGER REFERENCES nodes(node_id),
+    depth INTEGER,
+    status_code INTEGER,
+    content_type TEXT,
+    title TEXT,
+    description TEXT,
+    bytes INTEGER,
+    fetch_ms INTEGER,
+    fetched_at INTEGER,
+    error TEXT,
+    final_url TEXT,
+    redirect_chain TEXT,
+    truncated INTEGER,
+    canonical_url TEXT,
+    attempts INTEGER,
+    robots_directives TEXT
+);
+CREATE TABLE IF NOT EXISTS links (
+    from_page_id INTEGER NOT NULL REFERENCES pages(page_id),
+    to_url TEXT NOT NULL,
+    nofollow INTEGER NOT NULL DEFAULT 0,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (from_page_id, to_url)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS frontier (
+    seq INTEGER PRIMARY KEY,
+    url TEXT UNIQUE NOT NULL,
+    depth INTEGER NOT NULL,
+    parent_url TEXT,
+    state INTEGER NOT NULL DEFAULT 0 CHECK (state IN (0, 1, 2, 3)),
+    discovered_at INTEGER,
+    settled_at INTEGER,
+    refusal TEXT
+);
+CREATE INDEX IF NOT EXISTS idx_frontier_state ON frontier(state, seq);
+
+CREATE TABLE IF NOT EXISTS dead_letters (
+    id INTEGER PRIMARY KEY,
+    url TEXT NOT NULL,
+    depth INTEGER,
+    reason TEXT NOT NULL,
+    detail TEXT,
+    attempts INTEGER,
+    status_code INTEGER,
+    failed_at INTEGER,
+    redriven INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS idx_dead_letters_pending
+    ON dead_letters(id) WHERE redriven = 0;
+
+CREATE TABLE IF NOT EXISTS robots_txt (
+    host TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    status_code INTEGER,
+    outcome TEXT NOT NULL,
+    crawl_delay_ms INTEGER,
+    sitemaps TEXT,
+    fetched_at INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS crawl_runs (
+    run_id INTEGER PRIMARY KEY,
+    started_at INTEGER,
+    ended_at INTEGER,
+    termination_reason TEXT,
+    seeds TEXT
+);

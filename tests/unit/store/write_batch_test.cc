@@ -1,0 +1,117 @@
+#include "core/store/write_batch.h"
+
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+
+#include "core/store/crawl_schema.h"
+#include "tests/unit/temp_database.h"
+
+namespace actorcrawl {
+namespace {
+
+using testing::scalar;
+using testing::TempDbPath;
+
+struct Fixture {
+  TempDbPath path;
+  SQLite::Database db{path.str(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE};
+  int rollbacks = 0;
+  Fixture() { db.exec("CREATE TABLE t (v INTEGER UNIQUE)"); }
+  void insert(WriteBatch& batch, int v) {
+    batch.write("insert", 1, [&] { db.exec("INSERT INTO t VALUES (" + std::to_string(v) + ")"); });
+  }
+};
+
+}  // namespace
+
+TEST_CASE("writes commit once the batch is full, or on flush", "[write_batch]") {
+  Fixture f;
+  WriteBatch batch(f.db, f.path.str(), 3, [&] { ++f.rollbacks; });
+  f.insert(batch, 1);
+  f.insert(batch, 2);
+  CHECK(batch.pending() == 2);
+  CHECK(scalar(f.path.str(), "SELECT COUNT(*) FROM t") == 0);  // not yet visible to others
+  f.insert(batch, 3);
+  CHECK(batch.pending() == 0);
+  CHECK(scalar(f.path.str(), "SELECT COUNT(*) FROM t") == 3);
+  f.insert(batch, 4);
+  batch.flush("flush");
+  CHECK(scalar(f.path.str(), "SELECT COUNT(*) FROM t") == 4);
+}
+
+TEST_CASE("a failed call is undone alone; the rest of the batch commits", "[write_batch]") {
+  Fixture f;
+  WriteBatch batch(f.db, f.path.str(), 100, [&] { ++f.rollbacks; });
+  f.insert(batch, 1);
+  // Two statements in one call, the second violating UNIQUE: neither stays.
+  CHECK_THROWS_AS(batch.write("pair", 1,
+                              [&] {
+                                f.db.exec("INSERT INTO t VALUES (2)");
+                                f.db.exec("INSERT INTO t VALUES (1)");
+                              }),
+                  StoreError);
+  CHECK(f.rollbacks == 1);
+  f.insert(batch, 3);
+  batch.flush("flush");
+  CHECK(scalar(f.path.str(), "SELECT COUNT(*) FROM t") == 2);
+  CHECK(scalar(f.path.str(), "SELECT COUNT(*) FROM t WHERE v = 2") == 0);
+}
+
+TEST_CASE("a call that throws something else is undone too", "[write_batch]") {
+  Fixture f;
+  WriteBatch batch(f.db, f.path.str(), 100, nullptr);
+  CHECK_THROWS_AS(batch.write("odd", 1,
+                              [&] {
+                                f.db.exec("INSERT INTO t VALUES (5)");
+                                throw std::runtime_error("not SQLite's");
+                              }),
+                  std::runtime_error);
+  batch.flush("flush");
+  CHECK(scalar(f.path.str(), "SELECT COUNT(*) FROM t") == 0);
+}
+
+TEST_CASE("errors name the operation and the database", "[write_batch]") {
+  Fixture f;
+  WriteBatch batch(f.db, f.path.str(), 100, nullptr);
+  try {
+    batch.write("record_thing", 1, [&] { f.db.exec("INSERT INTO missing VALUES (1)"); });
+    FAIL("no error");
+  } catch (const StoreError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("record_thing failed on database '" + f.path.str() + "'") == 0);
+    CHECK(what.find("no such table") != std::string::npos);
+  }
+}
+
+TEST_CASE("reads commit the open batch first", "[write_batch]") {
+  Fixture f;
+  WriteBatch batch(f.db, f.path.str(), 100, nullptr);
+  f.insert(batch, 1);
+  const auto n = batch.read("count", [&] { return f.db.execAndGet("SELECT COUNT(*) FROM t").getInt64(); });
+  CHECK(n == 1);
+  CHECK(scalar(f.path.str(), "SELECT COUNT(*) FROM t") == 1);
+}
+
+TEST_CASE("the schema file creates every table, and opening twice changes nothing", "[crawl_schema]") {
+  TempDbPath path;
+  { auto db = open_crawl_database(path.str()); }
+  { auto db = open_crawl_database(path.str()); }
+  for (const char* table : {"nodes", "edges", "pages", "links", "frontier", "dead_letters", "robots_txt", "crawl_runs"})
+    CHECK(scalar(path.str(), std::string("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '") +
+                               table + "'") == 1);
+  CHECK(scalar(path.str(), "PRAGMA user_version") == kCrawlSchemaVersion);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM sqlite_master WHERE name = 'idx_links_to'") == 1);
+  CHECK(crawl_schema_sql().find("CREATE TABLE IF NOT EXISTS frontier") != std::string_view::npos);
+}
+
+TEST_CASE("a database of a newer schema version is refused", "[crawl_schema]") {
+  TempDbPath path;
+  {
+    SQLite::Database db(path.str(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("PRAGMA user_version = " + std::to_string(kCrawlSchemaVersion + 1));
+  }
+  CHECK_THROWS_WITH(open_crawl_database(path.str()), Catch::Contains("is newer than the supported version"));
+}
+
+}  // namespace actorcrawl
