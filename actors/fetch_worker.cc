@@ -10,6 +10,7 @@
 #include "core/run/console_log.h"
 #include "core/fetch/fetch_engine.h"
 #include "core/fetch/retry_policy.h"
+#include "core/web/robots_txt.h"
 #include "core/run/stage_times.h"
 #include "messages/catalogue.h"
 
@@ -128,14 +129,14 @@ class fetch_worker : public caf::blocking_actor {
   }
 
   // robots.txt is tried once here: the HostSelector owns the decision to try
-  // again (RFC 9309 2.3.1.3), and 5 redirects and 500 KiB are the RFC's.
+  // again (RFC 9309 2.3.1.3). The size and redirect limits are the RFC's.
   void start_robots(robots_fetch r) {
     FetchRequest req;
     req.token = kRobotsToken | next_robots_++;
     req.url = r.url;
     req.timeout_ms = settings_.request_timeout_ms;
-    req.max_body_bytes = 512000;
-    req.max_redirects = 5;
+    req.max_body_bytes = static_cast<std::int64_t>(RobotsRules::kMaxBodyBytes);
+    req.max_redirects = RobotsRules::kMaxRedirects;
     req.user_agent = settings_.user_agent;
     req.block_private_addresses = settings_.block_private_addresses;
     robots_[req.token] = std::move(r);

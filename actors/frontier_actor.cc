@@ -7,7 +7,6 @@
 #include "runtime/message_trace.h"
 #include "core/run/console_log.h"
 #include "core/crawl/lease_ledger.h"
-#include "core/web/url.h"
 #include "core/run/stage_times.h"
 #include "messages/catalogue.h"
 
@@ -129,43 +128,16 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierSettings settings, caf::
     [self](topology& t) { self->state.actors = std::move(t); },
     [self](crawl_seeds& seeds) {
       auto& st = self->state;
-      if (st.settings.domains) {
-        // Seeds are hosts: their root pages, with the seed's scheme.
-        std::vector<std::pair<std::string, std::string>> roots;
-        for (const auto& raw : seeds.urls)
-          if (auto url = Url::parse(raw))
-            roots.emplace_back(url->scheme() + "://" + url->host_key() + "/", url->host_key());
-        if (roots.empty())
-          return;
-        self->request(st.actors.storage, caf::infinite,
-                      domain_resume_request{roots.front().second, st.settings.domain.max_crawls_per_node})
-          .then([self, roots](DomainResume& state) {
-            auto& st = self->state;
-            auto domains = std::make_unique<DomainFrontier>(st.settings.domain);
-            const bool resumed = domains->resume(state);
-            st.frontier = std::move(domains);
-            if (resumed)
-              log_line(LogLevel::info, "resuming: " + std::to_string(state.nodes.size()) +
-                                         " nodes below max_crawls_per_node queued again at depth 0");
-            for (const auto& [root, host_key] : roots)
-              offer(self, root, host_key, 0, "");
-            st.started = true;
-            dispatch_more(self);
-          });
-        return;
-      }
-      self->request(st.actors.storage, caf::infinite, resume_atom_v)
-        .then([self, urls = std::move(seeds.urls)](ResumeState& state) {
+      auto targets = seed_targets(st.settings.profile, seeds.urls);
+      self->request(st.actors.storage, caf::infinite, resume_request{resume_query(st.settings, targets)})
+        .then([self, targets = std::move(targets)](FrontierResume& resume) {
           auto& st = self->state;
-          if (!state.seen.empty())
-            log_line(LogLevel::info, "resuming: " + std::to_string(state.queued) + " URLs queued, " +
-                                       std::to_string(state.settled) + " already crawled");
-          auto window = std::make_unique<FrontierWindow>(st.settings.site, st.settings.traps);
-          window->resume(state);
-          st.frontier = std::move(window);
-          for (const auto& raw : urls)
-            if (auto url = Url::parse(raw))
-              offer(self, url->str(), url->host_key(), 0, "");
+          auto started = start_frontier(st.settings, resume);
+          st.frontier = std::move(started.frontier);
+          if (!started.note.empty())
+            log_line(LogLevel::info, started.note);
+          for (const auto& seed : targets)
+            offer(self, seed.url, seed.host_key, 0, "");
           st.started = true;
           dispatch_more(self);
         });

@@ -11,20 +11,9 @@
 #include <optional>
 #include <string>
 
-#include "core/crawl/domain_frontier.h"
-#include "core/crawl/frontier_window.h"
+#include "core/crawl/frontier_start.h"
 
 namespace actorcrawl {
-
-struct FrontierSettings {
-  bool domains = false;  // profile: domains (DomainFrontier) or site (FrontierWindow)
-  FrontierWindow::Limits site;
-  std::optional<TrapGuard::Limits> traps;
-  DomainFrontier::Limits domain;
-  // URLs leased and not yet settled, at most: bounds the fetched pages that
-  // can wait for the Processor, whatever the HostSelector asks for.
-  std::size_t max_in_flight = 256;
-};
 
 caf::actor spawn_frontier(caf::actor_system& sys, FrontierSettings settings, caf::actor observer);
 

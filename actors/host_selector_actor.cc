@@ -9,7 +9,8 @@
 #include "core/run/clock.h"
 #include "core/run/console_log.h"
 #include "core/crawl/host_scheduler.h"
-#include "core/web/robots_txt.h"
+#include "core/crawl/work_bounds.h"
+#include "core/crawl/robots_verdict.h"
 #include "core/run/stage_times.h"
 #include "messages/catalogue.h"
 
@@ -44,22 +45,13 @@ void return_to_frontier(selector_ptr self, std::vector<CrawlJob> jobs) {
     self->send(self->state.actors.frontier, leases_returned{std::move(jobs)});
 }
 
-// Keeps a buffer of jobs waiting for their hosts' clocks: four per transfer
-// slot, and never fewer than kMinBuffer, because a polite crawl of H hosts
-// with delay d needs about H jobs waiting (each for its own host) to reach
-// H/d pages/s. A waiting job is a URL, ~150 bytes.
-constexpr std::size_t kMinBuffer = 1024;
-
-std::size_t buffer_target(std::size_t capacity) { return std::max<std::size_t>(kMinBuffer, capacity * 4); }
-
 void ask_for_work(selector_ptr self) {
   auto& st = self->state;
   if (st.stopping || !st.actors.frontier)
     return;
-  const auto target = static_cast<std::int64_t>(buffer_target(st.scheduler.capacity()));
-  const auto have = static_cast<std::int64_t>(st.scheduler.queued()) + st.demand_outstanding;
-  const auto want = target - have;
-  if (want >= std::max<std::int64_t>(1, target / 4)) {
+  const auto want = work_to_ask_for(selector_buffer_target(st.scheduler.capacity()), st.scheduler.queued(),
+                                    st.demand_outstanding);
+  if (want > 0) {
     st.demand_outstanding += want;
     self->send(st.actors.frontier, work_demand{static_cast<std::int32_t>(want)});
   }
@@ -89,25 +81,6 @@ void dispatch(selector_ptr self) {
     }
   }
   ask_for_work(self);
-}
-
-// RFC 9309 2.3.1: 2xx is parsed, 4xx allows everything, and a server error
-// or no answer at all is "unreachable" — retried before it is believed.
-std::shared_ptr<const RobotsRules> rules_from(const robots_result& r, const std::string& token) {
-  if (r.status_code == 0 || r.status_code >= 500 || r.status_code == 429)
-    return nullptr;
-  return std::make_shared<const RobotsRules>(RobotsRules::from_response(r.status_code, r.body, token));
-}
-
-const char* outcome_name(const RobotsRules* rules) {
-  if (rules == nullptr)
-    return "unreachable";
-  switch (rules->source()) {
-    case RobotsRules::Source::parsed: return "parsed";
-    case RobotsRules::Source::allow_all: return "allow_all";
-    case RobotsRules::Source::disallow_all: return "disallow_all";
-  }
-  return "parsed";
 }
 
 caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings politeness, fetch_settings settings) {
@@ -178,23 +151,15 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
     },
     [self](robots_result& r) {
       auto& st = self->state;
-      auto rules = rules_from(r, st.product_token);
-      RobotsRecord record{r.host_key, r.url, r.status_code, outcome_name(rules.get()), -1, {}, epoch_ms()};
-      if (rules) {
-        record.crawl_delay_ms = rules->crawl_delay_ms().value_or(-1);
-        record.sitemaps = rules->sitemaps();
-      } else {
+      auto verdict = judge_robots(RobotsAnswer{r.host_key, r.url, r.status_code, std::move(r.body), r.error},
+                                  st.product_token, epoch_ms());
+      if (!verdict.rules)
         log_line(LogLevel::warn, "robots.txt of " + r.host_key + " unreachable (" +
                                    (r.error.empty() ? "http_" + std::to_string(r.status_code) : r.error) +
                                    "); its URLs wait");
-      }
-      self->send(st.actors.storage, store_robots{std::move(record)});
-      // A name that does not resolve will not resolve on a retry either, and
-      // a private address stays private: the host's URLs are refused at once.
-      const std::string final_reason =
-        r.error == "dns_failure" || r.error == "private_address" ? r.error : std::string{};
-      st.scheduler.robots_done(r.host_key, std::move(rules), Clock::now(), std::chrono::milliseconds{r.fetch_ms},
-                               final_reason);
+      self->send(st.actors.storage, store_robots{std::move(verdict.record)});
+      st.scheduler.robots_done(r.host_key, std::move(verdict.rules), Clock::now(), std::chrono::milliseconds{r.fetch_ms},
+                               verdict.final_reason);
       dispatch(self);
     },
     [self](drain_atom) {

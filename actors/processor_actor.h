@@ -7,23 +7,16 @@
 #pragma once
 
 #include <memory>
-#include <string>
-#include <vector>
 
 #include <caf/fwd.hpp>
 
 namespace actorcrawl {
 
-class DomainLinkFilter;
-class LinkScope;
-class ProcessorChain;
+class PagePipeline;
 
 struct ProcessorSettings {
-  std::shared_ptr<const ProcessorChain> chain;
-  std::shared_ptr<const LinkScope> scope;  // site profile
-  std::shared_ptr<const DomainLinkFilter> domains;  // domains profile, when set
-  std::vector<std::string> strip_query_params;
-  std::string robots_token;  // product token X-Robots-Tag agents are matched to
+  std::shared_ptr<const PagePipeline> pipeline;
+  bool log_each_page = false;  // a log line per page fetched (the domains profile's)
 };
 
 // `lanes` parsers work in parallel behind the one ProcessorActor.

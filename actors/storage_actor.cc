@@ -88,11 +88,10 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
       db.record_robots(m.record);
       after_write(self);
     },
-    [&db](domain_resume_request& m) { return db.load_domain_resume(m.seed_host_key, m.max_crawls_per_node); },
+    [&db](resume_request& m) { return db.load_frontier_resume(m.query); },
     [&db](load_frontier& m) {
       return frontier_rows{db.load_queued(m.from_seq, static_cast<std::size_t>(std::max(m.limit, 0)))};
     },
-    [&db](resume_atom) { return db.load_resume_state(); },
     [&db](redrive_atom) { return db.take_dead_letters_for_redrive(); },
     [&db](begin_run& m) -> std::int64_t {
       if (m.revisit_after_ms > 0)

@@ -2,6 +2,11 @@
 // actors, registered once with CAF under one name each. Every binary loads
 // exactly this block (register_messages), so a type never has two names on
 // two sides of a connection.
+//
+// This block is the protocol's one list. The message trace names and
+// describes types by walking it, the catalogue test round-trips every type
+// in it and checks that docs/architecture.md's table names each one, and
+// the join handshake's digest is computed from it.
 #pragma once
 
 #include <caf/actor_system_config.hpp>
@@ -59,21 +64,29 @@ CAF_BEGIN_TYPE_ID_BLOCK(actorcrawl, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::DomainResume))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::RobotsRecord))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::store_robots))
-  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::domain_resume_request))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::ResumeQuery))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::FrontierResume))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::resume_request))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::StageTimes))
 
-  // Signals that carry no data.
-  CAF_ADD_ATOM(actorcrawl, actorcrawl, drain_atom, "drain")
-  CAF_ADD_ATOM(actorcrawl, actorcrawl, progress_atom, "progress")
-  CAF_ADD_ATOM(actorcrawl, actorcrawl, resume_atom, "resume")
-  CAF_ADD_ATOM(actorcrawl, actorcrawl, flush_atom, "flush")
-  CAF_ADD_ATOM(actorcrawl, actorcrawl, tick_atom, "tick")
-  CAF_ADD_ATOM(actorcrawl, actorcrawl, redrive_atom, "redrive")
-  CAF_ADD_ATOM(actorcrawl, actorcrawl, ok_atom, "ok")
-  CAF_ADD_ATOM(actorcrawl, actorcrawl, timings_atom, "timings")
-  CAF_ADD_ATOM(actorcrawl, actorcrawl, workers_atom, "workers")
-
 CAF_END_TYPE_ID_BLOCK(actorcrawl)
+
+// Signals that carry no data: name and text (at most 10 characters of
+// [0-9A-Za-z_ ], or two atoms collide). One list, expanded below into the
+// atom types; the catalogue test walks it too.
+#define ACTORCRAWL_ATOMS(X)          \
+  X(drain_atom, "drain")             \
+  X(progress_atom, "progress")       \
+  X(flush_atom, "flush")             \
+  X(tick_atom, "tick")               \
+  X(redrive_atom, "redrive")         \
+  X(ok_atom, "ok")                   \
+  X(timings_atom, "timings")         \
+  X(workers_atom, "workers")
+
+#define ACTORCRAWL_ADD_ATOM(name, text) CAF_ADD_ATOM(actorcrawl, actorcrawl, name, text)
+ACTORCRAWL_ATOMS(ACTORCRAWL_ADD_ATOM)
+#undef ACTORCRAWL_ADD_ATOM
 
 namespace actorcrawl {
 

@@ -8,7 +8,7 @@
 
 #include <caf/meta/type_name.hpp>
 
-#include "core/store/crawl_store.h"
+#include "core/crawl/records.h"
 #include "core/run/stage_times.h"
 
 namespace actorcrawl {
@@ -95,15 +95,25 @@ typename Inspector::result_type inspect(Inspector& f, store_robots& x) {
   return f(caf::meta::type_name("store_robots"), x.record);
 }
 
-// Frontier -> Storage (request): the domains profile's resume -> DomainResume.
-struct domain_resume_request {
-  std::string seed_host_key;
-  std::int64_t max_crawls_per_node = 0;
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ResumeQuery& x) {
+  return f(caf::meta::type_name("ResumeQuery"), x.profile, x.seed_host_key, x.max_crawls_per_node);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, FrontierResume& x) {
+  return f(caf::meta::type_name("FrontierResume"), x.site, x.domains);
+}
+
+// Frontier -> Storage (request): how to continue, for the crawl's profile
+// -> FrontierResume.
+struct resume_request {
+  ResumeQuery query;
 };
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, domain_resume_request& x) {
-  return f(caf::meta::type_name("domain_resume_request"), x.seed_host_key, x.max_crawls_per_node);
+typename Inspector::result_type inspect(Inspector& f, resume_request& x) {
+  return f(caf::meta::type_name("resume_request"), x.query);
 }
 
 // Processor / DeadLetter -> Storage.

@@ -12,10 +12,10 @@
 #include "runtime/message_trace.h"
 #include "core/run/clock.h"
 #include "core/run/console_log.h"
-#include "core/crawl/domain_link_filter.h"
 #include "core/crawl/link_scope.h"
+#include "core/run/crawl_setup.h"
 #include "core/run/metrics_report.h"
-#include "core/crawl/page_processor.h"
+#include "core/store/crawl_store.h"
 #include "core/web/url.h"
 #include "messages/catalogue.h"
 
@@ -32,31 +32,10 @@ CrawlParts prepare(const CrawlConfig& config) {
   std::shared_ptr<const LinkScope> scope = LinkScope::make(config.allowed_domains, config.exclude_patterns, seeds, &error);
   if (!scope)
     throw ConfigError(error);
-  auto chain = ProcessorChain::make(config.processors, ProcessorChain::Options{config.save_pages_dir}, &error);
-  if (!error.empty())
-    throw ConfigError(error);
   CrawlParts parts;
-  if (config.profile == "domains") {
-    parts.domains = DomainLinkFilter::make(config.excluded_domains,
-                                           static_cast<std::size_t>(config.max_outbound_links), &error);
-    if (!parts.domains)
-      throw ConfigError(error);
-  }
-  parts.scope = std::move(scope);
-  parts.chain = std::make_shared<const ProcessorChain>(std::move(chain));
+  parts.pipeline = page_pipeline(config, std::move(scope));
   parts.store = std::make_shared<CrawlStore>(config.db_path, static_cast<std::size_t>(config.storage_batch));
   return parts;
-}
-
-// The domains profile counts hosts (seed 004's "Queue | Nodes" line); the
-// site profile counts URLs.
-std::string progress_text(const crawl_progress& p, double rate, bool domains) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "queue %lld | in flight %lld | pages %lld (%.1f/s) | errors %lld | %s %lld%s",
-                static_cast<long long>(p.queued), static_cast<long long>(p.in_flight),
-                static_cast<long long>(p.fetched), rate, static_cast<long long>(p.failed),
-                domains ? "nodes" : "seen", static_cast<long long>(p.seen), p.stopping ? " | stopping" : "");
-  return buf;
 }
 
 // Asks every actor for its stage times; the workers' are summed into one.
@@ -189,12 +168,13 @@ CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, c
       self->request(t.frontier, std::chrono::seconds{2}, progress_atom_v)
         .receive(
           [&](crawl_progress& p) {
+            const ProgressSnapshot snapshot{p.queued, p.in_flight, p.seen, p.fetched, p.failed};
             if (options.events)
-              options.events->progress(ProgressSnapshot{p.queued, p.in_flight, p.seen, p.fetched, p.failed});
+              options.events->progress(snapshot);
             if (log_due) {
               const double secs = std::chrono::duration<double>(now - last_report).count();
-              show_progress(progress_text(p, static_cast<double>(p.fetched - last_fetched) / secs,
-                                          config.profile == "domains"));
+              show_progress(progress_text(snapshot, static_cast<double>(p.fetched - last_fetched) / secs, p.stopping,
+                                          config.crawl_profile()));
               last_report = now;
               last_fetched = p.fetched;
             }

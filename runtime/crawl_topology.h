@@ -16,9 +16,7 @@ namespace actorcrawl {
 
 class CrawlEvents;
 class CrawlStore;
-class DomainLinkFilter;
-class LinkScope;
-class ProcessorChain;
+class PagePipeline;
 
 struct CrawlTopology {
   caf::actor frontier;
@@ -33,9 +31,7 @@ struct CrawlTopology {
 
 struct CrawlParts {
   std::shared_ptr<CrawlStore> store;
-  std::shared_ptr<const LinkScope> scope;
-  std::shared_ptr<const DomainLinkFilter> domains;  // set for profile: domains
-  std::shared_ptr<const ProcessorChain> chain;
+  std::shared_ptr<const PagePipeline> pipeline;
   std::shared_ptr<CrawlEvents> events;  // optional: told of pages and failures
 };
 

@@ -26,11 +26,14 @@ std::unordered_map<std::string, ActorName> registry;  // by to_string(actor_addr
 
 std::string key_of(const caf::actor_addr& a) { return caf::to_string(a); }
 
-// "actorcrawl::fetch_job" -> "fetch_job"
+// "actorcrawl::fetch_job" -> "fetch_job",
+// "std::vector<actorcrawl::DeadLetterRow>" -> "std::vector<DeadLetterRow>".
 std::string short_name(const char* name) {
   std::string s = name;
-  const auto colon = s.rfind("::");
-  return colon == std::string::npos ? s : s.substr(colon + 2);
+  static const std::string ns = "actorcrawl::";
+  for (auto at = s.find(ns); at != std::string::npos; at = s.find(ns, at))
+    s.erase(at, ns.size());
+  return s;
 }
 
 // The writer keeps the first TraceWriter::kMaxUrls and the count.
@@ -128,40 +131,41 @@ void describe(const frontier_rows& m, TraceRecord& r) { r.fields["rows"] = m.row
 template <class T>
 void describe(const T&, TraceRecord&) {}
 
-// The type's name in the trace: its catalogue name, or an atom's text.
 template <class T>
-struct type_label {
-  static std::string get() { return short_name(caf::type_name<T>::value); }
-};
-template <caf::atom_value V>
-struct type_label<caf::atom_constant<V>> {
-  static std::string get() { return caf::to_string(V); }
-};
-
-template <class T>
-bool try_describe(const caf::type_erased_tuple& content, TraceRecord& r) {
+bool try_describe(const caf::type_erased_tuple& content, TraceRecord& r, std::string label) {
   if (!content.match_elements<T>())
     return false;
-  r.type = type_label<T>::get();
+  r.type = std::move(label);
   describe(content.get_as<T>(0), r);
   return true;
 }
 
-template <class... Ts>
-bool describe_any(const caf::type_erased_tuple& content, TraceRecord& r) {
-  return (try_describe<Ts>(content, r) || ...);
+// Every type of the catalogue, by its catalogue name: a type added to the
+// block is traced by name without being listed here (a describe() overload
+// adds its URLs and fields).
+template <caf::type_id_t... Is>
+bool describe_catalogue_type(const caf::type_erased_tuple& content, TraceRecord& r,
+                             std::integer_sequence<caf::type_id_t, Is...>) {
+  using block = caf::id_block::actorcrawl;
+  return (try_describe<typename caf::type_by_id<block::begin + Is>::type>(
+            content, r, short_name(caf::type_name_by_id<block::begin + Is>::value)) ||
+          ...);
 }
 
 void describe_content(const caf::type_erased_tuple& content, TraceRecord& r) {
-  if (content.size() == 1 &&
-      describe_any<crawl_seeds, work_demand, crawl_batch, fetch_job, fetch_result, fetch_done, fetch_failure,
-                   page_links, url_failed, url_refused, leases_returned, redrive_urls, stop_crawl, crawl_finished,
-                   crawl_progress, store_page, store_dead_letter, frontier_delta, load_frontier, frontier_rows,
-                   robots_fetch, robots_result, store_robots, begin_run, end_run, summary_request,
-                   domain_resume_request, DomainResume, ResumeState, StoreSummary, StageTimes, topology,
-                   worker_hello, worker_welcome, drain_atom, progress_atom, resume_atom, flush_atom, tick_atom, workers_atom,
-                   redrive_atom, ok_atom, timings_atom, caf::down_msg, caf::exit_msg, caf::error>(content, r))
-    return;
+  using block = caf::id_block::actorcrawl;
+  if (content.size() == 1) {
+    if (describe_catalogue_type(content, r, std::make_integer_sequence<caf::type_id_t, block::end - block::begin>{}))
+      return;
+    // Atoms travel as their value: the trace shows their text.
+    if (content.match_elements<caf::atom_value>()) {
+      r.type = caf::to_string(content.get_as<caf::atom_value>(0));
+      return;
+    }
+    if (try_describe<caf::down_msg>(content, r, "down_msg") || try_describe<caf::exit_msg>(content, r, "exit_msg") ||
+        try_describe<caf::error>(content, r, "error"))
+      return;
+  }
   // Anything else: CAF's own rendering, kept short.
   r.type = "other";
   auto text = content.stringify();

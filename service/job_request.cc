@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/crawl/crawl_profile.h"
 #include "core/web/url.h"
 
 namespace actorcrawl {
@@ -75,7 +76,7 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
     if (!v.is_string())
       throw bad("invalid_type", "'profile' must be a string");
     const auto p = v.get<std::string>();
-    if (p != "site" && p != "domains")
+    if (!parse_crawl_profile(p))
       throw bad("out_of_range", "'profile' must be \"site\" or \"domains\", got '" + p.substr(0, 50) + "'");
     r.profile = p;
   }

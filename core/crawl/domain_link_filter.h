@@ -12,20 +12,20 @@
 
 namespace actorcrawl {
 
-class DomainLinkFilter {
+class DomainLinkFilter final : public LinkSelector {
  public:
   // A pattern that does not compile is reported through `error` (naming
   // it) and make() returns nullptr.
   static std::unique_ptr<DomainLinkFilter> make(const std::vector<std::string>& excluded_domains,
                                                 std::size_t max_outbound_links, std::string* error);
-  ~DomainLinkFilter();
+  ~DomainLinkFilter() override;
 
   bool excluded(const std::string& host) const;
 
   // all: every link of the page (as select_links gives it); other_hosts and
   // to_crawl: the selected hosts, each as its root URL with the link's
   // scheme ("https://blog.example.com/").
-  SelectedLinks select(const Url& page_url, const PageAnalysis& analysis) const;
+  SelectedLinks select(const Url& page_url, const PageAnalysis& analysis) const override;
 
  private:
   DomainLinkFilter();

@@ -67,4 +67,14 @@ void end_progress() {
   }
 }
 
+std::string progress_text(const ProgressSnapshot& p, double pages_per_second, bool stopping, CrawlProfile profile) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "queue %lld | in flight %lld | pages %lld (%.1f/s) | errors %lld | %s %lld%s",
+                static_cast<long long>(p.queued), static_cast<long long>(p.in_flight),
+                static_cast<long long>(p.fetched), pages_per_second, static_cast<long long>(p.failed),
+                profile == CrawlProfile::domains ? "nodes" : "seen", static_cast<long long>(p.seen),
+                stopping ? " | stopping" : "");
+  return buf;
+}
+
 }  // namespace actorcrawl

@@ -33,7 +33,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"seed_url", ValueKind::text_list, "URL to start from (same as one entry of seeds)", &C::seeds},
     {"seeds", ValueKind::text_list, "URLs to start from", &C::seeds},
     {"profile", ValueKind::text, "crawl profile: site (URL-level BFS) or domains (domain graph)",
-     &C::profile, 0, 0, {"site", "domains"}},
+     &C::profile, 0, 0, {to_string(CrawlProfile::site), to_string(CrawlProfile::domains)}},
     {"max_depth", ValueKind::integer, "deepest link level to follow (seeds are depth 0)", &C::max_depth, 0, 1000},
     {"max_pages", ValueKind::integer, "most URLs to fetch, over all runs on this database", &C::max_pages, 1, 1'000'000'000},
     {"max_crawls_per_node", ValueKind::integer, "domains profile: times a host is crawled", &C::max_crawls_per_node, 1, 1000},

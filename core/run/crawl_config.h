@@ -14,11 +14,13 @@
 #include <variant>
 #include <vector>
 
+#include "core/crawl/crawl_profile.h"
+
 namespace actorcrawl {
 
 struct CrawlConfig {
   std::vector<std::string> seeds;  // `seed_url` and `seeds` both land here
-  std::string profile = "site";
+  std::string profile = "site";  // one of crawl_profile.h's names; validated
   std::int64_t max_depth = 5;
   std::int64_t max_pages = 1000;
   std::int64_t max_crawls_per_node = 3;
@@ -90,6 +92,9 @@ struct CrawlConfig {
   bool allow_private_networks = false;   // jobs may fetch private addresses
   std::int64_t max_request_bytes = 64 * 1024;
   std::int64_t max_pages_per_job = 100000;
+
+  // `profile` as the enum: what code branches on (never the text).
+  CrawlProfile crawl_profile() const { return parse_crawl_profile(profile).value_or(CrawlProfile::site); }
 };
 
 // A configuration that cannot be used. The message names the source (file

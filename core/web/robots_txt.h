@@ -57,6 +57,9 @@ class RobotsRules {
   // Parsed bytes of a robots.txt body; RFC 9309 section 2.5 lets a crawler
   // stop at 500 KiB.
   static constexpr std::size_t kMaxBodyBytes = 512000;
+  // Redirects followed to fetch robots.txt: RFC 9309 section 2.3.1.2 asks
+  // for at least five.
+  static constexpr int kMaxRedirects = 5;
   // Longer lines are ignored: no real rule needs them and they would only
   // make matching more expensive.
   static constexpr std::size_t kMaxLineBytes = 8192;

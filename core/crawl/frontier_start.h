@@ -1,0 +1,54 @@
+// How a crawl's frontier starts, whichever its profile: the seeds turned
+// into the URLs to offer, what to ask the store for to resume, and the
+// frontier built from its answer. The FrontierActor calls these in that
+// order and never looks at the profile itself.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/crawl/crawl_frontier.h"
+#include "core/crawl/crawl_profile.h"
+#include "core/crawl/domain_frontier.h"
+#include "core/crawl/frontier_window.h"
+#include "core/crawl/records.h"
+#include "core/crawl/trap_guard.h"
+
+namespace actorcrawl {
+
+struct FrontierSettings {
+  CrawlProfile profile = CrawlProfile::site;
+  FrontierWindow::Limits site;
+  std::optional<TrapGuard::Limits> traps;
+  DomainFrontier::Limits domain;
+  // URLs leased and not yet settled, at most: bounds the fetched pages that
+  // can wait for the Processor, whatever the HostSelector asks for.
+  std::size_t max_in_flight = 256;
+};
+
+struct SeedTarget {
+  std::string url;  // normalized
+  std::string host_key;
+};
+
+// site: each seed URL, normalized. domains: seeds are hosts, so each
+// becomes its host's root page with the seed's scheme, once per host.
+// Seeds that do not parse are left out (the configuration was validated).
+std::vector<SeedTarget> seed_targets(CrawlProfile profile, const std::vector<std::string>& seed_urls);
+
+// What the store is asked for before the seeds are offered.
+ResumeQuery resume_query(const FrontierSettings& settings, const std::vector<SeedTarget>& seeds);
+
+// The frontier of the settings' profile, continuing from `resume`; `note`
+// is a line for the log when an earlier crawl is continued. The seeds are
+// offered after this either way (a known one is not queued twice).
+struct StartedFrontier {
+  std::unique_ptr<CrawlFrontier> frontier;
+  std::string note;
+};
+StartedFrontier start_frontier(const FrontierSettings& settings, const FrontierResume& resume);
+
+}  // namespace actorcrawl

@@ -1,0 +1,33 @@
+#include "core/crawl/robots_verdict.h"
+
+namespace actorcrawl {
+
+const char* robots_outcome_name(const RobotsRules* rules) {
+  if (rules == nullptr)
+    return "unreachable";
+  switch (rules->source()) {
+    case RobotsRules::Source::parsed: return "parsed";
+    case RobotsRules::Source::allow_all: return "allow_all";
+    case RobotsRules::Source::disallow_all: return "disallow_all";
+  }
+  return "parsed";
+}
+
+RobotsVerdict judge_robots(const RobotsAnswer& a, const std::string& product_token, std::int64_t now_ms) {
+  RobotsVerdict v;
+  const bool unreachable = a.status_code == 0 || a.status_code >= 500 || a.status_code == 429;
+  if (!unreachable)
+    v.rules = std::make_shared<const RobotsRules>(RobotsRules::from_response(a.status_code, a.body, product_token));
+  v.record = RobotsRecord{a.host_key, a.url, a.status_code, robots_outcome_name(v.rules.get()), -1, {}, now_ms};
+  if (v.rules) {
+    v.record.crawl_delay_ms = v.rules->crawl_delay_ms().value_or(-1);
+    v.record.sitemaps = v.rules->sitemaps();
+  }
+  // A name that does not resolve will not resolve on a retry either, and a
+  // private address stays private.
+  if (a.error == "dns_failure" || a.error == "private_address")
+    v.final_reason = a.error;
+  return v;
+}
+
+}  // namespace actorcrawl

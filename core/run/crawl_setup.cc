@@ -1,0 +1,82 @@
+#include "core/run/crawl_setup.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "core/crawl/domain_link_filter.h"
+#include "core/crawl/work_bounds.h"
+#include "core/web/robots_txt.h"
+
+namespace actorcrawl {
+
+std::size_t transfer_slots(const CrawlConfig& config) {
+  return static_cast<std::size_t>(std::max<std::int64_t>(config.concurrent_workers * config.transfers_per_worker, 0));
+}
+
+std::size_t parse_lanes(const CrawlConfig& config) {
+  if (config.parse_lanes > 0)
+    return static_cast<std::size_t>(config.parse_lanes);
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+HostScheduler::Settings politeness_settings(const CrawlConfig& config) {
+  using std::chrono::milliseconds;
+  HostScheduler::Settings s;
+  s.delay = milliseconds{config.politeness_delay_ms};
+  s.max_delay = milliseconds{config.max_politeness_delay_ms};
+  s.delay_factor_percent = static_cast<int>(config.politeness_delay_factor_percent);
+  s.respect_robots = config.respect_robots_txt;
+  s.robots_ttl = milliseconds{config.robots_cache_ttl_ms};
+  // robots.txt gets as many tries as a page.
+  s.robots_attempts = static_cast<int>(config.retry_attempts) + 1;
+  s.robots_retry_delay = milliseconds{std::max<std::int64_t>(config.retry_delay_ms, 1)};
+  s.max_connections_per_host = static_cast<int>(config.max_connections_per_host);
+  return s;
+}
+
+FrontierSettings frontier_settings(const CrawlConfig& config) {
+  FrontierSettings f;
+  f.profile = config.crawl_profile();
+  f.site.window = static_cast<std::size_t>(config.frontier_window);
+  f.site.max_pages = config.max_pages;
+  f.site.max_depth = static_cast<std::int32_t>(config.max_depth);
+  // Each connection to a host needs a URL of it out, and one more waiting.
+  f.site.per_host_leases =
+    config.max_leases_per_host == 0
+      ? 0
+      : static_cast<std::size_t>(std::max(config.max_leases_per_host, config.max_connections_per_host + 1));
+  f.traps = TrapGuard::Limits{static_cast<std::size_t>(config.max_url_length),
+                              static_cast<std::size_t>(config.max_repeated_path_segments),
+                              static_cast<std::size_t>(config.max_pages_per_host),
+                              static_cast<std::size_t>(config.max_query_variants_per_path)};
+  f.domain.max_depth = static_cast<std::int32_t>(config.max_depth);
+  f.domain.max_pages = config.max_pages;
+  f.domain.max_crawls_per_node = config.max_crawls_per_node;
+  f.domain.max_subdomains_per_root = static_cast<std::size_t>(config.max_subdomains_per_root);
+  f.max_in_flight = config.max_in_flight > 0 ? static_cast<std::size_t>(config.max_in_flight)
+                                             : default_max_in_flight(transfer_slots(config));
+  return f;
+}
+
+std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std::shared_ptr<const LinkScope> scope) {
+  std::string error;
+  auto chain = ProcessorChain::make(config.processors, ProcessorChain::Options{config.save_pages_dir}, &error);
+  if (!error.empty())
+    throw ConfigError(error);
+  std::shared_ptr<const LinkSelector> links;
+  switch (config.crawl_profile()) {
+    case CrawlProfile::site:
+      links = std::make_shared<const SiteLinkSelector>(std::move(scope), config.strip_query_params);
+      break;
+    case CrawlProfile::domains:
+      links = DomainLinkFilter::make(config.excluded_domains, static_cast<std::size_t>(config.max_outbound_links),
+                                     &error);
+      if (!links)
+        throw ConfigError(error);
+      break;
+  }
+  return std::make_shared<const PagePipeline>(std::make_shared<const ProcessorChain>(std::move(chain)),
+                                              std::move(links), product_token_of(config.user_agent));
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,35 @@
+// What a crawl's configuration becomes before any actor starts: the
+// settings each part of the topology runs with, and the page pipeline of
+// the configured profile. Kept apart from the actors so every derived value
+// (a default computed from other keys, a minimum, a profile's choice) is
+// unit-tested.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "core/crawl/frontier_start.h"
+#include "core/crawl/host_scheduler.h"
+#include "core/crawl/page_pipeline.h"
+#include "core/run/crawl_config.h"
+
+namespace actorcrawl {
+
+// Transfers all local FetchWorkers run at once.
+std::size_t transfer_slots(const CrawlConfig& config);
+
+// Parser lanes behind the Processor: the configured number, or one per core.
+std::size_t parse_lanes(const CrawlConfig& config);
+
+HostScheduler::Settings politeness_settings(const CrawlConfig& config);
+
+FrontierSettings frontier_settings(const CrawlConfig& config);
+
+// The processor chain, the profile's link selection (within `scope` for the
+// site profile) and page directives. Throws ConfigError naming what is
+// wrong (an unknown processor, an excluded-domain pattern that does not
+// compile).
+std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std::shared_ptr<const LinkScope> scope);
+
+}  // namespace actorcrawl

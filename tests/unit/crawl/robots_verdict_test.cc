@@ -1,0 +1,60 @@
+#include "core/crawl/robots_verdict.h"
+
+#include <catch2/catch.hpp>
+
+namespace actorcrawl {
+namespace {
+
+RobotsAnswer answer(std::int32_t status, std::string body = {}, std::string error = {}) {
+  return RobotsAnswer{"a.test", "http://a.test/robots.txt", status, std::move(body), std::move(error)};
+}
+
+}  // namespace
+
+TEST_CASE("a 2xx robots.txt is parsed and recorded with its delay and sitemaps", "[robots_verdict]") {
+  const auto v = judge_robots(
+    answer(200, "User-agent: *\nDisallow: /private\nCrawl-delay: 2\nSitemap: http://a.test/s.xml\n"), "actorcrawl", 42);
+  REQUIRE(v.rules);
+  CHECK_FALSE(v.rules->allowed("/private/x"));
+  CHECK(v.rules->allowed("/public"));
+  CHECK(v.final_reason.empty());
+  CHECK(v.record.host_key == "a.test");
+  CHECK(v.record.outcome == "parsed");
+  CHECK(v.record.crawl_delay_ms == 2000);
+  CHECK(v.record.sitemaps == std::vector<std::string>{"http://a.test/s.xml"});
+  CHECK(v.record.fetched_at_ms == 42);
+}
+
+TEST_CASE("a 4xx robots.txt allows everything", "[robots_verdict]") {
+  for (int status : {400, 401, 403, 404, 410}) {
+    const auto v = judge_robots(answer(status, "User-agent: *\nDisallow: /\n"), "actorcrawl", 0);
+    REQUIRE(v.rules);
+    CHECK(v.rules->allowed("/anything"));
+    CHECK(v.record.outcome == "allow_all");
+    CHECK(v.record.crawl_delay_ms == -1);
+  }
+}
+
+TEST_CASE("5xx, 429 and no answer are unreachable: no rules, retried", "[robots_verdict]") {
+  for (int status : {0, 429, 500, 503, 599}) {
+    const auto v = judge_robots(answer(status, "User-agent: *\nAllow: /\n", status == 0 ? "timeout" : ""), "ac", 0);
+    CHECK_FALSE(v.rules);
+    CHECK(v.final_reason.empty());
+    CHECK(v.record.outcome == "unreachable");
+    CHECK(v.record.status_code == status);
+  }
+}
+
+TEST_CASE("a name that does not resolve or a private address refuses the host at once", "[robots_verdict]") {
+  CHECK(judge_robots(answer(0, "", "dns_failure"), "ac", 0).final_reason == "dns_failure");
+  CHECK(judge_robots(answer(0, "", "private_address"), "ac", 0).final_reason == "private_address");
+  CHECK(judge_robots(answer(0, "", "connect_failed"), "ac", 0).final_reason.empty());
+}
+
+TEST_CASE("outcome names", "[robots_verdict]") {
+  CHECK(std::string{robots_outcome_name(nullptr)} == "unreachable");
+  const auto none = RobotsRules::disallow_all();
+  CHECK(std::string{robots_outcome_name(&none)} == "disallow_all");
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,120 @@
+#include "core/run/crawl_setup.h"
+
+#include <catch2/catch.hpp>
+
+#include "core/crawl/link_scope.h"
+#include "core/run/console_log.h"
+
+namespace actorcrawl {
+namespace {
+
+std::shared_ptr<const LinkScope> scope_of(const CrawlConfig& config) {
+  std::vector<Url> seeds;
+  for (const auto& s : config.seeds)
+    seeds.push_back(*Url::parse(s));
+  std::string error;
+  auto scope = LinkScope::make(config.allowed_domains, config.exclude_patterns, seeds, &error);
+  REQUIRE(scope);
+  return scope;
+}
+
+}  // namespace
+
+TEST_CASE("max_in_flight defaults to the selector's buffer plus two per transfer slot", "[crawl_setup]") {
+  CrawlConfig c;
+  c.concurrent_workers = 3;
+  c.transfers_per_worker = 32;
+  CHECK(transfer_slots(c) == 96);
+  CHECK(frontier_settings(c).max_in_flight == 1024 + 192);
+  c.concurrent_workers = 10;
+  c.transfers_per_worker = 100;
+  CHECK(frontier_settings(c).max_in_flight == 4000 + 2000);
+  c.max_in_flight = 7;
+  CHECK(frontier_settings(c).max_in_flight == 7);
+}
+
+TEST_CASE("per-host leases leave room for every connection and one waiting URL", "[crawl_setup]") {
+  CrawlConfig c;
+  c.max_leases_per_host = 2;
+  c.max_connections_per_host = 1;
+  CHECK(frontier_settings(c).site.per_host_leases == 2);
+  c.max_connections_per_host = 4;
+  CHECK(frontier_settings(c).site.per_host_leases == 5);
+  c.max_leases_per_host = 0;
+  CHECK(frontier_settings(c).site.per_host_leases == 0);
+}
+
+TEST_CASE("frontier settings carry the profile and both profiles' limits", "[crawl_setup]") {
+  CrawlConfig c;
+  c.profile = "domains";
+  c.max_depth = 4;
+  c.max_pages = 77;
+  c.max_crawls_per_node = 5;
+  c.max_subdomains_per_root = 6;
+  const auto f = frontier_settings(c);
+  CHECK(f.profile == CrawlProfile::domains);
+  CHECK(f.domain.max_depth == 4);
+  CHECK(f.domain.max_pages == 77);
+  CHECK(f.domain.max_crawls_per_node == 5);
+  CHECK(f.domain.max_subdomains_per_root == 6);
+  CHECK(f.site.max_pages == 77);
+  REQUIRE(f.traps);
+  CHECK(f.traps->max_url_length == static_cast<std::size_t>(c.max_url_length));
+}
+
+TEST_CASE("politeness settings: robots.txt gets as many tries as a page", "[crawl_setup]") {
+  CrawlConfig c;
+  c.retry_attempts = 2;
+  c.retry_delay_ms = 0;
+  c.politeness_delay_ms = 250;
+  const auto p = politeness_settings(c);
+  CHECK(p.robots_attempts == 3);
+  CHECK(p.robots_retry_delay.count() == 1);  // never a zero-delay retry loop
+  CHECK(p.delay.count() == 250);
+  CHECK(p.respect_robots);
+}
+
+TEST_CASE("parse lanes: as configured, else one per core", "[crawl_setup]") {
+  CrawlConfig c;
+  c.parse_lanes = 3;
+  CHECK(parse_lanes(c) == 3);
+  c.parse_lanes = 0;
+  CHECK(parse_lanes(c) >= 1);
+}
+
+TEST_CASE("the page pipeline follows the profile", "[crawl_setup]") {
+  CrawlConfig c;
+  c.seeds = {"http://a.test/"};
+  const FetchedPage page{"http://a.test/", "http://a.test/", 0, 200, "text/html", "",
+                         "<a href=/in>in</a><a href=http://b.test/out>out</a>", false};
+  const CrawlJob job{1, "http://a.test/", "a.test", 0};
+  SECTION("site: links within the seeds' domain") {
+    const auto out = page_pipeline(c, scope_of(c))->process(job, page, FetchFacts{});
+    REQUIRE(out.to_crawl.size() == 1);
+    CHECK(out.to_crawl[0].url == "http://a.test/in");
+  }
+  SECTION("domains: other hosts' root pages") {
+    c.profile = "domains";
+    const auto out = page_pipeline(c, scope_of(c))->process(job, page, FetchFacts{});
+    REQUIRE(out.to_crawl.size() == 1);
+    CHECK(out.to_crawl[0].url == "http://b.test/");
+  }
+  SECTION("a bad processor or pattern is a configuration error") {
+    c.processors = {"html_links", "nope"};
+    CHECK_THROWS_AS(page_pipeline(c, scope_of(c)), ConfigError);
+    c.processors = {"html_links"};
+    c.profile = "domains";
+    c.excluded_domains = {"(unclosed"};
+    CHECK_THROWS_AS(page_pipeline(c, scope_of(c)), ConfigError);
+  }
+}
+
+TEST_CASE("the progress line counts URLs, or nodes for the domains profile", "[console_log]") {
+  const ProgressSnapshot p{5, 2, 40, 30, 1};
+  CHECK(progress_text(p, 12.34, false, CrawlProfile::site) ==
+        "queue 5 | in flight 2 | pages 30 (12.3/s) | errors 1 | seen 40");
+  CHECK(progress_text(p, 0, true, CrawlProfile::domains) ==
+        "queue 5 | in flight 2 | pages 30 (0.0/s) | errors 1 | nodes 40 | stopping");
+}
+
+}  // namespace actorcrawl
