@@ -12,6 +12,7 @@
 #include "runtime/worker_node.h"
 #include "core/run/console_log.h"
 #include "core/run/crawl_config.h"
+#include "core/run/version.h"
 #include "core/store/crawl_store.h"
 #include "main/serve_command.h"
 #include "main/trace_command.h"
@@ -20,8 +21,6 @@
 namespace {
 
 using namespace actorcrawl;
-
-constexpr const char* kVersion = "0.1.0";
 
 std::atomic<int> stop_requests{0};
 
@@ -37,7 +36,7 @@ extern "C" void on_stop_signal(int) {
 }
 
 void usage(std::ostream& out) {
-  out << "actorcrawl " << kVersion << " - a polite web crawler on the C++ Actor Framework\n\n"
+  out << "actorcrawl " << actorcrawl_version() << " - a polite web crawler on the C++ Actor Framework\n\n"
          "usage:\n"
          "  actorcrawl crawl [--config FILE] [--seed URL]... [options]\n"
          "      Crawl from the seeds; with no seed, crawl a small demo web started on\n"
@@ -100,7 +99,7 @@ int run_command(Role role, std::vector<std::string> args) {
       demo = std::move(web.web);
       config.seeds = {web.seed_url};
       if (config.allowed_domains.empty())
-        config.allowed_domains = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};
+        config.allowed_domains = web.host_names();
       log_line(LogLevel::info, "no seed given: crawling the bundled demo web at " + web.seed_url);
     }
   } catch (const ConfigError& e) {
@@ -164,7 +163,7 @@ int main(int argc, char** argv) {
     return args.empty() ? 2 : 0;
   }
   if (args[0] == "--version") {
-    std::cout << "actorcrawl " << kVersion << "\n";
+    std::cout << "actorcrawl " << actorcrawl_version() << "\n";
     return 0;
   }
   const std::string command = args[0];

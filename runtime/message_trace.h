@@ -29,6 +29,7 @@
 
 #include "core/run/stage_times.h"
 #include "core/trace/trace_writer.h"
+#include "runtime/mailbox_gauges.h"
 
 namespace actorcrawl {
 
@@ -47,13 +48,6 @@ std::string trace_role(const char* class_name, caf::actor_id id);
 // Writes the line for `x`, taken by `receiver` (role `role`).
 void trace_delivery(TraceWriter& trace, const std::string& role, const caf::mailbox_element& x,
                     std::optional<std::int64_t> mailbox_us);
-
-// How many messages wait in a traced actor's mailbox, by actor id: counted
-// up on enqueue and down on consume, whether or not a trace is active (two
-// relaxed atomic operations a message). For the crawl service's metrics.
-std::optional<std::int64_t> mailbox_size(std::uint64_t actor_id);
-std::shared_ptr<std::atomic<std::int64_t>> register_mailbox(std::uint64_t actor_id);
-void unregister_mailbox(std::uint64_t actor_id);
 
 // Enqueue times of messages waiting in one traced actor's mailbox.
 class MailboxStamps {

@@ -9,77 +9,26 @@
 #include <thread>
 
 #include <caf/all.hpp>
-#include <nlohmann/json.hpp>
 
 #include "runtime/cluster_link.h"
 #include "runtime/crawl_run.h"
-#include "runtime/message_trace.h"
+#include "runtime/mailbox_gauges.h"
 #include "core/run/clock.h"
 #include "core/run/console_log.h"
 #include "core/store/crawl_store.h"
+#include "service/job_event_sink.h"
+#include "service/job_log.h"
 #include "service/prometheus_metrics.h"
 
 namespace actorcrawl {
 
 namespace {
 
-using nlohmann::json;
-using SteadyClock = std::chrono::steady_clock;
-
-constexpr std::size_t kEventsKept = 2000;  // per job; a slow reader skips older ones
 // Event logs of ended jobs kept for late readers; older ones are answered
 // from the job table (a single "end" event).
 constexpr std::size_t kEndedLogsKept = 16;
 
 const char* const kStatuses[] = {"queued", "running", "completed", "cancelled", "failed"};
-
-// The events of one job, for its SSE readers, and its live counters.
-class JobLog {
- public:
-  void push(std::string kind, std::string data) {
-    {
-      std::lock_guard<std::mutex> lock{mutex_};
-      events_.push_back(JobEvent{++last_seq_, std::move(kind), std::move(data)});
-      if (events_.size() > kEventsKept)
-        events_.pop_front();
-    }
-    changed_.notify_all();
-  }
-
-  void end(JobStatus status) {
-    push("end", json{{"status", to_string(status)}}.dump());
-    std::lock_guard<std::mutex> lock{mutex_};
-    ended_ = true;
-  }
-
-  CrawlService::EventBatch since(std::uint64_t after, std::chrono::milliseconds wait) {
-    std::unique_lock<std::mutex> lock{mutex_};
-    changed_.wait_for(lock, wait, [&] { return last_seq_ > after; });
-    CrawlService::EventBatch out;
-    for (const auto& e : events_)
-      if (e.seq > after)
-        out.events.push_back(e);
-    out.ended = ended_;  // and every event after `after` is in out.events
-    return out;
-  }
-
-  void set_live(const JobLive& live) {
-    std::lock_guard<std::mutex> lock{mutex_};
-    live_ = live;
-  }
-  JobLive live() {
-    std::lock_guard<std::mutex> lock{mutex_};
-    return live_;
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<JobEvent> events_;
-  std::uint64_t last_seq_ = 0;
-  bool ended_ = false;
-  JobLive live_;
-};
 
 }  // namespace
 
@@ -95,8 +44,6 @@ struct CrawlService::Impl {
     std::string id;
     std::atomic<int> stop{0};
     std::shared_ptr<JobLog> log = std::make_shared<JobLog>();
-    std::vector<std::pair<std::string, std::uint64_t>> actors;  // for mailbox gauges
-    std::mutex actors_mutex;
     std::thread thread;
     std::atomic<bool> done{false};
   };
@@ -108,15 +55,7 @@ struct CrawlService::Impl {
 
   explicit Impl(ServiceSettings s)
       : settings(std::move(s)), jobs_dir(settings.data_dir + "/jobs"), store(open_store(settings.data_dir)) {
-    metrics.declare_counter("actorcrawl_pages_fetched_total", "Pages fetched and stored, by job");
-    metrics.declare_counter("actorcrawl_pages_failed_total", "URLs given up on after every retry, by reason");
-    metrics.declare_counter("actorcrawl_bytes_fetched_total", "Body bytes kept, over all jobs");
-    metrics.declare_histogram("actorcrawl_fetch_duration_seconds", "Time to fetch a page (all attempts)",
-                              {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30});
-    metrics.declare_gauge("actorcrawl_frontier_queued", "URLs waiting in a running job's frontier");
-    metrics.declare_gauge("actorcrawl_in_flight", "URLs handed out and not yet settled, by running job");
-    metrics.declare_gauge("actorcrawl_mailbox_messages", "Messages waiting in an actor's mailbox, by job and actor");
-    metrics.declare_gauge("actorcrawl_jobs", "Jobs by status");
+    declare_service_metrics(metrics);
     std::filesystem::create_directories(jobs_dir);
     cfg = std::make_unique<caf::actor_system_config>();
     configure_node(*cfg, settings.base);
@@ -130,62 +69,6 @@ struct CrawlService::Impl {
       throw StoreError("cannot create the service directory '" + dir + "': " + ec.message());
     return dir + "/service.db";
   }
-
-  // The crawl's events, turned into metrics and the job's SSE stream.
-  class Sink : public CrawlEvents {
-   public:
-    Sink(Impl& service, std::shared_ptr<Running> job) : service_(service), job_(std::move(job)) {
-      recent_.emplace_back(SteadyClock::now(), 0);
-    }
-
-    void started(const std::vector<std::pair<std::string, std::uint64_t>>& actors) override {
-      std::lock_guard<std::mutex> lock{job_->actors_mutex};
-      job_->actors = actors;
-    }
-    void page_stored(const PageRow& page) override {
-      if (page.error.empty()) {
-        service_.metrics.add("actorcrawl_pages_fetched_total", {{"job", job_->id}});
-        service_.metrics.add("actorcrawl_bytes_fetched_total", {}, static_cast<double>(page.bytes));
-        service_.metrics.observe("actorcrawl_fetch_duration_seconds", {}, static_cast<double>(page.fetch_ms) / 1000.0);
-      }
-      job_->log->push("page", json{{"url", page.url},
-                                   {"status_code", page.status_code},
-                                   {"title", page.title},
-                                   {"crawled_at", page.fetched_at_ms},
-                                   {"error", page.error}}
-                                .dump(-1, ' ', false, json::error_handler_t::replace));
-    }
-    void url_failed(const DeadLetterRow& row) override {
-      service_.metrics.add("actorcrawl_pages_failed_total", {{"reason", row.reason}});
-    }
-    void progress(const ProgressSnapshot& p) override {
-      // Pages/s over the last few seconds: per snapshot it would jump
-      // between 0 and bursts, since pages settle in batches.
-      const auto now = SteadyClock::now();
-      while (recent_.size() > 1 && now - recent_[1].first >= kRateWindow)
-        recent_.pop_front();
-      double rate = 0;
-      const double secs = std::chrono::duration<double>(now - recent_.front().first).count();
-      if (secs > 0)
-        rate = static_cast<double>(p.fetched - recent_.front().second) / secs;
-      recent_.emplace_back(now, p.fetched);
-      job_->log->set_live(JobLive{p, rate});
-      job_->log->push("progress", json{{"status", "running"},
-                                       {"pages_fetched", p.fetched},
-                                       {"pages_failed", p.failed},
-                                       {"queued", p.queued},
-                                       {"in_flight", p.in_flight},
-                                       {"pages_per_second", rate},
-                                       {"time_ms", epoch_ms()}}
-                                    .dump());
-    }
-
-   private:
-    Impl& service_;
-    std::shared_ptr<Running> job_;
-    static constexpr std::chrono::seconds kRateWindow{3};
-    std::deque<std::pair<SteadyClock::time_point, std::int64_t>> recent_;  // (when, pages fetched)
-  };
 
   CrawlConfig config_for(const JobRow& row, const JobRequest& request) const {
     CrawlConfig c = job_config(settings.base, request);
@@ -212,14 +95,12 @@ struct CrawlService::Impl {
     std::int64_t fetched = 0, failed = 0;
     try {
       store.set_running(job->id, epoch_ms());
-      job->log->push("progress", json{{"status", "running"}, {"pages_fetched", 0}, {"pages_failed", 0},
-                                      {"queued", 0}, {"in_flight", 0}, {"pages_per_second", 0},
-                                      {"time_ms", epoch_ms()}}.dump());
+      job->log->push("progress", progress_event(ProgressSnapshot{}, 0, epoch_ms()));
       CrawlRunOptions options;
       options.stop_requests = &job->stop;
       options.show_progress = false;
       options.stop_reason = "cancelled";
-      options.events = std::make_shared<Sink>(*this, job);
+      options.events = std::make_shared<JobEventSink>(metrics, job->id, job->log);
       auto result = run_crawl_on(*sys, config, options);
       fetched = result.summary.pages_fetched;
       failed = result.summary.pages_failed;
@@ -350,17 +231,9 @@ std::optional<JobLive> CrawlService::live(const std::string& id) {
 
 CrawlService::EventBatch CrawlService::events(const std::string& id, std::uint64_t after_seq,
                                               std::chrono::milliseconds wait) {
-  auto log = impl_->log_of(id);
-  if (!log) {
-    EventBatch out;
-    auto row = impl_->store.get(id);
-    out.known = row.has_value();
-    out.ended = true;
-    if (row && after_seq == 0)
-      out.events.push_back(JobEvent{1, "end", json{{"status", to_string(row->status)}}.dump()});
-    return out;
-  }
-  return log->since(after_seq, wait);
+  if (auto log = impl_->log_of(id))
+    return log->since(after_seq, wait);
+  return events_from_table(impl_->store.get(id), after_seq);
 }
 
 std::string CrawlService::metrics_text() {
@@ -381,8 +254,7 @@ std::string CrawlService::metrics_text() {
     const auto live = job->log->live();
     m.set("actorcrawl_frontier_queued", {{"job", id}}, static_cast<double>(live.progress.queued));
     m.set("actorcrawl_in_flight", {{"job", id}}, static_cast<double>(live.progress.in_flight));
-    std::lock_guard<std::mutex> actors_lock{job->actors_mutex};
-    for (const auto& [role, actor_id] : job->actors)
+    for (const auto& [role, actor_id] : job->log->actors())
       if (auto n = mailbox_size(actor_id))
         m.set("actorcrawl_mailbox_messages", {{"job", id}, {"actor", role}}, static_cast<double>(*n));
   }

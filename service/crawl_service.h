@@ -18,6 +18,7 @@
 
 #include "core/run/crawl_config.h"
 #include "core/crawl/crawl_events.h"
+#include "service/job_log.h"
 #include "service/job_request.h"
 #include "core/store/job_store.h"
 
@@ -29,18 +30,6 @@ struct ServiceSettings {
   std::size_t max_concurrent_jobs = 4;
   bool allow_private_networks = false;  // else jobs may not fetch private addresses
   JobLimits limits;
-};
-
-// One server-sent event of a job: "progress", "page" or "end".
-struct JobEvent {
-  std::uint64_t seq = 0;
-  std::string kind;
-  std::string data;  // JSON
-};
-
-struct JobLive {
-  ProgressSnapshot progress;
-  double pages_per_second = 0;
 };
 
 class CrawlService {
@@ -65,11 +54,7 @@ class CrawlService {
 
   // Events after `after_seq`, waiting up to `wait` for one. `ended` is set
   // once the job is over and every event has been handed out.
-  struct EventBatch {
-    std::vector<JobEvent> events;
-    bool ended = false;
-    bool known = true;
-  };
+  using EventBatch = JobEventBatch;
   EventBatch events(const std::string& id, std::uint64_t after_seq, std::chrono::milliseconds wait);
 
   std::string metrics_text();

@@ -72,6 +72,14 @@ struct DemoWeb {
   std::unique_ptr<TestWeb> web;
   std::string seed_url;
   std::vector<std::string> host_keys;
+  // The hosts without their ports: what allowed_domains needs to keep a
+  // crawl on the demo web.
+  std::vector<std::string> host_names() const {
+    std::vector<std::string> out;
+    for (const auto& key : host_keys)
+      out.push_back(key.substr(0, key.rfind(':')));
+    return out;
+  }
 };
 DemoWeb start_demo_web();
 

@@ -1,0 +1,42 @@
+// The crawl service's HTTP API on cpp-httplib: one function per route
+// (docs/service.md lists them), the bearer-token check before routing, and
+// JSON error bodies for whatever httplib answers on its own. Requests run
+// on httplib's thread pool; the jobs themselves are CrawlService's.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/run/crawl_config.h"
+
+namespace actorcrawl {
+
+class CrawlService;
+
+// The bundled demo web, when `serve --demo-web` started one: the dashboard's
+// form offers its URL and hosts.
+struct DemoWebInfo {
+  std::string url;
+  std::vector<std::string> hosts;
+};
+
+class HttpApi {
+ public:
+  HttpApi(CrawlService& service, const CrawlConfig& config, DemoWebInfo demo);
+  ~HttpApi();
+  HttpApi(const HttpApi&) = delete;
+  HttpApi& operator=(const HttpApi&) = delete;
+
+  // Binds to host:port (port 0: a free one). Returns the port, or -1.
+  int bind(const std::string& host, int port);
+  // Serves until stop(), from any thread.
+  void listen();
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace actorcrawl
