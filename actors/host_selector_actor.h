@@ -1,4 +1,4 @@
-// HostSelectorActor (seed 003's fan-out selector): hands URLs to
+// HostSelectorActor (the fan-out selector): hands URLs to
 // FetchWorkers so that each host sees at most one request at a time, no
 // sooner than its politeness delay after the last one, always from the same
 // worker while that worker lives. It asks the Frontier for work only when it

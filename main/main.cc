@@ -57,7 +57,7 @@ void usage(std::ostream& out) {
          "      Show message trace files, merged by time: one line per message, a\n"
          "      Mermaid sequence diagram of one URL's journey, or messages and mailbox\n"
          "      times per actor. See actorcrawl trace --help.\n"
-         "  actorcrawl --help | --version\n\n"
+         "  actorcrawl --help | --version | --default-config\n\n"
          "options (each is also a YAML key of the config file, and an environment\n"
          "variable ACTORCRAWL_<KEY>; flags override the environment, which overrides\n"
          "the file):\n"
@@ -161,6 +161,10 @@ int main(int argc, char** argv) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     usage(std::cout);
     return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--default-config") {
+    std::cout << default_config_yaml();
+    return 0;
   }
   if (args[0] == "--version") {
     std::cout << "actorcrawl " << actorcrawl_version() << "\n";

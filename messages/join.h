@@ -1,4 +1,4 @@
-// How a worker process joins a coordinator (SPEC section 9).
+// How a worker process joins a coordinator (docs/deployment.md).
 //
 // The coordinator publishes a gatekeeper actor through the middleman. A
 // worker node connects to it and sends, as its first and only request,

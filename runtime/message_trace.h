@@ -1,4 +1,4 @@
-// The message trace (SPEC section 10): every message delivered to a
+// The message trace (docs/tracing.md): every message delivered to a
 // topology actor becomes one line of the process's trace file (see
 // core/trace/trace_record.h for the format, `actorcrawl trace` to read it).
 //

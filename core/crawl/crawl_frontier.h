@@ -1,6 +1,6 @@
 // What the FrontierActor needs from a frontier, whichever profile it runs:
 // FrontierWindow (site: URL-level BFS with spill to SQLite) or
-// DomainFrontier (domains: host-level discovery, seed 004).
+// DomainFrontier (domains: host-level discovery).
 #pragma once
 
 #include <cstdint>

@@ -1,14 +1,14 @@
-// The domains profile's frontier (seed 004): the unit of work is a host,
+// The domains profile's frontier: the unit of work is a host,
 // crawled through its root page.
 //
 //  - A host is queued at a depth at most once ("refuses a host already
 //    queued at the same depth"), and only while it has been crawled fewer
 //    than max_crawls_per_node times; the count is checked again when it is
-//    leased (seed 004 5.2 step 2).
+//    leased.
 //  - At most max_subdomains_per_root hosts per registrable domain are ever
 //    queued; the next one is refused as "max_subdomains_per_root".
 //  - Targets are queued while depth < max_depth.
-//  - Resume (seed 004 section 7): when the seed's host is already a node,
+//  - Resume: when the seed's host is already a node,
 //    every node with crawl_count < max is queued again at depth 0.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The domains profile's link selection (seed 004 section 5.3): from a page's
+// The domains profile's link selection: from a page's
 // links keep those to other hosts, not excluded (RE2 patterns searched in
 // the host name: facebook.com, ads.*, ...), one per target host, the first
 // `max_outbound_links` in document order.

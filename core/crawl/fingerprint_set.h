@@ -2,8 +2,8 @@
 // one structure that grows with every discovered URL. A flat open-addressing
 // table of the 64-bit values themselves costs 8 bytes a slot, 11 to 21 bytes
 // a URL between one doubling and the next, where std::unordered_set<uint64_t>
-// costs about 43 (a heap node per entry plus the bucket array): a 1M-URL
-// frontier keeps about 27 MB less in memory (BM_SeenSetInsert).
+// costs about 43 (a heap node per entry plus the bucket array).
+// docs/performance.md has the measurement (BM_SeenSetInsert).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The HostSelector's bookkeeping, free of actors (seed 003's fan-out):
+// The HostSelector's bookkeeping, free of actors (the fan-out):
 // per-host queues, the per-host politeness clock, host->worker affinity,
 // per-worker transfer slots and leases.
 //

@@ -1,4 +1,4 @@
-// The Processor's plugin chain (seed 003's content processors): each
+// The Processor's plugin chain (content processors): each
 // fetched page passes through the configured processors in order, each
 // adding to one PageAnalysis. Selected by name in the config:
 //   processors: [html_links, save_pages]

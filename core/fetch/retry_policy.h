@@ -1,5 +1,5 @@
 // What a FetchWorker does with a finished transfer: keep it, try again, or
-// give up and hand the URL to the dead letters (seed 004 section 5.2).
+// give up and hand the URL to the dead letters.
 //
 //  - A response below 500 (other than 429) is a fetched page, whatever its
 //    status: a 404 is a fact about the web worth recording, not a failure.

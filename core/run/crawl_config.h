@@ -1,4 +1,4 @@
-// The crawl's configuration: every key of SPEC section 5 with its default,
+// The crawl's configuration: every key with its default,
 // and how the YAML file, environment variables and command-line flags set
 // it (in that order of precedence, lowest first).
 //
@@ -58,7 +58,7 @@ struct CrawlConfig {
     R"(^ads\.)", R"(^analytics\.)"};
   // Name resolution overrides, as curl's --resolve: "host:port:address".
   std::vector<std::string> resolve;
-  // Beyond SPEC section 5: the processor chain and the actors' sizing.
+  // The processor chain and the actors' sizing.
   std::vector<std::string> processors = {"html_links"};
   std::string save_pages_dir = "pages";
   std::int64_t transfers_per_worker = 32;
@@ -70,7 +70,7 @@ struct CrawlConfig {
   std::int64_t storage_batch = 512;
   std::int64_t progress_interval_ms = 1000;
   bool report_timings = true;  // the per-stage time table at the end
-  // Several nodes (SPEC section 9, docs/deployment.md).
+  // Several nodes (docs/deployment.md).
   std::string listen = "127.0.0.1:7788";  // coordinator: where workers connect
   std::string connect;                    // worker: the coordinator's HOST:PORT
   std::string tls_cert;                   // PEM files; all three set: TLS between nodes
@@ -168,6 +168,9 @@ NodeAddress parse_node_address(const std::string& text, const std::string& key);
 
 // Every option with its flag, default and meaning, for --help.
 std::string options_help();
+// configs/default.yaml: every key at its default, each with its help as a
+// comment; loading it gives CrawlConfig{}.
+std::string default_config_yaml();
 
 // Parsers shared by the loaders; exposed for tests. Throw ConfigError with
 // a message that does not name the source (the caller adds it).

@@ -1,4 +1,4 @@
-// metrics.log, written when a crawl ends (seed 004 section 8): one JSON
+// metrics.log, written when a crawl ends: one JSON
 // object with the run's times, graph and page counts, average fetch time and
 // why it ended.
 #pragma once

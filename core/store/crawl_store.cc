@@ -622,8 +622,7 @@ std::int64_t CrawlStore::begin_run(std::int64_t started_at_ms, const std::string
     // idx_links_to is not kept up to date while a crawl runs: every page
     // adds ~30 entries at random places of an index far larger than the
     // page cache, which cost more than everything else the store does
-    // (0.44 of 0.56 ms a page on the benchmark web). end_run builds it
-    // again in one sorted pass.
+    // (docs/performance.md). end_run builds it again in one sorted pass.
     impl_->db.exec("DROP INDEX IF EXISTS idx_links_to");
     StatementUse use(impl_->insert_run);
     impl_->insert_run.bind(1, started_at_ms);

@@ -1,4 +1,4 @@
-// The crawl's SQLite database: the domain graph (nodes, edges — seed 004's
+// The crawl's SQLite database: the domain graph (nodes, edges — the domain-graph
 // schema), the page graph (pages, links), the persistent frontier, dead
 // letters and a log of runs. One writer (the StorageActor) owns an instance.
 //
@@ -43,7 +43,7 @@ class CrawlStore {
   // The resume of the query's profile: load_resume_state() for site,
   // load_domain_resume() for domains.
   FrontierResume load_frontier_resume(const ResumeQuery& query);
-  // The domains profile's resume (seed 004 section 7).
+  // The domains profile's resume: nodes below max_crawls_per_node.
   DomainResume load_domain_resume(const std::string& seed_host_key, std::int64_t max_crawls_per_node);
   // Queues rows again under new seqs (re-driven dead letters): a URL present
   // in any state becomes 'queued' with the entry's seq and depth.

@@ -85,8 +85,9 @@ void finish_collapsed(std::string& s, std::size_t limit) {
 //
 // gumbo follows the HTML5 tree builder literally: every block-level start
 // tag walks the whole stack of open elements looking for a <p> to close, so
-// N unclosed <div>s cost O(N^2). 100,000 of them (a 500 KB page) keep gumbo
-// busy for ~14 s. Browsers cap nesting for the same reason (Blink at 512).
+// N unclosed <div>s cost O(N^2): a page of a few hundred KB of them keeps
+// gumbo busy for seconds. Browsers cap nesting for the same reason (Blink
+// at 512).
 //
 // So a cheap tag scanner estimates how many elements are open. Once that
 // estimate reaches kMaxOpenElements, start tags that would open yet another

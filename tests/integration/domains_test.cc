@@ -1,4 +1,4 @@
-// The domains profile (seed 004): host-level discovery over named hosts
+// The domains profile: host-level discovery over named hosts
 // (mapped to loopback test servers with `resolve`, so no name is ever
 // looked up), with exact nodes, edges, weights and crawl counts.
 #include <catch2/catch.hpp>
@@ -189,7 +189,7 @@ TEST_CASE("domains: a resumed run adds to the graph instead of restarting it", "
   CHECK(crawl_counts(config.db_path) ==
         std::vector<std::string>{a.host_key + " 1", b.host_key + " 1", c.host_key + " 0"});
 
-  // Seed 004 section 7: the seed is known, so every node below
+  // Resume: the seed is known, so every node below
   // max_crawls_per_node is queued again at depth 0; the rest is not redone.
   config.max_pages = 100;
   auto second = crawl(config);

@@ -119,7 +119,7 @@ void check_error(const httplib::Result& r, int status, const std::string& code) 
 
 }  // namespace
 
-TEST_CASE("serve: seed 000's request and response shapes", "[integration][service]") {
+TEST_CASE("serve: the job API's request and response shapes", "[integration][service]") {
   ScratchDir dir;
   TestWeb web;
   const auto seed = chain_web(web, "127.0.0.1", 20, 0);
