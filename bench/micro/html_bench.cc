@@ -47,13 +47,7 @@ const Selection& selection() {
 
 PageAnalysis analysis_of(HtmlDocument doc) {
   PageAnalysis a;
-  a.title = std::move(doc.title);
-  a.description = std::move(doc.description);
-  a.canonical = std::move(doc.canonical);
-  a.base_href = std::move(doc.base_href);
-  a.follow_links = !doc.meta_nofollow;
-  a.noindex = doc.meta_noindex;
-  a.links = std::move(doc.links);
+  take_document(std::move(doc), a);
   return a;
 }
 

@@ -14,6 +14,16 @@ bool is_html(std::string_view t) {
   return t == "text/html" || t == "application/xhtml+xml";
 }
 
+void take_document(HtmlDocument doc, PageAnalysis& a) {
+  a.title = std::move(doc.title);
+  a.description = std::move(doc.description);
+  a.canonical = std::move(doc.canonical);
+  a.base_href = std::move(doc.base_href);
+  a.follow_links = !doc.meta_nofollow;
+  a.noindex = doc.meta_noindex;
+  a.links = std::move(doc.links);
+}
+
 namespace {
 
 // Title, description, links: only for successful HTML responses, since an
@@ -33,14 +43,7 @@ class HtmlLinksProcessor final : public PageProcessor {
       converted = to_utf8(page.body, charset);
       body = converted;
     }
-    HtmlDocument doc = parse_html(body);
-    a.title = std::move(doc.title);
-    a.description = std::move(doc.description);
-    a.canonical = std::move(doc.canonical);
-    a.base_href = std::move(doc.base_href);
-    a.follow_links = !doc.meta_nofollow;
-    a.noindex = doc.meta_noindex;
-    a.links = std::move(doc.links);
+    take_document(parse_html(body), a);
   }
 };
 

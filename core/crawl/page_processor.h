@@ -43,6 +43,9 @@ class PageProcessor {
   virtual void process(const FetchedPage& page, PageAnalysis& analysis) = 0;
 };
 
+// What html_links keeps of a parsed document.
+void take_document(HtmlDocument doc, PageAnalysis& analysis);
+
 // Whether the crawler parses this media type as HTML.
 bool is_html(std::string_view content_type);
 
