@@ -1,0 +1,277 @@
+// The FrontierActor's protocol, message by message: leases only on demand
+// and within max_in_flight, each lease ended once, links queued one level
+// deeper, leases handed back going out first, and the end of the crawl
+// announced only after Storage has flushed.
+//
+// The actor runs on CAF's deterministic test scheduler; its neighbours are
+// stand-ins whose mailboxes the tests read (Storage answers as an empty
+// database would).
+#define CAF_SUITE frontier_protocol
+
+#include "actors/frontier_actor.h"
+
+#include "protocol_fixture.h"
+
+using namespace actorcrawl;
+using namespace actorcrawl::testing;
+
+namespace {
+
+// Leases and settled URLs are named by these throughout.
+const std::string a1 = "http://a.test/1";
+const std::string a2 = "http://a.test/2";
+const std::string b3 = "http://b.test/3";
+const std::string b4 = "http://b.test/4";
+
+FrontierSettings site_settings() {
+  FrontierSettings s;
+  s.profile = CrawlProfile::site;
+  s.site.window = 100;
+  s.site.max_pages = 100;
+  s.site.max_depth = 3;
+  s.max_in_flight = 100;
+  return s;
+}
+
+frontier_delta added(std::vector<FrontierEntry> rows) {
+  frontier_delta d;
+  d.added = std::move(rows);
+  return d;
+}
+
+struct frontier_fixture : protocol_fixture {
+  // The HostSelector asks for work and hands leases back, the Processor
+  // reports fetched pages, the DeadLetter failures; the observer starts
+  // and stops the crawl and hears of its end.
+  caf::actor storage = spawn_as("storage", storage_stub);
+  caf::actor selector = spawn_as("host_selector", sink_stub);
+  caf::actor processor = spawn_as("processor", sink_stub);
+  caf::actor dead_letter = spawn_as("dead_letter", sink_stub);
+  caf::actor observer = spawn_as("observer", sink_stub);
+  caf::actor frontier;
+
+  frontier_fixture() {
+    run();  // the stand-ins start
+  }
+
+  // Wires the frontier, hands it `seeds` (already normalized, each its own
+  // row) and checks the start: resume asked of Storage, then the seeds
+  // persisted as queued rows 1..n, and nothing leased yet.
+  void start(FrontierSettings settings, const std::vector<std::string>& seeds) {
+    frontier = named(spawn_frontier(sys, std::move(settings), observer), "frontier");
+    deliver(observer, frontier, topology{frontier, selector, processor, storage, dead_letter, "test-node"});
+    deliver(observer, frontier, crawl_seeds{seeds});
+    expect((resume_request), from(frontier).to(storage).with(equals(resume_request{ResumeQuery{}})));
+    expect((FrontierResume), from(storage).to(frontier));
+    std::vector<FrontierEntry> rows;
+    for (std::size_t i = 0; i < seeds.size(); ++i)
+      rows.push_back(FrontierEntry{static_cast<std::int64_t>(i + 1), seeds[i], 0, ""});
+    expect((frontier_delta), from(frontier).to(storage).with(equals(added(rows))));
+    CAF_CHECK_EQUAL(pending(), "");
+  }
+
+  void demand(std::int32_t slots) { deliver(selector, frontier, work_demand{slots}); }
+
+  crawl_progress progress() { return ask<crawl_progress>(frontier, progress_atom_v); }
+
+  // The end of the crawl as the observer must see it: the last rows, then a
+  // flush, and crawl_finished only once Storage has answered it.
+  void expect_finish(const frontier_delta& last_rows, const std::string& reason) {
+    expect((frontier_delta), from(frontier).to(storage).with(equals(last_rows)));
+    expect((flush_atom), from(frontier).to(storage));
+    CAF_CHECK(!has_mail(observer));
+    expect((ok_atom), from(storage).to(frontier));
+    expect((crawl_finished), from(frontier).to(observer).with(equals(crawl_finished{reason})));
+    CAF_CHECK_EQUAL(pending(), "");
+  }
+};
+
+}  // namespace
+
+CAF_TEST_FIXTURE_SCOPE(frontier_protocol_tests, frontier_fixture)
+
+// Nothing leaves unasked, and demand is paid in BFS order.
+CAF_TEST(leases_only_on_demand) {
+  start(site_settings(), {a1, a2, b3});
+  // The seeds are queued (checked in start) but no crawl_batch went out.
+  CAF_CHECK(!has_mail(selector));
+  demand(2);
+  expect((crawl_batch), from(frontier).to(selector)
+                          .with(equals(crawl_batch{{job(1, a1, "a.test"), job(2, a2, "a.test")}})));
+  CAF_CHECK_EQUAL(pending(), "");
+  demand(5);
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(3, b3, "b.test")}})));
+  // Four slots stay owed; there is nothing to pay them with.
+  CAF_CHECK_EQUAL(pending(), "");
+}
+
+// A fetched page settles its lease, and its links become jobs
+// one level deeper, persisted before they can be leased.
+CAF_TEST(page_links_settle_lease_and_queue_links) {
+  const std::string root = "http://a.test/";
+  start(site_settings(), {root});
+  demand(1);
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, root, "a.test")}})));
+  // The page links back to itself: a seen URL is not queued again.
+  deliver(processor, frontier,
+          page_links{job(1, root, "a.test"),
+                     {DiscoveredLink{"http://a.test/x", "a.test"}, DiscoveredLink{root, "a.test"},
+                      DiscoveredLink{"http://b.test/y", "b.test"}},
+                     0});
+  frontier_delta delta = added({FrontierEntry{2, "http://a.test/x", 1, root}, FrontierEntry{3, "http://b.test/y", 1, root}});
+  delta.done = {root};
+  expect((frontier_delta), from(frontier).to(storage).with(equals(delta)));
+  // No demand is owed, so the new jobs wait for the next work_demand.
+  CAF_CHECK_EQUAL(pending(), "");
+  demand(10);
+  expect((crawl_batch), from(frontier).to(selector)
+                          .with(equals(crawl_batch{{job(2, "http://a.test/x", "a.test", 1),
+                                                    job(3, "http://b.test/y", "b.test", 1)}})));
+  CAF_CHECK_EQUAL(pending(), "");
+  auto p = progress();
+  CAF_CHECK_EQUAL(p.fetched, 1);
+  CAF_CHECK_EQUAL(p.in_flight, 2);
+  CAF_CHECK_EQUAL(p.queued, 0);
+  CAF_CHECK_EQUAL(p.seen, 3);
+}
+
+// Once a lease has ended, every further report of it is
+// dropped: nothing persisted, counted, queued or leased again.
+CAF_TEST(late_or_repeated_reports_are_ignored) {
+  const std::string root = "http://a.test/";
+  const auto leased = job(1, root, "a.test");
+  start(site_settings(), {root});
+  demand(1);
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{leased}})));
+  deliver(processor, frontier, page_links{leased, {DiscoveredLink{"http://a.test/x", "a.test"}}, 0});
+  frontier_delta delta = added({FrontierEntry{2, "http://a.test/x", 1, root}});
+  delta.done = {root};
+  expect((frontier_delta), from(frontier).to(storage).with(equals(delta)));
+  CAF_CHECK_EQUAL(pending(), "");
+
+  // The same page again, with a link the first report did not have.
+  deliver(processor, frontier, page_links{leased, {DiscoveredLink{"http://a.test/z", "a.test"}}, 0});
+  CAF_CHECK_EQUAL(pending(), "");
+  // A dead letter, a robots refusal and a give-back of the ended lease.
+  deliver(dead_letter, frontier, url_failed{leased, "timeout"});
+  CAF_CHECK_EQUAL(pending(), "");
+  deliver(selector, frontier, url_refused{leased, "robots_txt"});
+  CAF_CHECK_EQUAL(pending(), "");
+  deliver(selector, frontier, leases_returned{{leased}});
+  CAF_CHECK_EQUAL(pending(), "");
+
+  auto p = progress();
+  CAF_CHECK_EQUAL(p.fetched, 1);
+  CAF_CHECK_EQUAL(p.failed, 0);
+  CAF_CHECK_EQUAL(p.settled_total, 1);
+  CAF_CHECK_EQUAL(p.in_flight, 0);
+  CAF_CHECK_EQUAL(p.queued, 1);
+  CAF_CHECK_EQUAL(p.seen, 2);
+  // Only the link of the first report is leased; the root is not leased again.
+  demand(10);
+  expect((crawl_batch), from(frontier).to(selector)
+                          .with(equals(crawl_batch{{job(2, "http://a.test/x", "a.test", 1)}})));
+  CAF_CHECK_EQUAL(pending(), "");
+}
+
+// Leases handed back are queued again, ahead of what was never
+// leased, oldest first, and go out on the next demand.
+CAF_TEST(returned_leases_go_out_again_first) {
+  start(site_settings(), {a1, a2, b3});
+  demand(2);
+  expect((crawl_batch), from(frontier).to(selector)
+                          .with(equals(crawl_batch{{job(1, a1, "a.test"), job(2, a2, "a.test")}})));
+  deliver(selector, frontier, leases_returned{{job(2, a2, "a.test"), job(1, a1, "a.test")}});
+  // Nothing to persist (the rows are still queued in the database) and
+  // nothing owed.
+  CAF_CHECK_EQUAL(pending(), "");
+  auto p = progress();
+  CAF_CHECK_EQUAL(p.in_flight, 0);
+  CAF_CHECK_EQUAL(p.queued, 3);
+  CAF_CHECK_EQUAL(p.settled_total, 0);
+  demand(1);
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, a1, "a.test")}})));
+  demand(2);
+  expect((crawl_batch), from(frontier).to(selector)
+                          .with(equals(crawl_batch{{job(2, a2, "a.test"), job(3, b3, "b.test")}})));
+  CAF_CHECK_EQUAL(pending(), "");
+}
+
+// The last lease settled with nothing queued ends the crawl.
+CAF_TEST(finishes_when_queue_is_empty) {
+  const std::string root = "http://a.test/";
+  start(site_settings(), {root});
+  demand(5);
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, root, "a.test")}})));
+  // Not over while the page is out.
+  CAF_CHECK_EQUAL(pending(), "");
+  deliver(processor, frontier, page_links{job(1, root, "a.test"), {}, 0});
+  frontier_delta last;
+  last.done = {root};
+  expect_finish(last, "queue_empty");
+}
+
+// With max_pages = 1 the crawl ends after one page although
+// URLs are still queued, and the second seed is never leased.
+CAF_TEST(finishes_when_page_budget_is_spent) {
+  auto settings = site_settings();
+  settings.site.max_pages = 1;
+  start(settings, {a1, a2});
+  demand(5);
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, a1, "a.test")}})));
+  CAF_CHECK_EQUAL(pending(), "");
+  // Its link is still recorded: the next run may continue from it.
+  deliver(processor, frontier, page_links{job(1, a1, "a.test"), {DiscoveredLink{b3, "b.test"}}, 0});
+  frontier_delta last = added({FrontierEntry{3, b3, 1, a1}});
+  last.done = {a1};
+  expect_finish(last, "max_pages");
+}
+
+// Max_in_flight caps the leases out whatever the demand; each
+// settled lease makes room for one more, persisted before it goes out.
+CAF_TEST(max_in_flight_bounds_leases) {
+  auto settings = site_settings();
+  settings.max_in_flight = 2;
+  start(settings, {a1, a2, b3, b4});
+  demand(10);
+  expect((crawl_batch), from(frontier).to(selector)
+                          .with(equals(crawl_batch{{job(1, a1, "a.test"), job(2, a2, "a.test")}})));
+  CAF_CHECK_EQUAL(pending(), "");
+  deliver(dead_letter, frontier, url_failed{job(1, a1, "a.test"), "timeout"});
+  // The failure goes to Storage before the next lease goes out.
+  CAF_CHECK_EQUAL(ready_order(), (std::vector<std::string>{"storage", "host_selector"}));
+  frontier_delta failed;
+  failed.failed = {a1};
+  expect((frontier_delta), from(frontier).to(storage).with(equals(failed)));
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(3, b3, "b.test")}})));
+  CAF_CHECK_EQUAL(pending(), "");
+  deliver(processor, frontier, page_links{job(2, a2, "a.test"), {}, 0});
+  frontier_delta done;
+  done.done = {a2};
+  expect((frontier_delta), from(frontier).to(storage).with(equals(done)));
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(4, b4, "b.test")}})));
+  CAF_CHECK_EQUAL(pending(), "");
+  auto p = progress();
+  CAF_CHECK_EQUAL(p.in_flight, 2);
+  CAF_CHECK_EQUAL(p.queued, 0);
+}
+
+// stop_crawl drains the selector, leases nothing more, and ends the crawl
+// with the stop's reason once the last lease is settled.
+CAF_TEST(stop_waits_for_leases_out) {
+  start(site_settings(), {a1, a2});
+  demand(1);
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, a1, "a.test")}})));
+  deliver(observer, frontier, stop_crawl{"signal"});
+  expect((drain_atom), from(frontier).to(selector));
+  // Not over while a1 is out, and no new lease for any demand.
+  CAF_CHECK_EQUAL(pending(), "");
+  demand(5);
+  CAF_CHECK_EQUAL(pending(), "");
+  deliver(processor, frontier, page_links{job(1, a1, "a.test"), {}, 0});
+  frontier_delta last;
+  last.done = {a1};
+  expect_finish(last, "signal");
+}
+
+CAF_TEST_FIXTURE_SCOPE_END()
