@@ -1,6 +1,7 @@
 #include "actors/host_selector_actor.h"
 
 #include <map>
+#include <type_traits>
 #include <unordered_map>
 
 #include <caf/all.hpp>
@@ -18,7 +19,11 @@ namespace actorcrawl {
 
 namespace {
 
+// Time comes from the actor's clock, not the system's: the same in a crawl,
+// and under CAF's test coordinator it is the clock the tests advance.
 using Clock = HostScheduler::Clock;
+static_assert(std::is_same<Clock::time_point, caf::actor_clock::time_point>::value,
+              "HostScheduler's clock must be the actor clock's");
 
 struct host_selector_state {
   host_selector_state() : scheduler(std::chrono::milliseconds{0}) {}
@@ -59,7 +64,7 @@ void ask_for_work(selector_ptr self) {
 
 void dispatch(selector_ptr self) {
   auto& st = self->state;
-  const auto now = Clock::now();
+  const auto now = self->clock().now();
   for (auto& d : st.scheduler.take_ready(now)) {
     auto w = st.workers.find(d.worker);
     if (w == st.workers.end())
@@ -95,7 +100,7 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
     auto id = it->second;
     st.worker_ids.erase(it);
     st.workers.erase(id);
-    auto orphaned = st.scheduler.remove_worker(id);
+    auto orphaned = st.scheduler.remove_worker(id, self->clock().now());
     log_line(LogLevel::warn, "fetch worker down (" + to_string(msg.reason) + "); returning " +
                                std::to_string(orphaned.size()) + " leased URLs to the frontier");
     return_to_frontier(self, std::move(orphaned));
@@ -132,7 +137,7 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
         return_to_frontier(self, std::move(batch.jobs));
         return;
       }
-      const auto now = Clock::now();
+      const auto now = self->clock().now();
       for (auto& job : batch.jobs)
         st.scheduler.enqueue(std::move(job), now);
       dispatch(self);
@@ -140,7 +145,7 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
     [self](fetch_done& done) {
       auto& st = self->state;
       StageTimer timer(st.times);
-      const auto now = Clock::now();
+      const auto now = self->clock().now();
       if (!done.returned) {
         st.scheduler.complete(done.job.seq, now, std::chrono::milliseconds{done.server_delay_ms},
                               std::chrono::milliseconds{done.response_ms});
@@ -158,7 +163,7 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
                                    (r.error.empty() ? "http_" + std::to_string(r.status_code) : r.error) +
                                    "); its URLs wait");
       self->send(st.actors.storage, store_robots{std::move(verdict.record)});
-      st.scheduler.robots_done(r.host_key, std::move(verdict.rules), Clock::now(), std::chrono::milliseconds{r.fetch_ms},
+      st.scheduler.robots_done(r.host_key, std::move(verdict.rules), self->clock().now(), std::chrono::milliseconds{r.fetch_ms},
                                verdict.final_reason);
       dispatch(self);
     },

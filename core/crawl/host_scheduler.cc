@@ -88,7 +88,7 @@ std::size_t HostScheduler::capacity() const {
   return total;
 }
 
-std::vector<CrawlJob> HostScheduler::remove_worker(WorkerId id) {
+std::vector<CrawlJob> HostScheduler::remove_worker(WorkerId id, Clock::time_point now) {
   std::vector<CrawlJob> orphaned;
   auto it = workers_.find(id);
   if (it == workers_.end())
@@ -101,7 +101,7 @@ std::vector<CrawlJob> HostScheduler::remove_worker(WorkerId id) {
       // running as if it had, so a retry elsewhere is still polite.
       auto& host = hosts_[lease->second.job.host_key];
       request_ended(host);
-      host.next_allowed = Clock::now() + delay_of(host);
+      host.next_allowed = now + delay_of(host);
       orphaned.push_back(std::move(lease->second.job));
       lease = leases_.erase(lease);
     } else {

@@ -76,7 +76,7 @@ class HostScheduler {
   void add_worker(WorkerId id, std::size_t capacity);
   // The worker is gone: its hosts lose their affinity and its leases end.
   // Returns the jobs it held, to go back to the frontier.
-  std::vector<CrawlJob> remove_worker(WorkerId id);
+  std::vector<CrawlJob> remove_worker(WorkerId id, Clock::time_point now);
   bool has_worker(WorkerId id) const;
   std::size_t worker_count() const { return workers_.size(); }
 

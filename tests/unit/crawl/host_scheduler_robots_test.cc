@@ -1,8 +1,7 @@
 // HostScheduler with its Settings: the robots.txt gate, Crawl-delay, the
 // adaptive delay and the cap on Retry-After. Time is simulated: every call
-// gets an explicit time point, so nothing here sleeps or depends on the clock
-// (remove_worker, which reads the clock itself, is only used where its clock
-// does not matter).
+// gets an explicit time point, so nothing here sleeps or depends on the
+// clock.
 #include "core/crawl/host_scheduler.h"
 
 #include <catch2/catch.hpp>
@@ -379,7 +378,7 @@ TEST_CASE("HostScheduler robots gate: a worker removed during the robots.txt fet
   REQUIRE(ds[0].worker == 1);
 
   // The robots.txt fetch was no lease: nothing comes back to the frontier.
-  CHECK(s.remove_worker(1).empty());
+  CHECK(s.remove_worker(1, t0).empty());
   CHECK(s.queued() == 1);
   // The host is not stuck on a fetch that will never report: it asks the
   // surviving worker for robots.txt again (it had no request clock yet).

@@ -239,7 +239,7 @@ TEST_CASE("HostScheduler: remove_worker returns its leases and moves its hosts",
   REQUIRE(worker_by_host(ds) == std::map<std::string, HostScheduler::WorkerId>{
                                     {"a.test", 1}, {"b.test", 2}, {"c.test", 1}, {"d.test", 2}});
 
-  std::vector<CrawlJob> orphaned = s.remove_worker(1);
+  std::vector<CrawlJob> orphaned = s.remove_worker(1, t0);
   CHECK(seqs_of(orphaned) == std::vector<std::uint64_t>{1, 5});
   CHECK_FALSE(s.has_worker(1));
   CHECK(s.leased() == 2);
@@ -248,14 +248,12 @@ TEST_CASE("HostScheduler: remove_worker returns its leases and moves its hosts",
   CHECK_FALSE(s.complete(1, t0 + ms{10}));
   CHECK_FALSE(s.abandon(5, t0 + ms{10}));
   // Removing it again returns nothing.
-  CHECK(s.remove_worker(1).empty());
+  CHECK(s.remove_worker(1, t0).empty());
 
   // The removed worker's hosts continue on the survivor, once polite: the
   // orphaned request may have reached the host, so its clock is running.
-  // remove_worker takes no time point and starts those clocks from
-  // Clock::now(), hence the real clock below.
-  CHECK(s.take_ready(t0).empty());
-  ds = s.take_ready(Clock::now() + ms{1000});
+  CHECK(s.take_ready(t0 + ms{99}).empty());
+  ds = s.take_ready(t0 + ms{100});
   CHECK(seqs_of(ds) == std::vector<std::uint64_t>{2, 6});
   for (const auto& d : ds)
     CHECK(d.worker == 2);
@@ -504,7 +502,7 @@ TEST_CASE("HostScheduler: per-host connections never exceed the worker's capacit
   CHECK(s.complete(1, t0 + ms{1}));
   CHECK(seqs_of(s.take_ready(t0 + ms{1})) == std::vector<std::uint64_t>{3});
   // A dead worker's leases all come back, and the host's count with them.
-  CHECK(seqs_of(s.remove_worker(1)) == std::vector<std::uint64_t>{2, 3});
+  CHECK(seqs_of(s.remove_worker(1, t0 + ms{1})) == std::vector<std::uint64_t>{2, 3});
   s.add_worker(2, 8);
   for (auto seq : {2, 3})
     s.enqueue(job(static_cast<std::uint64_t>(seq), "a.test"), t0 + ms{2});
