@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include "core/web/ascii.h"
@@ -62,6 +63,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"max_url_length", ValueKind::integer, "trap defence: longer URLs are refused", &C::max_url_length, 16, 1'000'000},
     {"max_repeated_path_segments", ValueKind::integer, "trap defence: a path segment repeated more often is refused", &C::max_repeated_path_segments, 1, 1000},
     {"max_pages_per_host", ValueKind::integer, "trap defence: URLs queued per host (0: unlimited)", &C::max_pages_per_host, 0, 1'000'000'000},
+    {"max_links_per_page", ValueKind::integer, "links kept per page, in document order; the rest are dropped and counted (links_dropped in metrics.log)", &C::max_links_per_page, 1, 1'000'000},
     {"max_query_variants_per_path", ValueKind::integer, "trap defence: distinct query strings per path (0: unlimited)", &C::max_query_variants_per_path, 0, 1'000'000'000},
     {"excluded_domains", ValueKind::text_list, "domains profile: RE2 patterns of hosts never linked or crawled", &C::excluded_domains},
     {"resolve", ValueKind::text_list, "host:port:address entries that bypass DNS (as curl --resolve)", &C::resolve},
@@ -348,9 +350,13 @@ void apply_yaml(const std::string& yaml_text, const std::string& source, CrawlCo
   if (!root.IsMap())
     throw ConfigError(source + ": expected a mapping of config keys at the top level");
   bool seeds_cleared = false;
+  std::map<std::string, int> first_line;  // a key given twice is a mistake, not an override
   for (const auto& item : root) {
     const std::string name = item.first.Scalar();
     const int line = item.first.Mark().line + 1;
+    if (auto [it, fresh] = first_line.emplace(name, line); !fresh)
+      throw ConfigError(source + ", line " + std::to_string(line) + ": key '" + name + "' is given twice (first on line " +
+                        std::to_string(it->second) + ")");
     const std::string where = source + ", line " + std::to_string(line) + ": key '" + name + "': ";
     const ConfigKey* key = find_key(name);
     if (key == nullptr)

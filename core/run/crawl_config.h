@@ -51,6 +51,10 @@ struct CrawlConfig {
   std::int64_t max_repeated_path_segments = 3;
   std::int64_t max_pages_per_host = 0;  // 0: unlimited
   std::int64_t max_query_variants_per_path = 100;
+  // Links kept per page (recorded and offered), in document order. Nutch
+  // keeps 100 by default and Heritrix 6000; 1000 keeps every link of nearly
+  // every real page while one hostile page adds at most that many rows.
+  std::int64_t max_links_per_page = 1000;
   // Domains profile: hosts never crawled nor linked (RE2, searched in the host).
   std::vector<std::string> excluded_domains = {
     R"((^|\.)facebook\.com$)", R"((^|\.)twitter\.com$)", R"((^|\.)instagram\.com$)",

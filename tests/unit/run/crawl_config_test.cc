@@ -729,3 +729,22 @@ TEST_CASE("node address: only loopback addresses count as reachable from this ma
   CHECK(parse_node_address("[::1]:7788", "listen").loopback_only());
   CHECK_FALSE(parse_node_address("0.0.0.0:7788", "listen").loopback_only());
 }
+
+TEST_CASE("yaml: a key given twice is an error naming both lines", "[config][yaml]") {
+  CrawlConfig c;
+  CHECK(error_of([&] { apply_yaml("max_pages: 5\nmax_depth: 2\nmax_pages: 9\n", "test.yaml", c); }) ==
+        "test.yaml, line 3: key 'max_pages' is given twice (first on line 1)");
+  // seed_url and seeds are two keys filling one list, not a repeat.
+  CrawlConfig s;
+  apply_yaml("seed_url: http://a.test/\nseeds: [http://b.test/]\n", "test.yaml", s);
+  CHECK(s.seeds == std::vector<std::string>{"http://a.test/", "http://b.test/"});
+}
+
+TEST_CASE("max_links_per_page: a documented default and bounds", "[config]") {
+  CHECK(CrawlConfig{}.max_links_per_page == 1000);
+  CrawlConfig c;
+  CHECK(error_of([&] { apply_yaml("max_links_per_page: 0\n", "test.yaml", c); }).find("max_links_per_page") !=
+        std::string::npos);
+  apply_yaml("max_links_per_page: 50\n", "test.yaml", c);
+  CHECK(c.max_links_per_page == 50);
+}
