@@ -1,5 +1,6 @@
 #include "actors/host_selector_actor.h"
 
+#include <algorithm>
 #include <map>
 #include <type_traits>
 #include <unordered_map>
@@ -48,6 +49,12 @@ using selector_ptr = traced_actor<host_selector_state>*;
 void return_to_frontier(selector_ptr self, std::vector<CrawlJob> jobs) {
   if (!jobs.empty())
     self->send(self->state.actors.frontier, leases_returned{std::move(jobs)});
+}
+
+// A worker's announced capacity, within what one worker can run: it comes
+// from another process, and the demand arithmetic must not overflow.
+std::size_t worker_slots(std::int32_t announced) {
+  return static_cast<std::size_t>(std::clamp<std::int32_t>(announced, 1, kMaxWorkerTransfers));
 }
 
 void ask_for_work(selector_ptr self) {
@@ -113,6 +120,10 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
     },
     [self](worker_hello& hello) -> worker_welcome {
       auto& st = self->state;
+      // A hello repeated (a retry after a lost reply) is welcomed again, not
+      // counted as a second worker with slots nobody fills.
+      if (st.worker_ids.count(hello.worker.address()) > 0)
+        return worker_welcome{st.actors, st.settings};
       auto id = st.next_worker_id++;
       st.worker_ids[hello.worker.address()] = id;
       st.workers[id] = hello.worker;
@@ -120,7 +131,7 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
       const auto at = hello.name.find('@');
       name_actor(hello.worker.address(), "fetch_worker/" + hello.name.substr(0, at),
                  at == std::string::npos ? std::string{} : hello.name.substr(at + 1));
-      st.scheduler.add_worker(id, static_cast<std::size_t>(std::max(hello.capacity, 1)));
+      st.scheduler.add_worker(id, worker_slots(hello.capacity));
       self->monitor(hello.worker);
       if (hello.worker.node() != self->node())  // local workers joining are no news
         log_line(LogLevel::info, "fetch worker " + hello.name + " joined with " + std::to_string(hello.capacity) +

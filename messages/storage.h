@@ -50,7 +50,7 @@ typename Inspector::result_type inspect(Inspector& f, PageRow& x) {
   return f(caf::meta::type_name("PageRow"), x.url, x.host_key, x.depth, x.status_code,
            x.content_type, x.title, x.description, x.bytes, x.fetch_ms, x.fetched_at_ms, x.error,
            x.final_url, x.redirect_chain, x.truncated, x.canonical_url, x.attempts,
-           x.robots_directives, x.links, x.link_host_keys);
+           x.robots_directives, x.links, x.link_host_keys, x.links_dropped);
 }
 
 template <class Inspector>
@@ -67,7 +67,7 @@ typename Inspector::result_type inspect(Inspector& f, ResumeState& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StoreSummary& x) {
   return f(caf::meta::type_name("StoreSummary"), x.nodes_discovered, x.nodes_crawled,
-           x.edges_recorded, x.pages_fetched, x.pages_failed, x.avg_fetch_time_ms);
+           x.edges_recorded, x.pages_fetched, x.pages_failed, x.avg_fetch_time_ms, x.links_dropped);
 }
 
 // Frontier -> Storage: new queued rows, rows queued again (re-drive),

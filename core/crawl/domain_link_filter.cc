@@ -9,13 +9,15 @@ namespace actorcrawl {
 struct DomainLinkFilter::Impl {
   std::vector<std::unique_ptr<RE2>> patterns;
   std::size_t max_outbound = 10;
+  std::size_t max_links = kAllLinks;
 };
 
 DomainLinkFilter::DomainLinkFilter() : impl_(std::make_unique<Impl>()) {}
 DomainLinkFilter::~DomainLinkFilter() = default;
 
 std::unique_ptr<DomainLinkFilter> DomainLinkFilter::make(const std::vector<std::string>& excluded_domains,
-                                                         std::size_t max_outbound_links, std::string* error) {
+                                                         std::size_t max_outbound_links, std::string* error,
+                                                         std::size_t max_links) {
   std::unique_ptr<DomainLinkFilter> filter{new DomainLinkFilter};
   RE2::Options options;
   options.set_log_errors(false);
@@ -30,6 +32,7 @@ std::unique_ptr<DomainLinkFilter> DomainLinkFilter::make(const std::vector<std::
     filter->impl_->patterns.push_back(std::move(re));
   }
   filter->impl_->max_outbound = max_outbound_links;
+  filter->impl_->max_links = max_links;
   return filter;
 }
 
@@ -43,7 +46,7 @@ bool DomainLinkFilter::excluded(const std::string& host) const {
 SelectedLinks DomainLinkFilter::select(const Url& page_url, const PageAnalysis& analysis) const {
   // Everything about the page's links but the choice of targets is the same
   // as in the site profile: start from that, with nothing in scope.
-  SelectedLinks out = select_links(page_url, analysis, {});
+  SelectedLinks out = select_links(page_url, analysis, {}, impl_->max_links);
   out.other_hosts.clear();
   out.to_crawl.clear();
   if (!analysis.follow_links)
@@ -54,7 +57,11 @@ SelectedLinks DomainLinkFilter::select(const Url& page_url, const PageAnalysis& 
   if (!analysis.base_href.empty())
     if (auto b = page_url.resolve(analysis.base_href))
       base = *b;
-  for (const auto& link : analysis.links) {
+  // Only the links read (the first max_links): a page's hostile tail is not
+  // scanned for targets either.
+  const std::size_t readable = analysis.links.size() - out.links_dropped;
+  for (std::size_t i = 0; i < readable; ++i) {
+    const auto& link = analysis.links[i];
     if (chosen.size() >= impl_->max_outbound)
       break;
     if (link.nofollow)

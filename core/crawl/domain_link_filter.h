@@ -16,8 +16,10 @@ class DomainLinkFilter final : public LinkSelector {
  public:
   // A pattern that does not compile is reported through `error` (naming
   // it) and make() returns nullptr.
+  // `max_links` caps the links recorded per page (select_links).
   static std::unique_ptr<DomainLinkFilter> make(const std::vector<std::string>& excluded_domains,
-                                                std::size_t max_outbound_links, std::string* error);
+                                                std::size_t max_outbound_links, std::string* error,
+                                                std::size_t max_links = kAllLinks);
   ~DomainLinkFilter() override;
 
   bool excluded(const std::string& host) const;

@@ -7,7 +7,7 @@ namespace actorcrawl {
 namespace {
 
 SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const LinkScope* scope,
-                     const std::vector<std::string>& strip_query_params) {
+                     const std::vector<std::string>& strip_query_params, std::size_t max_links) {
   SelectedLinks out;
   Url base = page_url;
   if (!analysis.base_href.empty()) {
@@ -22,7 +22,12 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
   std::unordered_set<std::string> seen_links;
   std::unordered_set<std::string> seen_hosts;
   std::unordered_set<std::string> seen_crawl;
-  for (const auto& link : analysis.links) {
+  for (std::size_t i = 0; i < analysis.links.size(); ++i) {
+    if (out.all.size() >= max_links) {
+      out.links_dropped = analysis.links.size() - i;
+      break;
+    }
+    const auto& link = analysis.links[i];
     auto resolved = base.resolve(link.href);
     if (!resolved)
       continue;  // mailto:, malformed, too long: nothing to keep
@@ -45,13 +50,13 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
 }  // namespace
 
 SelectedLinks select_links(const Url& page_url, const PageAnalysis& analysis, const LinkScope& scope,
-                           const std::vector<std::string>& strip_query_params) {
-  return select(page_url, analysis, &scope, strip_query_params);
+                           const std::vector<std::string>& strip_query_params, std::size_t max_links) {
+  return select(page_url, analysis, &scope, strip_query_params, max_links);
 }
 
 SelectedLinks select_links(const Url& page_url, const PageAnalysis& analysis,
-                           const std::vector<std::string>& strip_query_params) {
-  return select(page_url, analysis, nullptr, strip_query_params);
+                           const std::vector<std::string>& strip_query_params, std::size_t max_links) {
+  return select(page_url, analysis, nullptr, strip_query_params, max_links);
 }
 
 }  // namespace actorcrawl

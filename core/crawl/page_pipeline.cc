@@ -61,6 +61,7 @@ ProcessedPage PagePipeline::process(const CrawlJob& job, const FetchedPage& page
     SelectedLinks links = links_->select(*base, analysis);
     row.links = std::move(links.all);
     row.link_host_keys = std::move(links.other_hosts);
+    row.links_dropped = static_cast<std::int64_t>(links.links_dropped);
     row.canonical_url = std::move(links.canonical);
     out.to_crawl = std::move(links.to_crawl);
   }

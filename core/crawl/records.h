@@ -85,6 +85,7 @@ struct PageRow {
   // Distinct host keys of links to other hosts: each adds 1 to the weight of
   // the edge host_key -> it (and creates the target node if needed).
   std::vector<std::string> link_host_keys;
+  std::int64_t links_dropped = 0;  // hrefs past max_links_per_page, not read
 };
 
 struct DeadLetterRow {
@@ -126,6 +127,7 @@ struct StoreSummary {
   std::int64_t pages_fetched = 0;     // pages with no error, fetched_at >= since
   std::int64_t pages_failed = 0;      // pages with an error, fetched_at >= since
   std::int64_t avg_fetch_time_ms = 0; // over pages_fetched
+  std::int64_t links_dropped = 0;     // over pages fetched since: hrefs past max_links_per_page
 };
 
 }  // namespace actorcrawl

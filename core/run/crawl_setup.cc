@@ -66,11 +66,12 @@ std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std
   std::shared_ptr<const LinkSelector> links;
   switch (config.crawl_profile()) {
     case CrawlProfile::site:
-      links = std::make_shared<const SiteLinkSelector>(std::move(scope), config.strip_query_params);
+      links = std::make_shared<const SiteLinkSelector>(std::move(scope), config.strip_query_params,
+                                                       static_cast<std::size_t>(config.max_links_per_page));
       break;
     case CrawlProfile::domains:
       links = DomainLinkFilter::make(config.excluded_domains, static_cast<std::size_t>(config.max_outbound_links),
-                                     &error);
+                                     &error, static_cast<std::size_t>(config.max_links_per_page));
       if (!links)
         throw ConfigError(error);
       break;

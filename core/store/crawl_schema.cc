@@ -25,6 +25,10 @@ SQLite::Database open_crawl_database(const std::string& path) {
   // spill to a temp file past 64 KiB: ten times the write calls per page.
   db.exec("PRAGMA temp_store = MEMORY");
   SQLite::Transaction schema(db);
+  // Columns added since: applied before the schema file, whose CREATE TABLE
+  // IF NOT EXISTS leaves an existing table as it is.
+  if (version >= 1 && version < 2)
+    db.exec("ALTER TABLE pages ADD COLUMN links_dropped INTEGER");
   db.exec(std::string{crawl_schema_sql()});
   if (version == 0)
     db.exec(kCreateLinksToIndex);

@@ -10,8 +10,10 @@
 namespace actorcrawl {
 
 // PRAGMA user_version of a database this build writes. A newer one is
-// refused rather than written with an older idea of its tables.
-constexpr int kCrawlSchemaVersion = 1;
+// refused rather than written with an older idea of its tables; an older
+// one is migrated when opened:
+//   1 -> 2  pages.links_dropped (links past max_links_per_page)
+constexpr int kCrawlSchemaVersion = 2;
 
 // The text of crawl_schema.sql.
 std::string_view crawl_schema_sql();

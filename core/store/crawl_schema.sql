@@ -45,7 +45,8 @@ CREATE TABLE IF NOT EXISTS pages (
     truncated INTEGER,
     canonical_url TEXT,
     attempts INTEGER,
-    robots_directives TEXT
+    robots_directives TEXT,
+    links_dropped INTEGER
 );
 CREATE TABLE IF NOT EXISTS links (
     from_page_id INTEGER NOT NULL REFERENCES pages(page_id),

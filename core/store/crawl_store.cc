@@ -140,6 +140,7 @@ struct CrawlStore::Impl {
     bind_text(s, 15, page.canonical_url);
     s.bind(16, page.attempts);
     bind_text(s, 17, page.robots_directives);
+    bind_nonzero(s, 18, page.links_dropped);
     s.executeStep();
     return s.getColumn(0).getInt64();
   }
@@ -319,6 +320,7 @@ struct CrawlStore::Impl {
       out.pages_fetched = summary_pages.getColumn(0).getInt64();
       out.pages_failed = summary_pages.getColumn(1).getInt64();
       out.avg_fetch_time_ms = summary_pages.getColumn(2).getInt64();
+      out.links_dropped = summary_pages.getColumn(3).getInt64();
     }
     return out;
   }
@@ -356,8 +358,8 @@ struct CrawlStore::Impl {
   SQLite::Statement upsert_page{db, R"sql(
       INSERT INTO pages(url, node_id, depth, status_code, content_type, title, description,
                         bytes, fetch_ms, fetched_at, error, final_url, redirect_chain,
-                        truncated, canonical_url, attempts, robots_directives)
-      VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+                        truncated, canonical_url, attempts, robots_directives, links_dropped)
+      VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
       ON CONFLICT(url) DO UPDATE SET
         node_id = excluded.node_id, depth = excluded.depth,
         status_code = excluded.status_code, content_type = excluded.content_type,
@@ -366,7 +368,8 @@ struct CrawlStore::Impl {
         fetched_at = excluded.fetched_at, error = excluded.error,
         final_url = excluded.final_url, redirect_chain = excluded.redirect_chain,
         truncated = excluded.truncated, canonical_url = excluded.canonical_url,
-        attempts = excluded.attempts, robots_directives = excluded.robots_directives
+        attempts = excluded.attempts, robots_directives = excluded.robots_directives,
+        links_dropped = excluded.links_dropped
       RETURNING page_id)sql"};
   SQLite::Statement delete_links{db, "DELETE FROM links WHERE from_page_id = ?1"};
   // A repeated target keeps its first position; the header promises unique
@@ -436,7 +439,8 @@ struct CrawlStore::Impl {
       SELECT COALESCE(SUM(COALESCE(error, '') = ''), 0),
              COALESCE(SUM(COALESCE(error, '') <> ''), 0),
              CAST(COALESCE(ROUND(AVG(CASE WHEN COALESCE(error, '') = '' THEN fetch_ms END)), 0)
-                  AS INTEGER)
+                  AS INTEGER),
+             COALESCE(SUM(links_dropped), 0)
       FROM pages WHERE fetched_at >= ?1)sql"};
 };
 

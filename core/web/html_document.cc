@@ -289,9 +289,13 @@ class NestingLimiter {
       case TagKind::kContainer: break;
     }
     // "/>" really closes elements inside <svg>/<math> (and <svg/> itself);
-    // on HTML elements the tokenizer ignores it.
+    // on HTML elements the tokenizer ignores it. Inside an integration point
+    // (<foreignObject>, <desc>, MathML's text elements) content is HTML
+    // again, so there "/>" closes nothing and every element counts.
     const bool foreign_root = tag == GUMBO_TAG_SVG || tag == GUMBO_TAG_MATH;
-    if (self_closing && (foreign_root || in_foreign_content())) return next;
+    if (is_integration_point(tag) && in_foreign_content() && !self_closing)
+      ++integration_points_;
+    if (self_closing && (foreign_root || (in_foreign_content() && integration_points_ == 0))) return next;
 
     if (open_ >= kMaxOpenElements) {
       blank(lt, next);
@@ -309,6 +313,8 @@ class NestingLimiter {
     const std::string_view name =
         body_.substr(name_begin, name_stop - name_begin);
     const GumboTag tag = gumbo_tagn_enum(name.data(), name.size());
+    if (is_integration_point(tag) && integration_points_ > 0)
+      --integration_points_;
     if (classify(tag) == TagKind::kContainer) {
       std::uint32_t& n = count(tag, name);
       if (n > 0) {
@@ -334,6 +340,19 @@ class NestingLimiter {
     open_ -= known_[GUMBO_TAG_SVG] + known_[GUMBO_TAG_MATH];
     known_[GUMBO_TAG_SVG] = 0;
     known_[GUMBO_TAG_MATH] = 0;
+    integration_points_ = 0;
+  }
+
+  // SVG and MathML elements whose content the tree builder reads as HTML.
+  static bool is_integration_point(GumboTag tag) {
+    switch (tag) {
+      case GUMBO_TAG_FOREIGNOBJECT: case GUMBO_TAG_DESC:
+      case GUMBO_TAG_MI: case GUMBO_TAG_MO: case GUMBO_TAG_MN:
+      case GUMBO_TAG_MS: case GUMBO_TAG_MTEXT: case GUMBO_TAG_ANNOTATION_XML:
+        return true;
+      default:
+        return false;
+    }
   }
 
   void blank(std::size_t begin, std::size_t end) {
@@ -351,6 +370,7 @@ class NestingLimiter {
   bool blanking_ = false;
   std::size_t copied_ = 0;  // body_ bytes before this are already in out_
   std::size_t open_ = 0;
+  std::size_t integration_points_ = 0;  // open ones inside <svg>/<math>
   std::array<std::uint32_t, GUMBO_TAG_LAST + 1> known_{};
   std::unordered_map<std::string, std::uint32_t> unknown_;
   std::string key_;

@@ -8,6 +8,8 @@
 // Storage and the FetchWorkers are stand-ins whose mailboxes the tests read.
 #define CAF_SUITE host_selector_protocol
 
+#include <limits>
+
 #include "actors/host_selector_actor.h"
 
 #include "protocol_fixture.h"
@@ -235,6 +237,35 @@ CAF_TEST(robots_txt_gates_first_request) {
                            })));
   expect((fetch_job), from(selector).to(worker).with(fetch_of(open)));
   expect((url_refused), from(selector).to(frontier).with(equals(url_refused{secret, "robots_txt"})));
+  CAF_CHECK_EQUAL(pending(), "");
+}
+
+// A worker's capacity comes from another process: an absurd one is held to
+// what one worker can run, so the demand stays a positive int32.
+CAF_TEST(announced_capacity_is_bounded) {
+  start(impolite());
+  auto huge = hello("worker-1@test-node", std::numeric_limits<std::int32_t>::max());
+  // 4096 slots want 4 x 4096 = 16384 URLs; 1024 are owed already.
+  expect((work_demand), from(selector).to(frontier).with(equals(work_demand{16384 - 1024})));
+  expect_welcome(huge);
+  CAF_CHECK_EQUAL(pending(), "");
+}
+
+// A hello repeated by the same worker (a retry after a lost reply) is
+// welcomed again but does not add slots: a worker of capacity 1 still gets
+// one job at a time.
+CAF_TEST(repeated_hello_adds_no_phantom_worker) {
+  start(impolite());
+  auto worker = add_worker("worker-1@test-node", 1);
+  deliver(coordinator, worker, selector);
+  expect((worker_hello), from(worker).to(selector).with(equals(worker_hello{worker, "worker-1@test-node", 1})));
+  expect_welcome(worker);
+  CAF_CHECK_EQUAL(pending(), "");
+  deliver(frontier, selector, crawl_batch{{a1, b1}});
+  expect((fetch_job), from(selector).to(worker).with(fetch_of(a1)));
+  CAF_CHECK_EQUAL(pending(), "");
+  deliver(worker, selector, done(a1));
+  expect((fetch_job), from(selector).to(worker).with(fetch_of(b1)));
   CAF_CHECK_EQUAL(pending(), "");
 }
 

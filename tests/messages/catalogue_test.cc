@@ -87,6 +87,7 @@ PageRow page() {
   p.robots_directives = "noindex";
   p.links = {LinkRow{"http://b.example/", false}, LinkRow{"http://c.example/", true}};
   p.link_host_keys = {"b.example", "c.example"};
+  p.links_dropped = 12;
   return p;
 }
 
@@ -146,7 +147,7 @@ PageRow sample(tag<PageRow>, const caf::actor&) { return page(); }
 DeadLetterRow sample(tag<DeadLetterRow>, const caf::actor&) { return dead(); }
 std::vector<DeadLetterRow> sample(tag<std::vector<DeadLetterRow>>, const caf::actor&) { return {dead(), dead()}; }
 ResumeState sample(tag<ResumeState>, const caf::actor&) { return ResumeState{{1, 2, 0xffffffffffffffffULL}, 10, 3, 4}; }
-StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6}; }
+StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6, 7}; }
 FrontierRefusal sample(tag<FrontierRefusal>, const caf::actor&) {
   return FrontierRefusal{FrontierEntry{3, "http://e/", 2, "http://a/"}, "max_url_length"};
 }

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/crawl/domain_link_filter.h"
+
 namespace actorcrawl {
 namespace {
 
@@ -265,6 +267,40 @@ TEST_CASE("select_links: nothing usable", "[link_selection]") {
   CHECK(s.other_hosts.empty());
   CHECK(s.to_crawl.empty());
   CHECK(s.canonical.empty());
+}
+
+TEST_CASE("select_links: at most max_links distinct links are read, the rest counted", "[link_selection]") {
+  const auto scope = scope_of({}, {}, {kPage});
+  std::vector<HtmlLink> links;
+  // Duplicates do not use up the cap; distinct links do, in document order.
+  links.push_back(HtmlLink{"/a", false});
+  links.push_back(HtmlLink{"/a", false});
+  for (int i = 0; i < 80000; ++i)
+    links.push_back(HtmlLink{"http://host" + std::to_string(i) + ".example.com/p" + std::to_string(i), false});
+  const SelectedLinks s = select_links(url_of(kPage), analysis_of(links), *scope, {}, 3);
+  CHECK(rows_of(s) == Rows{{"http://www.example.com/a", false},
+                           {"http://host0.example.com/p0", false},
+                           {"http://host1.example.com/p1", false}});
+  CHECK(s.other_hosts == std::vector<std::string>{"host0.example.com", "host1.example.com"});
+  CHECK(crawl_of(s).size() == 3);
+  CHECK(s.links_dropped == 80000 - 2);
+  // Under the cap nothing is dropped.
+  CHECK(select_links(url_of(kPage), analysis_of({HtmlLink{"/a", false}}), *scope, {}, 3).links_dropped == 0);
+}
+
+TEST_CASE("the domains profile's filter reads no further than max_links either", "[link_selection]") {
+  std::string error;
+  std::vector<HtmlLink> links;
+  for (int i = 0; i < 1000; ++i)
+    links.push_back(HtmlLink{"http://www.example.com/local" + std::to_string(i), false});
+  links.push_back(HtmlLink{"http://other.test/", false});
+  const auto capped = DomainLinkFilter::make({}, 10, &error, 100);
+  const SelectedLinks s = capped->select(url_of(kPage), analysis_of(links));
+  CHECK(s.all.size() == 100);
+  CHECK(s.links_dropped == 901);
+  CHECK(s.to_crawl.empty());  // other.test stands after the cap
+  const auto uncapped = DomainLinkFilter::make({}, 10, &error);
+  CHECK(uncapped->select(url_of(kPage), analysis_of(links)).to_crawl.size() == 1);
 }
 
 }  // namespace actorcrawl

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 namespace actorcrawl {
 
 TEST_CASE("the selector's buffer: four URLs a slot, never fewer than the minimum", "[work_bounds]") {
@@ -19,6 +21,8 @@ TEST_CASE("demand goes out once a quarter of the buffer is missing", "[work_boun
   CHECK(work_to_ask_for(1024, 500, 300) == 0);   // asked already, not yet here
   CHECK(work_to_ask_for(1024, 2000, 0) == 0);    // over-full
   CHECK(work_to_ask_for(2, 0, 0) == 2);          // a tiny buffer still asks
+  // Never more than one work_demand message can carry.
+  CHECK(work_to_ask_for(std::size_t{1} << 40, 0, 0) == std::numeric_limits<std::int32_t>::max());
 }
 
 TEST_CASE("in flight by default: the buffer and two URLs per slot", "[work_bounds]") {

@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/store/crawl_schema.h"
 #include "core/web/url_fingerprint.h"
 #include "tests/unit/temp_database.h"
 
@@ -142,7 +143,7 @@ TEST_CASE("schema: seed nodes and edges tables, indexes, version, WAL", "[store]
   CHECK(index_columns(path.str(), "idx_frontier_state") ==
         std::vector<std::string>{"state", "seq"});
   CHECK(index_columns(path.str(), "idx_links_to") == std::vector<std::string>{"to_url"});
-  CHECK(scalar(path.str(), "PRAGMA user_version") == 1);
+  CHECK(scalar(path.str(), "PRAGMA user_version") == kCrawlSchemaVersion);
 
   SQLite::Database reader(path.str(), SQLite::OPEN_READONLY);
   CHECK(reader.execAndGet("PRAGMA journal_mode").getString() == "wal");
@@ -421,7 +422,7 @@ TEST_CASE("the destructor commits and a reopened store sees the data", "[store]"
   CHECK(node(path.str(), "a.test").description == "A");
   CHECK(node(path.str(), "b.test").crawl_count == 1);
   CHECK(edges(path.str())[{"a.test", "b.test"}] == 2);
-  CHECK(scalar(path.str(), "PRAGMA user_version") == 1);
+  CHECK(scalar(path.str(), "PRAGMA user_version") == kCrawlSchemaVersion);
 }
 
 TEST_CASE("dead letters are taken for redrive once", "[store]") {
@@ -647,7 +648,7 @@ TEST_CASE("a seed database with only nodes and edges is upgraded in place", "[st
   CHECK(node(path.str(), "a.test").crawl_count == 5);
   CHECK(node(path.str(), "a.test").description == "Old A");
   CHECK(edges(path.str())[{"a.test", "b.test"}] == 8);
-  CHECK(scalar(path.str(), "PRAGMA user_version") == 1);
+  CHECK(scalar(path.str(), "PRAGMA user_version") == kCrawlSchemaVersion);
 }
 
 TEST_CASE("100k frontier rows insert and resume", "[store]") {

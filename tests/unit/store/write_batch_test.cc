@@ -114,4 +114,21 @@ TEST_CASE("a database of a newer schema version is refused", "[crawl_schema]") {
   CHECK_THROWS_WITH(open_crawl_database(path.str()), Catch::Contains("is newer than the supported version"));
 }
 
+TEST_CASE("a version 1 database is migrated: pages gains links_dropped", "[crawl_schema]") {
+  TempDbPath path;
+  {
+    SQLite::Database db(path.str(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("CREATE TABLE pages (page_id INTEGER PRIMARY KEY, url TEXT UNIQUE NOT NULL, node_id INTEGER, depth INTEGER, "
+            "status_code INTEGER, content_type TEXT, title TEXT, description TEXT, bytes INTEGER, fetch_ms INTEGER, "
+            "fetched_at INTEGER, error TEXT, final_url TEXT, redirect_chain TEXT, truncated INTEGER, "
+            "canonical_url TEXT, attempts INTEGER, robots_directives TEXT)");
+    db.exec("INSERT INTO pages(url, status_code) VALUES ('http://old.test/', 200)");
+    db.exec("PRAGMA user_version = 1");
+  }
+  { auto db = open_crawl_database(path.str()); }
+  CHECK(scalar(path.str(), "PRAGMA user_version") == kCrawlSchemaVersion);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM pragma_table_info('pages') WHERE name = 'links_dropped'") == 1);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM pages WHERE url = 'http://old.test/' AND links_dropped IS NULL") == 1);
+}
+
 }  // namespace actorcrawl

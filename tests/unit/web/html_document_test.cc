@@ -281,6 +281,14 @@ TEST_CASE("html: deep nesting neither overflows the stack nor loses links", "[ht
     CHECK(doc.title == "t");
     CHECK(doc.meta_nofollow);
   }
+  SECTION("HTML inside <svg><foreignObject> counts toward the cap") {
+    // There content is HTML again and "/>" closes nothing: each <section/>
+    // opens an element. Uncounted, 300,000 of them made gumbo's tree builder
+    // quadratic (minutes); counted, the page parses like any deep page.
+    const HtmlDocument doc = parse_html("<svg><foreignObject>" + repeat("<section/>", 300000) +
+                                        "<a href=\"/inside\">x</a></foreignObject></svg><a href=/after>y</a>");
+    CHECK(hrefs(doc) == std::vector<std::string>{"/inside", "/after"});
+  }
   SECTION("nested inline SVG") {
     const HtmlDocument doc =
         parse_html(repeat("<svg><g>", 50000) + "<a href=\"/svg-link\"><circle/></a>");
