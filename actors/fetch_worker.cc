@@ -112,10 +112,12 @@ class fetch_worker : public caf::blocking_actor {
   FetchRequest request_for(const CrawlJob& job, std::int32_t attempt, std::uint64_t token) const {
     FetchRequest r;
     r.token = token;
-    r.url = job.url;
+    r.url = job.target_url();
     r.timeout_ms = policy_.timeout_for(attempt);
     r.max_body_bytes = settings_.max_body_bytes;
-    r.max_redirects = settings_.max_redirects;
+    // The crawler takes redirect hops itself, each scheduled like any URL
+    // (the Processor decides, the HostSelector paces): curl follows none.
+    r.max_redirects = 0;
     r.user_agent = settings_.user_agent;
     r.block_private_addresses = settings_.block_private_addresses;
     return r;
@@ -182,7 +184,7 @@ class fetch_worker : public caf::blocking_actor {
     RetryDecision d = policy_.decide(outcome, f.attempt);
     const std::int64_t server_delay = std::max<std::int64_t>(outcome.retry_after_ms, 0);
     if (d.verdict == FetchVerdict::retry) {
-      log_line(LogLevel::warn, name_ + " failed to fetch " + f.job.url + " (" + d.reason + ", retry " +
+      log_line(LogLevel::warn, name_ + " failed to fetch " + f.job.target_url() + " (" + d.reason + ", retry " +
                                  std::to_string(f.attempt) + "/" + std::to_string(settings_.retry_attempts) + ")");
       ++f.attempt;
       engine_.start_at(request_for(f.job, f.attempt, outcome.token), FetchEngine::Clock::now() + d.delay);
@@ -194,6 +196,9 @@ class fetch_worker : public caf::blocking_actor {
     // first attempt to the outcome.
     times_.add(monotonic_us() - f.first_started_us, f.mailbox_wait_us);
     inflight_.erase(it);
+    // The HostSelector hears first: a redirect the Processor follows comes
+    // back to it as follow_redirect, which must find this lease ended.
+    send(actors_.host_selector, fetch_done{job, false, server_delay, outcome.elapsed_ms});
     if (d.verdict == FetchVerdict::fetched) {
       fetch_result r;
       r.job = job;
@@ -203,10 +208,9 @@ class fetch_worker : public caf::blocking_actor {
       r.body = std::move(outcome.body);
       r.truncated = outcome.truncated;
       r.final_url = std::move(outcome.final_url);
-      for (auto& hop : outcome.redirects) {
-        r.redirect_urls.push_back(std::move(hop.url));
-        r.redirect_statuses.push_back(hop.status);
-      }
+      r.redirect_urls = job.hop_urls;
+      r.redirect_statuses = job.hop_statuses;
+      r.location = std::move(outcome.location);
       r.fetch_ms = outcome.elapsed_ms;
       r.fetched_at_ms = epoch_ms();
       r.attempts = attempts;
@@ -218,7 +222,6 @@ class fetch_worker : public caf::blocking_actor {
                             outcome.elapsed_ms, epoch_ms()};
       send(actors_.dead_letter, std::move(failure));
     }
-    send(actors_.host_selector, fetch_done{std::move(job), false, server_delay, outcome.elapsed_ms});
   }
 
   // "fetch_worker/worker-1" for "worker-1@node".

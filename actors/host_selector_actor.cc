@@ -153,6 +153,17 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
         st.scheduler.enqueue(std::move(job), now);
       dispatch(self);
     },
+    // The next hop of a redirect: the same lease, now for the hop's host,
+    // behind its robots.txt and politeness clock like any URL of it.
+    [self](follow_redirect& hop) {
+      auto& st = self->state;
+      if (st.stopping) {
+        return_to_frontier(self, {std::move(hop.job)});
+        return;
+      }
+      st.scheduler.enqueue(std::move(hop.job), self->clock().now());
+      dispatch(self);
+    },
     [self](fetch_done& done) {
       auto& st = self->state;
       StageTimer timer(st.times);

@@ -42,10 +42,25 @@ caf::behavior processor_lane(traced_actor<lane_state>* self, ProcessorSettings s
     [self](fetch_result& r) {
       auto& st = self->state;
       StageTimer timer(st.times, waited_us(r.sent_us));
+      const RedirectStep step = st.settings.pipeline->redirect_step(r.job, r.status_code, r.location);
+      if (step.kind == RedirectStep::Kind::follow) {
+        self->send(st.actors.host_selector, follow_redirect{step.next});
+        return;
+      }
+      if (step.kind == RedirectStep::Kind::failed) {
+        self->send(st.actors.dead_letter, fetch_failure{r.job, step.reason, step.detail, r.status_code, r.attempts,
+                                                        r.fetch_ms, r.fetched_at_ms});
+        return;
+      }
       const FetchedPage page{r.job.url, r.final_url.empty() ? r.job.url : r.final_url, r.job.depth, r.status_code,
                              r.content_type, r.charset, r.body, r.truncated};
-      const FetchFacts facts{r.fetch_ms, r.fetched_at_ms, r.attempts, std::move(r.redirect_urls),
-                             std::move(r.redirect_statuses), std::move(r.x_robots_tag)};
+      const FetchFacts facts{r.fetch_ms,
+                             r.fetched_at_ms,
+                             r.attempts,
+                             std::move(r.redirect_urls),
+                             std::move(r.redirect_statuses),
+                             std::move(r.x_robots_tag),
+                             std::move(r.location)};
       ProcessedPage done = st.settings.pipeline->process(r.job, page, facts);
       if (st.settings.log_each_page)
         log_line(LogLevel::info, "fetched " + r.job.host_key + " (depth=" + std::to_string(r.job.depth) + ", " +

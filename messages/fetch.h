@@ -42,13 +42,27 @@ struct fetch_result {
   std::int32_t attempts = 1;
   std::string x_robots_tag;  // the X-Robots-Tag header, if any
   std::int64_t sent_us = 0;  // monotonic_us() when sent: mailbox wait
+  std::string location;      // a redirect's next hop, resolved; the Processor decides
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, fetch_result& x) {
   return f(caf::meta::type_name("fetch_result"), x.job, x.status_code, x.content_type, x.charset,
            x.body, x.truncated, x.final_url, x.redirect_urls, x.redirect_statuses, x.fetch_ms,
-           x.fetched_at_ms, x.attempts, x.x_robots_tag, x.sent_us);
+           x.fetched_at_ms, x.attempts, x.x_robots_tag, x.sent_us, x.location);
+}
+
+// Processor -> HostSelector: a redirect the crawl follows. The job carries
+// the hop to fetch next (fetch_url) and the hops before it; the HostSelector
+// schedules it like any URL of that host, under its robots.txt and
+// politeness, and the lease stays the same.
+struct follow_redirect {
+  CrawlJob job;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, follow_redirect& x) {
+  return f(caf::meta::type_name("follow_redirect"), x.job);
 }
 
 // HostSelector -> FetchWorker: fetch a host's robots.txt (no retries here:

@@ -14,7 +14,8 @@ namespace actorcrawl {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, CrawlJob& x) {
-  return f(caf::meta::type_name("CrawlJob"), x.seq, x.url, x.host_key, x.depth);
+  return f(caf::meta::type_name("CrawlJob"), x.seq, x.url, x.host_key, x.depth, x.fetch_url, x.fetch_host_key,
+           x.hop_urls, x.hop_statuses);
 }
 
 template <class Inspector>

@@ -51,6 +51,10 @@ void describe(const CrawlJob& j, TraceRecord& r) {
   add_url(r, j.url);
   r.fields["seq"] = j.seq;
   r.fields["depth"] = j.depth;
+  if (!j.fetch_url.empty()) {  // a redirect hop: the URL fetched now
+    add_url(r, j.fetch_url);
+    r.fields["hops"] = j.hop_urls.size();
+  }
 }
 void describe(const crawl_seeds& m, TraceRecord& r) {
   for (const auto& u : m.urls)
@@ -64,6 +68,7 @@ void describe(const fetch_result& m, TraceRecord& r) {
   r.fields["status"] = m.status_code;
   r.fields["bytes"] = m.body.size();
 }
+void describe(const follow_redirect& m, TraceRecord& r) { describe(m.job, r); }
 void describe(const fetch_done& m, TraceRecord& r) {
   describe(m.job, r);
   if (m.returned)

@@ -5,19 +5,29 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace actorcrawl {
 
 struct CrawlJob {
   std::uint64_t seq = 0;
   std::string url;       // normalized
-  std::string host_key;  // host[:port], the politeness and affinity key
+  std::string host_key;  // host[:port], the frontier's key for the URL
   std::int32_t depth = 0;
+
+  // A redirect chain is followed by the crawler, hop by hop, each hop
+  // scheduled like any URL (its host's robots.txt and politeness): the URL
+  // to fetch now and its host, and the hops already taken. Empty fetch_url:
+  // the job fetches `url` itself.
+  std::string fetch_url{};
+  std::string fetch_host_key{};
+  std::vector<std::string> hop_urls{};       // each URL that answered with a redirect
+  std::vector<std::int32_t> hop_statuses{};  // and its status
+
+  const std::string& target_url() const { return fetch_url.empty() ? url : fetch_url; }
+  // The politeness, robots.txt and worker-affinity key of this fetch.
+  const std::string& target_host() const { return fetch_url.empty() ? host_key : fetch_host_key; }
 };
-
-}  // namespace actorcrawl
-
-namespace actorcrawl {
 
 // A link a page led to, already resolved, normalized and found in scope.
 struct DiscoveredLink {

@@ -28,6 +28,8 @@ class DomainLinkFilter final : public LinkSelector {
   // to_crawl: the selected hosts, each as its root URL with the link's
   // scheme ("https://blog.example.com/").
   SelectedLinks select(const Url& page_url, const PageAnalysis& analysis) const override;
+  // A host's root page may redirect anywhere not excluded (to www., to https).
+  bool follows_redirect_to(const Url& target) const override { return !excluded(target.host()); }
 
  private:
   DomainLinkFilter();

@@ -99,7 +99,7 @@ std::vector<CrawlJob> HostScheduler::remove_worker(WorkerId id, Clock::time_poin
     if (lease->second.worker == id) {
       // The request may or may not have reached the host; keep its clock
       // running as if it had, so a retry elsewhere is still polite.
-      auto& host = hosts_[lease->second.job.host_key];
+      auto& host = hosts_[lease->second.job.target_host()];
       request_ended(host);
       host.next_allowed = now + delay_of(host);
       orphaned.push_back(std::move(lease->second.job));
@@ -125,8 +125,8 @@ std::vector<CrawlJob> HostScheduler::remove_worker(WorkerId id, Clock::time_poin
 }
 
 void HostScheduler::enqueue(CrawlJob job, Clock::time_point) {
-  auto& host = hosts_[job.host_key];
-  std::string key = job.host_key;
+  auto& host = hosts_[job.target_host()];
+  std::string key = job.target_host();
   host.queue.push_back(std::move(job));
   ++queued_;
   schedule(key, host);
@@ -228,7 +228,7 @@ bool HostScheduler::robots_gate(const std::string& key, Host& host, Clock::time_
   if (host.robots == RobotsState::ready && host.rules_used && now >= host.rules_expire)
     host.robots = RobotsState::unknown;  // stale: fetch it again first
   if (host.robots == RobotsState::unknown) {
-    CrawlJob robots{0, scheme_of(host.queue.front().url) + "://" + key + "/robots.txt", key, 0};
+    CrawlJob robots{0, scheme_of(host.queue.front().target_url()) + "://" + key + "/robots.txt", key, 0};
     host.robots = RobotsState::pending;
     host.robots_worker = worker_id;
     ++host.in_flight;
@@ -245,7 +245,7 @@ bool HostScheduler::robots_gate(const std::string& key, Host& host, Clock::time_
     const char* reason = nullptr;
     if (!host.rules)
       reason = host.refusal.c_str();
-    else if (!host.rules->allowed(path_and_query(front.url)))
+    else if (!host.rules->allowed(path_and_query(front.target_url())))
       reason = "robots_txt";
     if (reason == nullptr)
       return true;
@@ -314,10 +314,10 @@ void HostScheduler::robots_done(const std::string& host_key, std::shared_ptr<con
 
 void HostScheduler::release(const Lease& lease, Clock::time_point now,
                             std::chrono::milliseconds extra) {
-  auto& host = hosts_[lease.job.host_key];
+  auto& host = hosts_[lease.job.target_host()];
   request_ended(host);
   host.next_allowed = now + std::max(delay_of(host), std::min(extra, std::max(settings_.delay, settings_.max_delay)));
-  schedule(lease.job.host_key, host);
+  schedule(lease.job.target_host(), host);
   auto w = workers_.find(lease.worker);
   if (w == workers_.end())
     return;
@@ -336,7 +336,7 @@ bool HostScheduler::complete(std::uint64_t seq, Clock::time_point now,
   if (settings_.delay_factor_percent > 0) {
     // A slow answer means a busy server: give it more room (Heritrix's
     // delay factor), within the configured bounds.
-    auto h = hosts_.find(lease.job.host_key);
+    auto h = hosts_.find(lease.job.target_host());
     if (h != hosts_.end())
       h->second.adaptive_delay = response_time * settings_.delay_factor_percent / 100;
   }

@@ -45,6 +45,9 @@ class LinkSelector {
  public:
   virtual ~LinkSelector() = default;
   virtual SelectedLinks select(const Url& page_url, const PageAnalysis& analysis) const = 0;
+  // Whether a redirect to `target` is followed: the crawl's scope applies
+  // to every hop as to any link.
+  virtual bool follows_redirect_to(const Url& target) const = 0;
 };
 
 // The site profile's: select_links() within a scope.
@@ -55,6 +58,9 @@ class SiteLinkSelector final : public LinkSelector {
       : scope_(std::move(scope)), strip_query_params_(std::move(strip_query_params)), max_links_(max_links) {}
   SelectedLinks select(const Url& page_url, const PageAnalysis& analysis) const override {
     return select_links(page_url, analysis, *scope_, strip_query_params_, max_links_);
+  }
+  bool follows_redirect_to(const Url& target) const override {
+    return scope_->check(target) == ScopeVerdict::in_scope;
   }
 
  private:

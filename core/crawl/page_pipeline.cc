@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <utility>
 
 namespace actorcrawl {
@@ -25,9 +26,49 @@ std::string redirect_chain_json(const std::vector<std::string>& urls, const std:
   return hops.dump();
 }
 
+bool is_redirect(std::int32_t status) { return status >= 300 && status < 400 && status != 304; }
+
 PagePipeline::PagePipeline(std::shared_ptr<const ProcessorChain> chain, std::shared_ptr<const LinkSelector> links,
-                           std::string product_token)
-    : chain_(std::move(chain)), links_(std::move(links)), product_token_(std::move(product_token)) {}
+                           std::string product_token, std::size_t max_redirects)
+    : chain_(std::move(chain)),
+      links_(std::move(links)),
+      product_token_(std::move(product_token)),
+      max_redirects_(max_redirects) {}
+
+RedirectStep PagePipeline::redirect_step(const CrawlJob& job, std::int32_t status, const std::string& location) const {
+  RedirectStep step;
+  if (!is_redirect(status) || location.empty())
+    return step;
+  auto target = Url::parse(location);
+  if (!target)
+    return step;  // nothing to follow: recorded as the redirect it is
+  const std::string& here = job.target_url();
+  const bool seen = target->str() == job.url || target->str() == here ||
+                    std::find(job.hop_urls.begin(), job.hop_urls.end(), target->str()) != job.hop_urls.end();
+  if (seen) {
+    step.kind = RedirectStep::Kind::failed;
+    step.reason = "redirect_loop";
+    step.detail = "redirect loop back to " + target->str();
+    return step;
+  }
+  if (job.hop_urls.size() + 1 > max_redirects_) {
+    step.kind = RedirectStep::Kind::failed;
+    step.reason = "too_many_redirects";
+    step.detail = "more than " + std::to_string(max_redirects_) + " redirects";
+    return step;
+  }
+  if (!links_->follows_redirect_to(*target)) {
+    step.kind = RedirectStep::Kind::stop;
+    return step;
+  }
+  step.kind = RedirectStep::Kind::follow;
+  step.next = job;
+  step.next.hop_urls.push_back(here);
+  step.next.hop_statuses.push_back(status);
+  step.next.fetch_url = target->str();
+  step.next.fetch_host_key = target->host_key();
+  return step;
+}
 
 ProcessedPage PagePipeline::process(const CrawlJob& job, const FetchedPage& page, const FetchFacts& facts) const {
   PageAnalysis analysis = chain_->run(page);
@@ -54,6 +95,19 @@ ProcessedPage PagePipeline::process(const CrawlJob& job, const FetchedPage& page
   if (!robots.noindex) {
     row.title = std::move(analysis.title);
     row.description = std::move(analysis.description);
+  }
+  if (is_redirect(page.status_code) && !facts.location.empty()) {
+    // A redirect recorded, not followed: its target is its link.
+    std::vector<std::string> urls = facts.redirect_urls;
+    std::vector<std::int32_t> statuses = facts.redirect_statuses;
+    urls.push_back(page.final_url);
+    statuses.push_back(page.status_code);
+    row.redirect_chain = redirect_chain_json(urls, statuses);
+    row.final_url = facts.location;
+    row.links = {LinkRow{facts.location, false}};
+    if (auto target = Url::parse(facts.location); target && target->host_key() != job.host_key)
+      row.link_host_keys = {target->host_key()};
+    return out;
   }
   // Links resolve against where the body came from: after a redirect, that
   // is the final URL, not the one that was asked for.

@@ -26,6 +26,7 @@ struct FetchFacts {
   std::vector<std::string> redirect_urls;     // each hop's URL, in order
   std::vector<std::int32_t> redirect_statuses;
   std::string x_robots_tag;                   // the header's value, if any
+  std::string location;                       // a redirect's next hop, resolved
 };
 
 struct ProcessedPage {
@@ -41,18 +42,40 @@ RobotsDirectives page_directives(const PageAnalysis& analysis, const std::string
 // [{"url": ..., "status": ...}, ...] for the redirect hops; "" for none.
 std::string redirect_chain_json(const std::vector<std::string>& urls, const std::vector<std::int32_t>& statuses);
 
+// What to do with a redirect response. The crawler takes each hop itself,
+// so every hop passes scope, robots.txt and politeness like any URL.
+struct RedirectStep {
+  enum class Kind {
+    not_redirect,  // a page like any other
+    follow,        // fetch `next` (same lease) before the page is recorded
+    stop,          // record the redirect as the page: its target is out of scope
+    failed,        // a dead letter: `reason` is redirect_loop or too_many_redirects
+  };
+  Kind kind = Kind::not_redirect;
+  CrawlJob next;       // follow: the job with its next hop
+  std::string reason;  // failed
+  std::string detail;  // failed: for people
+};
+
+bool is_redirect(std::int32_t status);
+
 class PagePipeline {
  public:
-  // `product_token`: the name X-Robots-Tag lines for this crawler use.
+  // `product_token`: the name X-Robots-Tag lines for this crawler use;
+  // `max_redirects`: hops followed for one URL.
   PagePipeline(std::shared_ptr<const ProcessorChain> chain, std::shared_ptr<const LinkSelector> links,
-               std::string product_token);
+               std::string product_token, std::size_t max_redirects = 5);
 
+  RedirectStep redirect_step(const CrawlJob& job, std::int32_t status, const std::string& location) const;
+  // A redirect that is not followed is recorded with its target as its one
+  // link and final_url, and its hop at the end of the chain.
   ProcessedPage process(const CrawlJob& job, const FetchedPage& page, const FetchFacts& facts) const;
 
  private:
   std::shared_ptr<const ProcessorChain> chain_;
   std::shared_ptr<const LinkSelector> links_;
   std::string product_token_;
+  std::size_t max_redirects_;
 };
 
 }  // namespace actorcrawl

@@ -373,6 +373,10 @@ struct FetchEngine::Impl {
     out.final_url = effective ? effective : t->request.url;
     if (auto normalized = Url::parse(out.final_url))
       out.final_url = normalized->str();
+    if (out.status_code >= 300 && out.status_code < 400 && out.status_code != 304 && !t->current_location.empty())
+      if (auto base = Url::parse(out.final_url))
+        if (auto next = base->resolve(t->current_location))
+          out.location = next->str();
     out.retry_after_ms = parse_retry_after(t->retry_after);
     out.x_robots_tag = std::move(t->x_robots_tag);
     out.elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t->started).count();

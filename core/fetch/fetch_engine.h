@@ -66,6 +66,10 @@ struct FetchOutcome {
   bool truncated = false;    // the body was cut at max_body_bytes
   std::string final_url;     // after redirects
   std::vector<RedirectHop> redirects;
+  // A redirect not followed (max_redirects reached, or 0: the caller takes
+  // hops itself): its Location resolved against final_url and normalized;
+  // empty when the final response is no redirect or its Location is unusable.
+  std::string location;
   std::int64_t elapsed_ms = 0;
   std::int64_t retry_after_ms = -1;  // from Retry-After (seconds or a date)
   std::string x_robots_tag;          // the final response's X-Robots-Tag

@@ -77,7 +77,8 @@ std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std
       break;
   }
   return std::make_shared<const PagePipeline>(std::make_shared<const ProcessorChain>(std::move(chain)),
-                                              std::move(links), product_token_of(config.user_agent));
+                                              std::move(links), product_token_of(config.user_agent),
+                                              static_cast<std::size_t>(config.max_redirects));
 }
 
 }  // namespace actorcrawl

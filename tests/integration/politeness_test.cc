@@ -709,3 +709,57 @@ TEST_CASE("any politeness delay keeps one request per host, whatever max_connect
   REQUIRE(served.size() == 6);
   CHECK(smallest_gap_ms(served) >= 59);
 }
+
+// --- redirects are hops the crawler takes -------------------------------------
+
+TEST_CASE("a redirect hop obeys its target host's robots.txt, politeness and the scope",
+          "[integration][robots][politeness][redirect]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  auto c = web.add_host("127.0.0.3");  // outside allowed_domains
+  web.route(a, "/", html(page("A", {"/go-private", "/go-1", "/go-2", "/go-3", "/go-out"})));
+  web.route(a, "/go-private", redirect(302, TestWeb::url(b, "/private/x")));
+  for (const char* n : {"1", "2", "3"}) {
+    web.route(a, std::string{"/go-"} + n, redirect(301, TestWeb::url(b, std::string{"/page"} + n)));
+    web.route(b, std::string{"/page"} + n, html(page(std::string{"B"} + n, {})));
+  }
+  web.route(a, "/go-out", redirect(302, TestWeb::url(c, "/elsewhere")));
+  web.route(b, "/robots.txt", text("User-agent: *\nDisallow: /private/\nCrawl-delay: 0.3\n"));
+  web.route(b, "/private/x", html(page("Secret", {})));
+  web.route(c, "/elsewhere", html(page("C", {})));
+
+  auto config = fast_config(dir, TestWeb::url(a, "/"));
+  config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
+  config.politeness_delay_ms = 0;
+  auto result = crawl(config);
+  CHECK(result.termination_reason == "queue_empty");
+  const auto db = config.db_path;
+
+  // robots.txt of the hop's host first, and the disallowed hop never taken:
+  // the URL that led there is refused by that rule.
+  const auto on_b = served_on(web, b);
+  REQUIRE_FALSE(on_b.empty());
+  CHECK(on_b.front().target == "/robots.txt");
+  CHECK(web.count(b, "/private/x") == 0);
+  CHECK(frontier_rows(db, a) == std::vector<std::string>{"/ 1 -", "/go-1 1 -", "/go-2 1 -", "/go-3 1 -",
+                                                          "/go-out 1 -", "/go-private 3 robots_txt"});
+  // Three chains converging on b keep to b's Crawl-delay.
+  CHECK(web.count(b, "/robots.txt") == 1);
+  CHECK(targets_seen(web, b) == std::map<std::string, int>{{"/page1", 1}, {"/page2", 1}, {"/page3", 1}});
+  CHECK(smallest_gap_ms(on_b) >= 300);
+  // Each redirected URL is recorded once, with the page it led to and its hop.
+  CHECK(column(db, "SELECT status_code || ' ' || title || ' ' || final_url FROM pages WHERE url LIKE '%/go-1'") ==
+        std::vector<std::string>{"200 B1 " + TestWeb::url(b, "/page1")});
+  CHECK(column(db, "SELECT redirect_chain FROM pages WHERE url LIKE '%/go-1'") ==
+        std::vector<std::string>{R"([{"status":301,"url":")" + TestWeb::url(a, "/go-1") + R"("}])"});
+  // A hop out of scope is not taken: the redirect itself is the page, its
+  // target its one link.
+  CHECK(web.count(c, "/elsewhere") == 0);
+  CHECK(column(db, "SELECT status_code || ' ' || final_url FROM pages WHERE url LIKE '%/go-out'") ==
+        std::vector<std::string>{"302 " + TestWeb::url(c, "/elsewhere")});
+  CHECK(column(db, "SELECT to_url FROM links JOIN pages ON page_id = from_page_id WHERE url LIKE '%/go-out'") ==
+        std::vector<std::string>{TestWeb::url(c, "/elsewhere")});
+  CHECK(count(db, "SELECT COUNT(*) FROM dead_letters") == 0);
+}

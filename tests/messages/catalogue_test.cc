@@ -107,7 +107,15 @@ worker_hello sample(tag<worker_hello>, const caf::actor& a) { return worker_hell
 worker_welcome sample(tag<worker_welcome>, const caf::actor& a) {
   return worker_welcome{sample(tag<topology>{}, a), sample(tag<fetch_settings>{}, a)};
 }
-CrawlJob sample(tag<CrawlJob>, const caf::actor&) { return job(); }
+CrawlJob sample(tag<CrawlJob>, const caf::actor&) {
+  CrawlJob j = job();
+  j.fetch_url = "http://b.example/next";
+  j.fetch_host_key = "b.example";
+  j.hop_urls = {"http://a.example/x?y=1"};
+  j.hop_statuses = {301};
+  return j;
+}
+follow_redirect sample(tag<follow_redirect>, const caf::actor& a) { return follow_redirect{sample(tag<CrawlJob>{}, a)}; }
 DiscoveredLink sample(tag<DiscoveredLink>, const caf::actor&) { return DiscoveredLink{"http://b/", "b"}; }
 crawl_seeds sample(tag<crawl_seeds>, const caf::actor&) { return crawl_seeds{{"http://a/", "http://b/"}}; }
 work_demand sample(tag<work_demand>, const caf::actor&) { return work_demand{64}; }
@@ -135,6 +143,7 @@ fetch_result sample(tag<fetch_result>, const caf::actor&) {
   r.fetched_at_ms = 6;
   r.attempts = 2;
   r.x_robots_tag = "noindex";
+  r.location = "http://a/next";
   return r;
 }
 fetch_done sample(tag<fetch_done>, const caf::actor&) { return fetch_done{job(), true, 1500, 37}; }

@@ -651,4 +651,26 @@ TEST_CASE("HostScheduler robots gate: with politeness off, robots.txt goes alone
   CHECK(seqs == std::vector<std::uint64_t>{1, 2, 3, 11});
 }
 
+TEST_CASE("HostScheduler: a redirect hop is scheduled under its target host's rules", "[host_scheduler][robots]") {
+  HostScheduler s(robots_settings());
+  s.add_worker(1, 4);
+  CrawlJob hop = job(1, "a.test", "/go");
+  hop.fetch_url = "http://b.test/private/x";
+  hop.fetch_host_key = "b.test";
+  hop.hop_urls = {"http://a.test/go"};
+  hop.hop_statuses = {302};
+  s.enqueue(hop, t0);
+  auto ds = s.take_ready(t0);
+  REQUIRE(ds.size() == 1);
+  // b.test's robots.txt is asked for, not a.test's.
+  CHECK(ds[0].kind == Kind::robots);
+  CHECK(ds[0].job.url == "http://b.test/robots.txt");
+  s.robots_done("b.test", rules("User-agent: *\nDisallow: /private/\n"), t0 + ms{10});
+  CHECK(s.take_ready(t0 + ms{1000}).empty());
+  auto refused = s.take_refused();
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0].job.url == "http://a.test/go");  // the lease's own URL is what is refused
+  CHECK(refused[0].reason == "robots_txt");
+}
+
 }  // namespace actorcrawl

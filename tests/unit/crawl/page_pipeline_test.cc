@@ -123,4 +123,63 @@ TEST_CASE("the domains profile selects through its link filter", "[page_pipeline
   CHECK(out.row.links.size() == 3);
 }
 
+TEST_CASE("a redirect in scope is followed as the job's next hop", "[page_pipeline][redirect]") {
+  const auto pipeline = site_pipeline();
+  const auto step = pipeline->redirect_step(kJob, 301, "http://a.test/moved");
+  REQUIRE(step.kind == RedirectStep::Kind::follow);
+  CHECK(step.next.seq == kJob.seq);
+  CHECK(step.next.url == kJob.url);            // the lease is still the original URL's
+  CHECK(step.next.host_key == kJob.host_key);
+  CHECK(step.next.target_url() == "http://a.test/moved");
+  CHECK(step.next.target_host() == "a.test");
+  CHECK(step.next.hop_urls == std::vector<std::string>{"http://a.test/"});
+  CHECK(step.next.hop_statuses == std::vector<std::int32_t>{301});
+  // The next hop's own redirect adds to the chain.
+  const auto again = pipeline->redirect_step(step.next, 302, "http://www.a.test/final");
+  REQUIRE(again.kind == RedirectStep::Kind::follow);
+  CHECK(again.next.hop_urls == std::vector<std::string>{"http://a.test/", "http://a.test/moved"});
+  CHECK(again.next.target_host() == "www.a.test");
+}
+
+TEST_CASE("redirect loops, long chains, other schemes and other sites", "[page_pipeline][redirect]") {
+  const auto pipeline = site_pipeline();
+  CHECK(pipeline->redirect_step(kJob, 200, "http://a.test/x").kind == RedirectStep::Kind::not_redirect);
+  CHECK(pipeline->redirect_step(kJob, 304, "http://a.test/x").kind == RedirectStep::Kind::not_redirect);
+  CHECK(pipeline->redirect_step(kJob, 301, "").kind == RedirectStep::Kind::not_redirect);
+  CHECK(pipeline->redirect_step(kJob, 301, "mailto:x@a.test").kind == RedirectStep::Kind::not_redirect);
+  // Back to itself, or to any hop before.
+  auto loop = pipeline->redirect_step(kJob, 302, "http://a.test/");
+  CHECK(loop.kind == RedirectStep::Kind::failed);
+  CHECK(loop.reason == "redirect_loop");
+  auto hop = pipeline->redirect_step(kJob, 301, "http://a.test/b").next;
+  CHECK(pipeline->redirect_step(hop, 302, "http://a.test/").reason == "redirect_loop");
+  // The fifth hop is the last one followed (max_redirects 5).
+  CrawlJob far = kJob;
+  for (int i = 0; i < 5; ++i) {
+    auto step = pipeline->redirect_step(far, 302, "http://a.test/h" + std::to_string(i));
+    REQUIRE(step.kind == RedirectStep::Kind::follow);
+    far = step.next;
+  }
+  const auto too_many = pipeline->redirect_step(far, 302, "http://a.test/h9");
+  CHECK(too_many.kind == RedirectStep::Kind::failed);
+  CHECK(too_many.reason == "too_many_redirects");
+  // Out of the crawl's scope: recorded, not followed.
+  CHECK(pipeline->redirect_step(kJob, 302, "http://elsewhere.test/").kind == RedirectStep::Kind::stop);
+}
+
+TEST_CASE("a redirect not followed is recorded with its target as link and final URL", "[page_pipeline][redirect]") {
+  FetchedPage page = html_page(kJob.url, "");
+  page.status_code = 302;
+  FetchFacts facts;
+  facts.location = "http://elsewhere.test/x";
+  const auto out = site_pipeline()->process(kJob, page, facts);
+  CHECK(out.row.status_code == 302);
+  CHECK(out.row.final_url == "http://elsewhere.test/x");
+  REQUIRE(out.row.links.size() == 1);
+  CHECK(out.row.links[0].url == "http://elsewhere.test/x");
+  CHECK(out.row.link_host_keys == std::vector<std::string>{"elsewhere.test"});
+  CHECK(out.to_crawl.empty());
+  CHECK(out.row.redirect_chain == R"([{"status":302,"url":"http://a.test/"}])");
+}
+
 }  // namespace actorcrawl

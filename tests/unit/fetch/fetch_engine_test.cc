@@ -300,6 +300,9 @@ TEST_CASE("fetch: more hops than max_redirects is too_many_redirects", "[fetch]"
   CHECK(unfollowed.status_code == 301);
   CHECK(unfollowed.redirects.empty());
   CHECK(unfollowed.final_url == TestWeb::url(host, "/h0"));
+  // Its Location, resolved: the crawler takes the hop itself.
+  CHECK(unfollowed.location == TestWeb::url(host, "/h1"));
+  CHECK(ok.location.empty());
 }
 
 TEST_CASE("fetch: a redirect to a non-http scheme is bad_redirect", "[fetch]") {
