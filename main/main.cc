@@ -154,10 +154,7 @@ int run_command(Role role, std::vector<std::string> args) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+int dispatch(std::vector<std::string> args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     usage(std::cout);
     return args.empty() ? 2 : 0;
@@ -187,4 +184,24 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "actorcrawl: unknown command '%s' (see actorcrawl --help)\n", command.c_str());
   return 2;
+}
+
+}  // namespace
+
+// Nothing a user types or a file holds may end the process with an uncaught
+// exception: a configuration problem exits 2, anything else 1, each with a
+// message.
+int main(int argc, char** argv) {
+  try {
+    return dispatch(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "actorcrawl: configuration error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "actorcrawl: error: %s\n", e.what());
+    return 1;
+  } catch (...) {
+    std::fprintf(stderr, "actorcrawl: error: unknown failure\n");
+    return 1;
+  }
 }

@@ -121,7 +121,7 @@ CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, c
 
   nlohmann::json seeds_json = config.seeds;
   std::int64_t run_id = 0;
-  self->request(t.storage, caf::infinite, begin_run{result.start_ms, seeds_json.dump(), config.revisit_after_ms})
+  self->request(t.storage, caf::infinite, begin_run{result.start_ms, seeds_json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), config.revisit_after_ms})
     .receive([&](std::int64_t id) { run_id = id; },
              [&](caf::error& err) { result.error = "cannot record the run: " + to_string(err); });
 

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "core/web/ascii.h"
+#include "core/web/charset.h"
 #include "core/run/tls_files.h"
 #include "core/web/url.h"
 
@@ -95,6 +96,11 @@ const std::vector<ConfigKey>& config_keys() {
     {"allow_private_networks", ValueKind::boolean, "serve: let jobs fetch private, loopback and link-local addresses", &C::allow_private_networks},
     {"max_request_bytes", ValueKind::bytes, "serve: largest request body accepted", &C::max_request_bytes, 256, 1LL << 24},
     {"max_pages_per_job", ValueKind::integer, "serve: largest max_pages a job may ask for", &C::max_pages_per_job, 1, 1'000'000'000},
+    {"service_allowed_hosts", ValueKind::text_list, "serve: Host names answered besides localhost, 127.0.0.1, [::1] and the listen address (name: any port; name:port: that port); others get 421, which stops DNS rebinding", &C::service_allowed_hosts, 0, 0, {}, true},
+    {"service_allowed_origins", ValueKind::text_list, "serve: origins (https://host[:port]) of other sites whose pages may call the API; a request from any other foreign Origin gets 403", &C::service_allowed_origins, 0, 0, {}, true},
+    {"allow_remote_without_token", ValueKind::boolean, "serve: listen beyond loopback without service_token (refused otherwise: anyone who reaches the port could start crawls)", &C::allow_remote_without_token},
+    {"service_max_connections", ValueKind::integer, "serve: client connections open at once; more are answered 503 and closed", &C::service_max_connections, 1, 100000},
+    {"service_read_timeout", ValueKind::duration_ms, "serve: time a request has to arrive whole (head and body) once its connection is ready; an idle connection is closed then, a partial request answered 408", &C::service_read_timeout_ms, 100, kHour},
     {"block_private_networks", ValueKind::boolean, "refuse to fetch private, loopback and link-local addresses (checked after DNS and on every redirect)", &C::block_private_networks},
   };
   return keys;
@@ -518,7 +524,54 @@ std::vector<std::string> apply_command_line(const std::vector<std::string>& args
   return rest;
 }
 
+namespace {
+
+// The value with every byte outside printable ASCII as \xNN: safe to print
+// and to put in JSON, whatever the user typed.
+std::string escaped(std::string_view text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7f) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char buf[5];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+// Text reaches HTTP headers, SQLite and JSON (the database, traces, the
+// service), all of which expect UTF-8.
+void require_utf8(const ConfigKey& key, const std::string& value) {
+  const std::size_t bad = valid_utf8_prefix(value);
+  if (bad == value.size())
+    return;
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(value[bad]));
+  throw ConfigError(std::string{"key '"} + key.name + "': '" + escaped(value) + "' is not valid UTF-8 (byte " + byte +
+                    " at offset " + std::to_string(bad) + ")");
+}
+
+}  // namespace
+
 void validate(const CrawlConfig& config, bool seeds_required) {
+  // seed_url and seeds share one list, named by its own key: backwards,
+  // seeds comes first.
+  std::vector<decltype(ConfigKey::member)> checked;
+  const auto& keys = config_keys();
+  for (auto it = keys.rbegin(); it != keys.rend(); ++it) {
+    const ConfigKey& key = *it;
+    if (std::find(checked.begin(), checked.end(), key.member) != checked.end())
+      continue;
+    checked.push_back(key.member);
+    if (key.kind == ValueKind::text)
+      require_utf8(key, config.*std::get<std::string C::*>(key.member));
+    else if (key.kind == ValueKind::text_list)
+      for (const auto& item : config.*std::get<std::vector<std::string> C::*>(key.member))
+        require_utf8(key, item);
+  }
   if (seeds_required && config.seeds.empty())
     throw ConfigError("no seed: give --seed URL, seed_url in the config file, or SEED=URL");
   for (const auto& seed : config.seeds) {

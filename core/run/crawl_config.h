@@ -96,6 +96,13 @@ struct CrawlConfig {
   bool allow_private_networks = false;   // jobs may fetch private addresses
   std::int64_t max_request_bytes = 64 * 1024;
   std::int64_t max_pages_per_job = 100000;
+  // Who may call the service, and how much of it one caller may hold
+  // (docs/service.md, "Limits and safety").
+  std::vector<std::string> service_allowed_hosts;    // Host names beyond loopback and the listen address
+  std::vector<std::string> service_allowed_origins;  // other sites' pages allowed to call
+  bool allow_remote_without_token = false;           // serve beyond loopback with no token
+  std::int64_t service_max_connections = 256;        // open at once; more get 503
+  std::int64_t service_read_timeout_ms = 10000;      // key `service_read_timeout`: a whole request
 
   // `profile` as the enum: what code branches on (never the text).
   CrawlProfile crawl_profile() const { return parse_crawl_profile(profile).value_or(CrawlProfile::site); }

@@ -657,4 +657,6 @@ std::string to_utf8(std::string_view text, std::string_view charset) {
 
 bool is_valid_utf8(std::string_view s) { return first_invalid_utf8(s) == s.size(); }
 
+std::size_t valid_utf8_prefix(std::string_view s) { return first_invalid_utf8(s); }
+
 }  // namespace actorcrawl

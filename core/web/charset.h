@@ -62,5 +62,8 @@ std::string to_utf8(std::string_view text, std::string_view charset);
 // True if `s` is valid UTF-8: no overlong forms, no surrogates (U+D800 to
 // U+DFFF), nothing above U+10FFFF, no truncated sequence.
 bool is_valid_utf8(std::string_view s);
+// How many bytes at the start of `s` are valid UTF-8: the offset of the
+// first bad byte, or s.size().
+std::size_t valid_utf8_prefix(std::string_view s);
 
 }  // namespace actorcrawl

@@ -229,3 +229,23 @@ TEST_CASE("after kill -9 the same command completes the crawl and loses no URL",
     CHECK(times <= 2);
   }
 }
+
+TEST_CASE("bytes that are not UTF-8 in a seed or a config file exit 2 with a message, never abort", "[cli]") {
+  ScratchDir dir;
+  // The shell is sh: printf writes the raw byte.
+  auto out = run("crawl --seed \"$(printf 'http://127.0.0.1:1/\\377')\" --db " + dir.path("x.db") + " --metrics " +
+                 dir.path("m.log"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "key 'seeds': 'http://127.0.0.1:1/\\xFF' is not valid UTF-8 (byte 0xFF at offset 19)"));
+  CHECK_FALSE(contains(out.output, "terminate called"));
+
+  auto file = write_file(dir, "bad.yaml", "seed_url: http://127.0.0.1:1/\nuser_agent: \"bot\xc3\"\n");
+  out = run("crawl --config " + file + " --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "key 'user_agent'"));
+
+  auto dup = write_file(dir, "dup.yaml", "seed_url: http://127.0.0.1:1/\nmax_pages: 3\nmax_pages: 4\n");
+  out = run("crawl --config " + dup + " --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "key 'max_pages' is given twice (first on line 2)"));
+}

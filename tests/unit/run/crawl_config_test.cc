@@ -748,3 +748,15 @@ TEST_CASE("max_links_per_page: a documented default and bounds", "[config]") {
   apply_yaml("max_links_per_page: 50\n", "test.yaml", c);
   CHECK(c.max_links_per_page == 50);
 }
+
+TEST_CASE("validate: text that is not UTF-8 is refused with its key, byte and offset", "[config]") {
+  CrawlConfig c;
+  c.seeds = {"http://a.test/\xff"};
+  CHECK(error_of([&] { validate(c, true); }) ==
+        "key 'seeds': 'http://a.test/\\xFF' is not valid UTF-8 (byte 0xFF at offset 14)");
+  c.seeds = {"http://a.test/"};
+  c.user_agent = "bot\xc3";
+  CHECK(error_of([&] { validate(c, true); }).find("key 'user_agent'") == 0);
+  c.user_agent = "bot/1 (caf\xc3\xa9)";  // valid UTF-8 is fine
+  CHECK(error_of([&] { validate(c, true); }) == "(no error)");
+}
