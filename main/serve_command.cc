@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "core/store/store_error.h"
 #include "service/crawl_service.h"
 #include "service/http_api.h"
+#include "service/request_policy.h"
 #include "testweb/test_web.h"
 
 namespace actorcrawl {
@@ -23,13 +25,30 @@ namespace {
 void serve_usage(std::ostream& out) {
   out << "usage: actorcrawl serve [--listen HOST:PORT] [--token TOKEN] [--db-dir DIR]\n"
          "                        [--max-concurrent-jobs N] [--allow-private-networks] [--demo-web]\n"
+         "                        [--service-allowed-hosts NAMES] [--allow-remote-without-token]\n"
          "                        [--config FILE] [crawl options: defaults for every job]\n\n"
          "Runs the crawl service: POST /crawl starts a job, GET /crawl/:id reads it,\n"
          "GET / is the dashboard, GET /metrics the Prometheus metrics. Listens on\n"
-         "127.0.0.1:8088 unless told otherwise; port 0 picks a free one. Jobs may not\n"
-         "fetch private, loopback or link-local addresses unless --allow-private-networks.\n"
+         "127.0.0.1:8088 unless told otherwise; port 0 picks a free one. Beyond loopback\n"
+         "it needs --token (or --allow-remote-without-token). Jobs may not fetch private,\n"
+         "loopback or link-local addresses unless --allow-private-networks.\n"
          "--demo-web also starts the bundled demo web on loopback to try it on.\n"
          "See docs/service.md; every option: actorcrawl --help.\n";
+}
+
+// The Host and Origin allow-lists, read now so that a typo stops the start
+// instead of locking every caller out.
+void check_callers(const CrawlConfig& config, const NodeAddress& where) {
+  try {
+    AllowedHosts(where.host, where.port, config.service_allowed_hosts);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(std::string{"service_allowed_hosts: "} + e.what());
+  }
+  try {
+    AllowedOrigins{config.service_allowed_origins};
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(std::string{"service_allowed_origins: "} + e.what());
+  }
 }
 
 }  // namespace
@@ -61,9 +80,23 @@ int serve_command(std::vector<std::string> args, const std::atomic<int>& stop_re
     apply_config_sources(args, config, "actorcrawl serve --help");
     where = parse_node_address(config.service_listen, "service_listen");
     validate(config, false);
+    check_callers(config, where);
   } catch (const ConfigError& e) {
     std::fprintf(stderr, "actorcrawl: configuration error: %s\n", e.what());
     return 2;
+  }
+  if (!where.loopback_only() && config.service_token.empty()) {
+    if (!config.allow_remote_without_token) {
+      std::fprintf(stderr,
+                   "actorcrawl: refusing to serve on %s without a token: anyone who can reach that address could "
+                   "start crawls from this machine and read every job. Give --token (or ACTORCRAWL_SERVICE_TOKEN), "
+                   "listen on 127.0.0.1, or, on a network only you reach, pass --allow-remote-without-token\n",
+                   config.service_listen.c_str());
+      return 2;
+    }
+    log_line(LogLevel::warn, "serving on " + config.service_listen +
+                               " WITHOUT A TOKEN (--allow-remote-without-token): anyone who can reach this address "
+                               "can start crawls from this machine and read every job");
   }
 
   std::unique_ptr<testweb::TestWeb> demo_web;

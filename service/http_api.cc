@@ -5,9 +5,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
+#include <exception>
 #include <limits>
 #include <memory>
-#include <regex>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -16,7 +18,9 @@
 #include "service/api_error.h"
 #include "service/crawl_service.h"
 #include "service/dashboard.h"
+#include "service/http_server.h"
 #include "service/job_request.h"
+#include "service/request_policy.h"
 
 namespace actorcrawl {
 
@@ -35,9 +39,31 @@ void send_json(httplib::Response& res, int status, const json& body) {
   res.set_content(dump(body), "application/json");
 }
 
-void send_error(httplib::Response& res, const ApiError& e) {
+// The body of last resort, for when even an error cannot be described.
+constexpr const char* kUndescribedError =
+  R"({"error":{"code":"internal_error","message":"the error could not be described"}})";
+
+// Never throws: it is what every error path ends in.
+void send_error(httplib::Response& res, const ApiError& e) noexcept {
   res.status = e.status();
-  res.set_content(e.json(), "application/json");
+  try {
+    res.set_content(e.json(), "application/json");
+  } catch (...) {
+    res.set_content(kUndescribedError, std::strlen(kUndescribedError), "application/json");
+  }
+}
+
+// An exception from wherever, as the error it answers with.
+ApiError error_of(std::exception_ptr thrown) {
+  try {
+    std::rethrow_exception(thrown);
+  } catch (const ApiError& e) {
+    return e;
+  } catch (const std::exception& e) {
+    return ApiError(500, "internal_error", e.what());
+  } catch (...) {
+    return ApiError(500, "internal_error", "an unknown error");
+  }
 }
 
 json time_or_null(const std::optional<std::int64_t>& t) { return t ? json(*t) : json(nullptr); }
@@ -77,54 +103,22 @@ bool same_token(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
-std::int64_t query_int(const httplib::Request& req, const char* name, std::int64_t fallback, std::int64_t min,
-                       std::int64_t max) {
+std::optional<std::string> query_param(const httplib::Request& req, const char* name) {
   if (!req.has_param(name))
-    return fallback;
-  const std::string text = req.get_param_value(name);
-  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw ApiError(400, "invalid_parameter", std::string{"'"} + name + "' must be a whole number");
-  const auto v = std::stoll(text);
-  if (v < min || v > max)
-    throw ApiError(400, "out_of_range", std::string{"'"} + name + "' must be between " + std::to_string(min) +
-                                          " and " + std::to_string(max));
-  return v;
+    return std::nullopt;
+  return req.get_param_value(name);
 }
 
-// The routes' paths, registered in register_routes() and listed in kRoutes
-// with the methods each answers, so a known path asked with another method
-// gets 405 and an Allow header instead of "no route".
-constexpr const char* kHealthPath = "/healthz";
-constexpr const char* kDashboardPath = "/";
-constexpr const char* kInfoPath = "/api/info";
-constexpr const char* kJobsPath = "/crawl";
-constexpr const char* kMetricsPath = "/metrics";
-constexpr const char* kJobPath = R"(/crawl/([^/]+))";
-constexpr const char* kGraphPath = R"(/crawl/([^/]+)/graph)";
-constexpr const char* kEventsPath = R"(/crawl/([^/]+)/events)";
-
-struct RouteMethods {
-  const char* path;
-  const char* allow;
-};
-constexpr RouteMethods kRoutes[] = {
-    {kHealthPath, "GET, HEAD"},     {kDashboardPath, "GET, HEAD"},     {kInfoPath, "GET, HEAD"},
-    {kJobsPath, "GET, HEAD, POST"}, {kJobPath, "GET, HEAD, DELETE"}, {kGraphPath, "GET, HEAD"},
-    {kEventsPath, "GET, HEAD"},     {kMetricsPath, "GET, HEAD"},
-};
-
-// The methods `path` answers, or nullptr when no route has that path.
-const char* allowed_methods(const std::string& path) {
-  static const std::vector<std::pair<std::regex, const char*>> compiled = [] {
-    std::vector<std::pair<std::regex, const char*>> v;
-    for (const auto& r : kRoutes)
-      v.emplace_back(std::regex{r.path}, r.allow);
-    return v;
-  }();
-  for (const auto& [pattern, allow] : compiled)
-    if (std::regex_match(path, pattern))
-      return allow;
-  return nullptr;
+// What the server allows itself: the service's limits as HttpServer's.
+HttpServerLimits server_limits(const CrawlConfig& config) {
+  HttpServerLimits limits;
+  limits.max_connections = static_cast<std::size_t>(config.service_max_connections);
+  // Streams get their cap (max_event_streams) and 16 threads stay for
+  // everything else, so open dashboards never take every thread.
+  limits.worker_threads = static_cast<std::size_t>(config.max_event_streams) + 16;
+  limits.read_timeout = std::chrono::milliseconds{config.service_read_timeout_ms};
+  limits.max_body_bytes = static_cast<std::size_t>(config.max_request_bytes);
+  return limits;
 }
 
 }  // namespace
@@ -133,25 +127,68 @@ struct HttpApi::Impl {
   CrawlService& service;
   const CrawlConfig& config;
   DemoWebInfo demo;
-  httplib::Server http;
+  HttpServer http;
   // Event streams open now. Each holds one of the server's request threads
   // for as long as its job runs, so they are capped below the pool's size.
   std::atomic<std::int64_t> open_streams{0};
+  // Who may call: set once bind() knows the port, before any request.
+  std::optional<AllowedHosts> allowed_hosts;
+  AllowedOrigins allowed_origins;
 
-  Impl(CrawlService& s, const CrawlConfig& c, DemoWebInfo d) : service(s), config(c), demo(std::move(d)) {}
+  Impl(CrawlService& s, const CrawlConfig& c, DemoWebInfo d)
+      : service(s), config(c), demo(std::move(d)), http(server_limits(c)),
+        allowed_origins(c.service_allowed_origins) {}
 
   JobRow known_job(const std::string& id) {
     auto row = service.job(id);
     if (!row)
-      throw ApiError(404, "job_not_found", "no job '" + id.substr(0, 100) + "'");
+      throw ApiError(404, "job_not_found", "no job '" + clip_for_message(id, 100) + "'");
     return *row;
   }
 
-  // -- before and around the routes -------------------------------------------
+  // -- before the routes ---------------------------------------------------------
 
-  httplib::Server::HandlerResponse authorize(const httplib::Request& req, httplib::Response& res) {
-    if (config.service_token.empty() || req.path == kHealthPath)
-      return httplib::Server::HandlerResponse::Unhandled;
+  // Every request but /healthz (which says nothing and changes nothing)
+  // passes these, in this order, before a route or a body parser sees it.
+  void screen(const httplib::Request& req, httplib::Response& res) const {
+    if (route_of(req.path) == Route::health)
+      return;
+    check_host(req);
+    check_origin(req);
+    check_token(req, res);
+    check_body_type(req);
+  }
+
+  // DNS rebinding: a page of evil.example whose name now points here still
+  // sends Host: evil.example. Requests without a Host (HTTP/1.0 tools) go on;
+  // every browser sends one.
+  void check_host(const httplib::Request& req) const {
+    const auto hosts = req.get_header_value_count("Host");
+    if (hosts == 0)
+      return;
+    const auto host = req.get_header_value("Host");
+    if (hosts > 1 || !allowed_hosts || !allowed_hosts->allows(host))
+      throw ApiError(421, "host_not_allowed",
+                     "this service does not answer to Host '" + clip_for_message(host, 100) +
+                       "' (a name of yours belongs in service_allowed_hosts)");
+  }
+
+  // Cross-site requests: a page on another site that posts here sends its
+  // own Origin. curl and scripts send none, and go on.
+  void check_origin(const httplib::Request& req) const {
+    const auto origins = req.get_header_value_count("Origin");
+    if (origins == 0)
+      return;
+    const auto origin = req.get_header_value("Origin");
+    if (origins > 1 || !allowed_origins.allows(origin, req.get_header_value("Host")))
+      throw ApiError(403, "origin_not_allowed",
+                     "requests from pages of '" + clip_for_message(origin, 100) +
+                       "' are not accepted (an origin of yours belongs in service_allowed_origins)");
+  }
+
+  void check_token(const httplib::Request& req, httplib::Response& res) const {
+    if (config.service_token.empty())
+      return;
     std::string given;
     const auto auth = req.get_header_value("Authorization");
     if (auth.rfind("Bearer ", 0) == 0)
@@ -159,44 +196,78 @@ struct HttpApi::Impl {
     else if (req.has_param("access_token"))  // EventSource and the first page load cannot set headers
       given = req.get_param_value("access_token");
     if (same_token(given, config.service_token))
-      return httplib::Server::HandlerResponse::Unhandled;
+      return;
     res.set_header("WWW-Authenticate", "Bearer");
-    send_error(res, ApiError(401, "unauthorized",
-                             given.empty() ? "this service needs a bearer token (Authorization: Bearer ...)"
-                                           : "the bearer token is not valid"));
+    throw ApiError(401, "unauthorized",
+                   given.empty() ? "this service needs a bearer token (Authorization: Bearer ...)"
+                                 : "the bearer token is not valid");
+  }
+
+  // Bodies are read as sent, never inflated (a small gzip body can inflate
+  // a thousandfold), and a job is JSON: a form or text/plain post, which
+  // any web page can send without asking, starts nothing.
+  static void check_body_type(const httplib::Request& req) {
+    if (req.has_header("Content-Encoding") && !is_identity_coding(req.get_header_value("Content-Encoding")))
+      throw ApiError(415, "unsupported_encoding",
+                     "request bodies are read as sent: Content-Encoding '" +
+                       clip_for_message(req.get_header_value("Content-Encoding"), 40) + "' is not accepted");
+    if (req.method == "POST" && route_of(req.path) == Route::jobs &&
+        !is_json_media_type(req.get_header_value("Content-Type")))
+      throw ApiError(415, "unsupported_media_type",
+                     "POST /crawl takes Content-Type: application/json, not '" +
+                       clip_for_message(req.get_header_value("Content-Type"), 60) + "'");
+  }
+
+  httplib::Server::HandlerResponse pre_route(const httplib::Request& req, httplib::Response& res) const noexcept {
+    try {
+      screen(req, res);
+      return httplib::Server::HandlerResponse::Unhandled;
+    } catch (...) {
+      send_error(res, error_of(std::current_exception()));
+      return httplib::Server::HandlerResponse::Handled;
+    }
+  }
+
+  // -- after the routes: whatever httplib answers on its own ----------------------
+
+  // The error for a status httplib set itself (no route, a request it could
+  // not read), as a JSON body like every other.
+  static ApiError error_for_status(const httplib::Request& req, httplib::Response& res) {
+    switch (res.status) {
+      case 404:
+        if (const char* allow = allowed_methods(route_of(req.path))) {
+          res.set_header("Allow", allow);
+          return ApiError(405, "method_not_allowed",
+                          clip_for_message(req.method, 20) + " is not allowed on " + clip_for_message(req.path, 200) +
+                            " (allowed: " + allow + ")");
+        }
+        return ApiError(404, "not_found",
+                        "no route " + clip_for_message(req.method, 20) + " " + clip_for_message(req.path, 200));
+      case 400:
+        return ApiError(400, "bad_request", "the HTTP request could not be read");
+      case 413:
+        return ApiError(413, "body_too_large", "the request body is larger than the service accepts");
+      case 414:
+        return ApiError(414, "uri_too_long", "the request line is longer than 8192 bytes");
+      default:
+        return ApiError(res.status, "http_" + std::to_string(res.status), "the request failed");
+    }
+  }
+
+  static httplib::Server::HandlerResponse answer_error(const httplib::Request& req, httplib::Response& res) noexcept {
+    if (!res.body.empty())
+      return httplib::Server::HandlerResponse::Unhandled;
+    try {
+      send_error(res, error_for_status(req, res));
+    } catch (...) {
+      send_error(res, error_of(std::current_exception()));
+    }
     return httplib::Server::HandlerResponse::Handled;
   }
 
-  // Whatever httplib answers on its own (no route, body too large) gets a
-  // JSON error body too.
-  static httplib::Server::HandlerResponse json_error(const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty())
-      return httplib::Server::HandlerResponse::Unhandled;
-    switch (res.status) {
-      case 404:
-        if (const char* allow = allowed_methods(req.path)) {
-          res.set_header("Allow", allow);
-          send_error(res, ApiError(405, "method_not_allowed",
-                                   req.method.substr(0, 20) + " is not allowed on " + req.path.substr(0, 200) +
-                                     " (allowed: " + allow + ")"));
-        } else {
-          send_error(res, ApiError(404, "not_found", "no route " + req.method + " " + req.path.substr(0, 200)));
-        }
-        break;
-      case 400:
-        // httplib could not read the request: most often a body without
-        // Content-Length or chunked encoding.
-        send_error(res, ApiError(400, "bad_request",
-                                 "the HTTP request could not be read (a body needs Content-Length or "
-                                 "chunked Transfer-Encoding)"));
-        break;
-      case 413:
-        send_error(res, ApiError(413, "body_too_large", "the request body is larger than the service accepts"));
-        break;
-      default:
-        send_error(res, ApiError(res.status, "http_" + std::to_string(res.status), "the request failed"));
-    }
-    return httplib::Server::HandlerResponse::Handled;
+  // An exception out of httplib's routing (the routes catch their own).
+  static void answer_exception(const httplib::Request&, httplib::Response& res, std::exception_ptr thrown) noexcept {
+    send_error(res, error_of(thrown));
   }
 
   // -- the routes ----------------------------------------------------------------
@@ -221,11 +292,11 @@ struct HttpApi::Impl {
 
   // POST /crawl
   void submit_job(const httplib::Request& req, httplib::Response& res) {
+    // The server refused larger bodies as they arrived; this holds whatever
+    // the server in front.
     if (req.body.size() > static_cast<std::size_t>(config.max_request_bytes))
       throw ApiError(413, "body_too_large",
                      "the request body is larger than " + std::to_string(config.max_request_bytes) + " bytes");
-    // The body is read as JSON whatever Content-Type says: `curl -d` sends
-    // form encoding by default, and the parse is the real check.
     JobLimits limits;
     limits.max_pages = config.max_pages_per_job;
     const auto request = parse_job_request(req.body, limits);
@@ -248,8 +319,9 @@ struct HttpApi::Impl {
   // GET /crawl/:id?offset=&limit=
   void read_job(const httplib::Request& req, httplib::Response& res) {
     const auto row = known_job(req.matches[1]);
-    const auto offset = query_int(req, "offset", 0, 0, std::numeric_limits<std::int32_t>::max());
-    const auto limit = query_int(req, "limit", kDefaultPageLimit, 1, kMaxPageLimit);
+    const auto offset =
+      query_integer("offset", query_param(req, "offset"), 0, 0, std::numeric_limits<std::int32_t>::max());
+    const auto limit = query_integer("limit", query_param(req, "limit"), kDefaultPageLimit, 1, kMaxPageLimit);
     const auto slice = read_pages(row.db_path, offset, limit);
     json pages = json::array();
     for (const auto& p : slice.pages)
@@ -273,7 +345,8 @@ struct HttpApi::Impl {
     const std::string id = req.matches[1];
     auto row = known_job(id);
     if (row.status != JobStatus::queued && row.status != JobStatus::running)
-      throw ApiError(409, "job_finished", "job '" + id + "' is already " + to_string(row.status));
+      throw ApiError(409, "job_finished",
+                     "job '" + clip_for_message(id, 100) + "' is already " + to_string(row.status));
     service.cancel(id);
     // In-flight transfers end (bounded by the request timeout); answer with
     // the final state when it comes soon enough.
@@ -323,7 +396,14 @@ struct HttpApi::Impl {
     res.set_chunked_content_provider(
       "text/event-stream",
       [this, id, after](std::size_t, httplib::DataSink& sink) {
-        auto batch = service.events(id, *after, std::chrono::milliseconds{1000});
+        // Runs while the response is written, past the route's guard: an
+        // exception here ends the stream, not the process.
+        CrawlService::EventBatch batch;
+        try {
+          batch = service.events(id, *after, std::chrono::milliseconds{1000});
+        } catch (...) {
+          return false;
+        }
         std::string out;
         for (const auto& e : batch.events) {
           out += "id: " + std::to_string(e.seq) + "\nevent: " + e.kind + "\ndata: " + e.data + "\n\n";
@@ -356,40 +436,32 @@ struct HttpApi::Impl {
 
   // A route whose errors (ApiError, or anything else as a 500) are answered
   // as JSON.
-  template <void (Impl::*Route)(const httplib::Request&, httplib::Response&)>
+  template <void (Impl::*Answer)(const httplib::Request&, httplib::Response&)>
   httplib::Server::Handler guarded() {
     return [this](const httplib::Request& req, httplib::Response& res) {
       try {
-        (this->*Route)(req, res);
-      } catch (const ApiError& e) {
-        send_error(res, e);
-      } catch (const std::exception& e) {
-        send_error(res, ApiError(500, "internal_error", e.what()));
+        (this->*Answer)(req, res);
+      } catch (...) {
+        send_error(res, error_of(std::current_exception()));
       }
     };
   }
 
   void register_routes() {
-    // httplib's default pool (8 threads on a small machine) would let eight
-    // open dashboards take every thread; streams get their cap, and 16
-    // threads stay for everything else.
-    http.new_task_queue = [this] {
-      return new httplib::ThreadPool(static_cast<std::size_t>(config.max_event_streams) + 16);
-    };
-    http.set_payload_max_length(static_cast<std::size_t>(config.max_request_bytes));
     http.set_pre_routing_handler(
-      [this](const httplib::Request& req, httplib::Response& res) { return authorize(req, res); });
-    http.set_error_handler(httplib::Server::HandlerWithResponse{json_error});
-    http.Get(kHealthPath, health);
-    http.Get(kDashboardPath, dashboard);
-    http.Get(kInfoPath, guarded<&Impl::info>());
-    http.Post(kJobsPath, guarded<&Impl::submit_job>());
-    http.Get(kJobsPath, guarded<&Impl::list_jobs>());
-    http.Get(kJobPath, guarded<&Impl::read_job>());
-    http.Delete(kJobPath, guarded<&Impl::cancel_job>());
-    http.Get(kGraphPath, guarded<&Impl::read_job_graph>());
-    http.Get(kEventsPath, guarded<&Impl::stream_events>());
-    http.Get(kMetricsPath, guarded<&Impl::metrics>());
+      [this](const httplib::Request& req, httplib::Response& res) { return pre_route(req, res); });
+    http.set_error_handler(httplib::Server::HandlerWithResponse{answer_error});
+    http.set_exception_handler(answer_exception);
+    http.Get(route_pattern::health, health);
+    http.Get(route_pattern::dashboard, dashboard);
+    http.Get(route_pattern::info, guarded<&Impl::info>());
+    http.Post(route_pattern::jobs, guarded<&Impl::submit_job>());
+    http.Get(route_pattern::jobs, guarded<&Impl::list_jobs>());
+    http.Get(route_pattern::job, guarded<&Impl::read_job>());
+    http.Delete(route_pattern::job, guarded<&Impl::cancel_job>());
+    http.Get(route_pattern::job_graph, guarded<&Impl::read_job_graph>());
+    http.Get(route_pattern::job_events, guarded<&Impl::stream_events>());
+    http.Get(route_pattern::metrics, guarded<&Impl::metrics>());
   }
 };
 
@@ -401,12 +473,13 @@ HttpApi::HttpApi(CrawlService& service, const CrawlConfig& config, DemoWebInfo d
 HttpApi::~HttpApi() = default;
 
 int HttpApi::bind(const std::string& host, int port) {
-  if (port == 0)
-    return impl_->http.bind_to_any_port(host);
-  return impl_->http.bind_to_port(host, port) ? port : -1;
+  const int bound = port == 0 ? impl_->http.bind_to_any_port(host) : impl_->http.bind_to_port(host, port) ? port : -1;
+  if (bound > 0)
+    impl_->allowed_hosts.emplace(host, bound, impl_->config.service_allowed_hosts);
+  return bound;
 }
 
-void HttpApi::listen() { impl_->http.listen_after_bind(); }
+void HttpApi::listen() { impl_->http.serve(); }
 
 void HttpApi::stop() { impl_->http.stop(); }
 

@@ -1,7 +1,9 @@
 // The crawl service's HTTP API on cpp-httplib: one function per route
-// (docs/service.md lists them), the bearer-token check before routing, and
-// JSON error bodies for whatever httplib answers on its own. Requests run
-// on httplib's thread pool; the jobs themselves are CrawlService's.
+// (docs/service.md lists them); before routing, the Host, Origin, token and
+// body-type checks (service/request_policy.h); JSON error bodies for every
+// error, whatever httplib answers on its own and whatever bytes a request
+// held. Connections and their limits are HttpServer's (service/http_server.h);
+// the jobs themselves are CrawlService's.
 #pragma once
 
 #include <memory>
@@ -28,7 +30,8 @@ class HttpApi {
   HttpApi(const HttpApi&) = delete;
   HttpApi& operator=(const HttpApi&) = delete;
 
-  // Binds to host:port (port 0: a free one). Returns the port, or -1.
+  // Binds to host:port (port 0: a free one). Returns the port, or -1. The
+  // Host allow-list takes the listen address and port from here.
   int bind(const std::string& host, int port);
   // Serves until stop(), from any thread.
   void listen();

@@ -6,11 +6,15 @@
 
 #include "core/crawl/crawl_profile.h"
 #include "core/web/url.h"
+#include "service/request_policy.h"
 
 namespace actorcrawl {
 
 std::string ApiError::json() const {
-  return nlohmann::json{{"error", {{"code", code_}, {"message", what()}}}}.dump();
+  // Messages quote what the client sent, which may be any bytes: invalid
+  // UTF-8 becomes U+FFFD instead of an exception out of an error path.
+  return nlohmann::json{{"error", {{"code", code_}, {"message", what()}}}}.dump(
+    -1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 namespace {
@@ -37,8 +41,8 @@ std::string crawlable_url(const json& v, const char* name) {
   UrlError why = UrlError::none;
   auto url = Url::parse(text, &why);
   if (!url)
-    throw bad("invalid_url", std::string{"'"} + name + "' is not an http(s) URL: '" + text.substr(0, 200) + "' (" +
-                               to_string(why) + ")");
+    throw bad("invalid_url", std::string{"'"} + name + "' is not an http(s) URL: '" + clip_for_message(text, 200) +
+                               "' (" + to_string(why) + ")");
   return url->str();
 }
 
@@ -57,7 +61,7 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
     for (const char* k : known)
       ok = ok || item.key() == k;
     if (!ok)
-      throw bad("unknown_field", "unknown field '" + item.key().substr(0, 100) +
+      throw bad("unknown_field", "unknown field '" + clip_for_message(item.key(), 100) +
                                    "' (known: url, max_pages, max_depth, profile, politeness_delay_ms, "
                                    "allowed_domains, respect_robots_txt)");
   }
@@ -77,7 +81,7 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
       throw bad("invalid_type", "'profile' must be a string");
     const auto p = v.get<std::string>();
     if (!parse_crawl_profile(p))
-      throw bad("out_of_range", "'profile' must be \"site\" or \"domains\", got '" + p.substr(0, 50) + "'");
+      throw bad("out_of_range", "'profile' must be \"site\" or \"domains\", got '" + clip_for_message(p, 50) + "'");
     r.profile = p;
   }
   if (doc.contains("respect_robots_txt")) {
@@ -115,7 +119,7 @@ std::string to_json(const JobRequest& r) {
     j["allowed_domains"] = *r.allowed_domains;
   if (r.respect_robots_txt)
     j["respect_robots_txt"] = *r.respect_robots_txt;
-  return j.dump();
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 JobRequest job_request_from_json(std::string_view text) {

@@ -189,7 +189,8 @@ TEST_CASE("serve: every bad request gets a named JSON error and starts nothing",
   check_error(post(json{{"url", seed}, {"max_depht", 2}}.dump()), 400, "unknown_field");
   check_error(post(json{{"url", seed}, {"profile", "everything"}}.dump()), 400, "out_of_range");
   check_error(post(json{{"url", seed + std::string(2000, 'a')}}.dump()), 413, "body_too_large");
-  check_error(c.Post("/crawl", "url=x", "application/x-www-form-urlencoded"), 400, "malformed_json");
+  // A job is JSON: a form post, which any web page may send, starts nothing.
+  check_error(c.Post("/crawl", "url=x", "application/x-www-form-urlencoded"), 415, "unsupported_media_type");
   check_error(c.Get("/crawl/crawl_99"), 404, "job_not_found");
   check_error(c.Get("/crawl/crawl_99/graph"), 404, "job_not_found");
   check_error(c.Delete("/crawl/crawl_99"), 404, "job_not_found");

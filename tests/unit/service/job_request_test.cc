@@ -86,4 +86,25 @@ TEST_CASE("job request: an ApiError renders as the API's error body", "[job_requ
         nlohmann::json{{"error", {{"code", "too_many_jobs"}, {"message", "4 jobs are running"}}}});
 }
 
+TEST_CASE("job request: errors quoting bytes that are not UTF-8 still render as JSON", "[job_request]") {
+  // A path or header quoted in a message may be any bytes: they become
+  // U+FFFD instead of an exception out of the error path.
+  const ApiError e(404, "not_found", "no route GET /\xff\xfe");
+  const auto body = nlohmann::json::parse(e.json());
+  CHECK(body.at("error").at("message") == "no route GET /\xEF\xBF\xBD\xEF\xBF\xBD");
+  // Values quoted back from a body are cut between characters, not inside
+  // one: 'ftp:///' and 150 two-byte characters, cut at 200 bytes.
+  std::string url = "ftp:///";
+  for (int i = 0; i < 150; ++i)
+    url += "\xC3\xA9";
+  try {
+    parse_job_request(nlohmann::json{{"url", url}}.dump());
+    FAIL("accepted");
+  } catch (const ApiError& refused) {
+    CHECK(refused.code() == "invalid_url");
+    const auto message = nlohmann::json::parse(refused.json()).at("error").at("message").get<std::string>();
+    CHECK(message.find("\xEF\xBF\xBD") == std::string::npos);  // nothing was replaced: the cut is clean
+  }
+}
+
 }  // namespace actorcrawl

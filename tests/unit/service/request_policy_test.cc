@@ -1,0 +1,221 @@
+#include "service/request_policy.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+using namespace std::string_literals;
+
+namespace actorcrawl {
+
+namespace {
+
+using Progress = RequestFramer::Progress;
+
+// The code of the ApiError `f` throws; "none" when it throws nothing.
+template <class F>
+std::string error_code(F&& f) {
+  try {
+    f();
+  } catch (const ApiError& e) {
+    return e.code();
+  }
+  return "none";
+}
+
+// Feeds `bytes` to a framer one byte at a time, as the slowest client
+// sends them, and returns the last progress.
+Progress trickle(RequestFramer& framer, const std::string& bytes) {
+  Progress p = Progress::incomplete;
+  for (std::size_t n = 0; n <= bytes.size() && p == Progress::incomplete; ++n)
+    p = framer.advance(std::string_view{bytes}.substr(0, n));
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("request policy: Host headers are read as name and port", "[request_policy]") {
+  const auto plain = parse_host("LocalHost.:8088");
+  REQUIRE(plain);
+  CHECK(plain->name == "localhost");
+  CHECK(plain->port == 8088);
+  CHECK_FALSE(parse_host("example.org")->port);
+  CHECK(parse_host("[0:0:0:0:0:0:0:1]:80")->name == "::1");
+  for (const std::string& bad : {""s, ":80"s, "a b"s, "host:"s, "host:65536"s, "host:8o"s, "[::1"s, "[::1]x"s,
+                                 "[nope]"s, "\xff"s, "evil.example/x"s, "user@host"s, "[::1\0evil]"s, "a\0b"s})
+    CHECK_FALSE(parse_host(bad));
+  const auto origin = parse_origin("HTTPS://UI.example");
+  REQUIRE(origin);
+  CHECK(origin->scheme == "https");
+  CHECK(origin->host.name == "ui.example");
+  CHECK(origin->host.port == 443);
+  for (const char* bad : {"null", "ftp://a.example", "http://a.example/", "http://", "a.example"})
+    CHECK_FALSE(parse_origin(bad));
+}
+
+TEST_CASE("request policy: the Host allow-list", "[request_policy]") {
+  const AllowedHosts hosts("127.0.0.1", 8088, {"crawler.example", "ui.example:8443"});
+  for (const char* ok : {"127.0.0.1:8088", "127.0.0.1", "localhost", "LOCALHOST:8088", "[::1]:8088", "[::1]",
+                         "crawler.example:1", "crawler.example", "ui.example:8443", "ui.example"})
+    CHECK(hosts.allows(ok));
+  for (const char* refused : {"localhost:8089", "evil.example", "evil.example:8088", "ui.example:8444",
+                              "127.0.0.1.nip.io:8088", "127.0.0.2:8088", "", "\xff"})
+    CHECK_FALSE(hosts.allows(refused));
+  // The listen address, whatever it is, counts as the service's own name.
+  CHECK(AllowedHosts("0.0.0.0", 80, {}).allows("0.0.0.0"));
+  CHECK(AllowedHosts("::", 80, {}).allows("[::]:80"));
+  CHECK(AllowedHosts("10.1.2.3", 80, {}).allows("10.1.2.3:80"));
+  CHECK_THROWS_AS(AllowedHosts("127.0.0.1", 80, {"bad host"}), std::invalid_argument);
+}
+
+TEST_CASE("request policy: the Origin rule", "[request_policy]") {
+  const AllowedOrigins origins({"https://ui.example:8443"});
+  // The service's own origin: its page calling its API.
+  CHECK(origins.allows("http://127.0.0.1:8088", "127.0.0.1:8088"));
+  CHECK(origins.allows("https://crawler.example", "crawler.example"));  // TLS ends at a proxy in front
+  CHECK(origins.allows("https://ui.example:8443", "127.0.0.1:8088"));
+  CHECK(origins.allows("HTTPS://UI.EXAMPLE:8443", "127.0.0.1:8088"));
+  // Another site, another port of this machine, no origin at all ("null").
+  CHECK_FALSE(origins.allows("http://evil.example", "127.0.0.1:8088"));
+  CHECK_FALSE(origins.allows("http://127.0.0.1:3000", "127.0.0.1:8088"));
+  CHECK_FALSE(origins.allows("https://ui.example", "127.0.0.1:8088"));
+  CHECK_FALSE(origins.allows("null", "127.0.0.1:8088"));
+  CHECK_FALSE(origins.allows("http://127.0.0.1:8088", ""));
+  CHECK_THROWS_AS(AllowedOrigins({"null"}), std::invalid_argument);
+  CHECK_THROWS_AS(AllowedOrigins({"https://ui.example/app"}), std::invalid_argument);
+}
+
+TEST_CASE("request policy: media type and content coding", "[request_policy]") {
+  CHECK(is_json_media_type("application/json"));
+  CHECK(is_json_media_type("Application/JSON ; charset=utf-8"));
+  for (const char* other : {"", "text/plain", "application/json-seq", "application/x-www-form-urlencoded",
+                            "multipart/form-data; boundary=x", "application/jsonx"})
+    CHECK_FALSE(is_json_media_type(other));
+  CHECK(is_identity_coding(""));
+  CHECK(is_identity_coding(" Identity "));
+  CHECK_FALSE(is_identity_coding("gzip"));
+  CHECK_FALSE(is_identity_coding("identity, gzip"));
+}
+
+TEST_CASE("request policy: routes by path, as httplib's patterns match them", "[request_policy]") {
+  CHECK(route_of("/healthz") == Route::health);
+  CHECK(route_of("/") == Route::dashboard);
+  CHECK(route_of("/api/info") == Route::info);
+  CHECK(route_of("/crawl") == Route::jobs);
+  CHECK(route_of("/crawl/crawl_1") == Route::job);
+  CHECK(route_of("/crawl/\xff") == Route::job);
+  CHECK(route_of("/crawl/crawl_1/graph") == Route::job_graph);
+  CHECK(route_of("/crawl/crawl_1/events") == Route::job_events);
+  CHECK(route_of("/metrics") == Route::metrics);
+  for (const char* none : {"", "/crawl/", "/crawl//graph", "/crawl/a/b", "/crawl/a/graph/", "/healthz/", "/CRAWL"})
+    CHECK(route_of(none) == Route::none);
+  CHECK(std::string{allowed_methods(Route::jobs)} == "GET, HEAD, POST");
+  CHECK(std::string{allowed_methods(Route::job)} == "GET, HEAD, DELETE");
+  CHECK(allowed_methods(Route::none) == nullptr);
+}
+
+TEST_CASE("request policy: query integers", "[request_policy]") {
+  CHECK(query_integer("limit", std::nullopt, 100, 1, 1000) == 100);
+  CHECK(query_integer("limit", std::string{"7"}, 100, 1, 1000) == 7);
+  CHECK(query_integer("offset", std::string{"000000000000000001"}, 0, 0, 10) == 1);
+  for (const std::string& bad : {""s, "-1"s, "+1"s, "1.5"s, "1e3"s, " 1"s, "1000000000000000000"s, "\xff"s, "12\0"s})
+    CHECK(error_code([&] { query_integer("limit", bad, 100, 1, 1000); }) == "invalid_parameter");
+  CHECK(error_code([] { query_integer("limit", std::string{"0"}, 100, 1, 1000); }) == "out_of_range");
+  CHECK(error_code([] { query_integer("limit", std::string{"1001"}, 100, 1, 1000); }) == "out_of_range");
+}
+
+TEST_CASE("request policy: text for messages is cut between characters", "[request_policy]") {
+  const std::string e_acute = "\xC3\xA9";
+  CHECK(clip_for_message("abc", 3) == "abc");
+  CHECK(clip_for_message("abcd", 3) == "abc...");
+  CHECK(clip_for_message(e_acute + e_acute + e_acute, 3) == e_acute + "...");
+  CHECK(clip_for_message(e_acute + e_acute + e_acute, 4) == e_acute + e_acute + "...");
+  // An error quoting any of it renders as JSON.
+  const ApiError e(400, "x", "'" + clip_for_message(std::string(7, 'a') + e_acute + "\xff\xfe", 8) + "'");
+  CHECK(nlohmann::json::parse(e.json()).at("error").at("message").is_string());
+}
+
+TEST_CASE("request framing: a head, then a body by length or in chunks", "[request_policy][framing]") {
+  const std::string get = "GET /crawl HTTP/1.1\r\nHost: a\r\n\r\n";
+  RequestFramer framer(1024, 100);
+  CHECK_FALSE(framer.started());
+  CHECK(trickle(framer, get) == Progress::complete);
+  CHECK(framer.request_length() == get.size());
+  CHECK(framer.started());
+
+  // Pipelined: the first request ends where it ends.
+  RequestFramer pipelined(1024, 100);
+  CHECK(pipelined.advance(get + get) == Progress::complete);
+  CHECK(pipelined.request_length() == get.size());
+
+  const std::string post = "POST /crawl HTTP/1.1\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n";
+  RequestFramer with_length(1024, 100);
+  CHECK(with_length.advance(post) == Progress::incomplete);
+  CHECK(with_length.awaits_continue());
+  CHECK(with_length.advance(post + "{}") == Progress::incomplete);
+  CHECK(with_length.advance(post + "{}   GET") == Progress::complete);
+  CHECK(with_length.request_length() == post.size() + 5);
+  CHECK_FALSE(with_length.awaits_continue());
+
+  const std::string chunked = "POST /crawl HTTP/1.1\r\nTransfer-Encoding: Chunked\r\n\r\n";
+  const std::string body = "4;ext=1\r\nabcd\r\n0a\r\n0123456789\r\n0\r\n\r\n";
+  RequestFramer chunks(1024, 100);
+  CHECK(trickle(chunks, chunked + body + "next") == Progress::complete);
+  CHECK(chunks.request_length() == chunked.size() + body.size());
+}
+
+TEST_CASE("request framing: too large, as soon as it shows", "[request_policy][framing]") {
+  auto refusal = [](const std::string& bytes, std::size_t max_head = 1024, std::size_t max_body = 100) {
+    RequestFramer framer(max_head, max_body);
+    const auto p = trickle(framer, bytes);
+    if (p != Progress::refused)
+      return std::string{p == Progress::complete ? "complete" : "incomplete"};
+    CHECK(nlohmann::json::parse(framer.refusal()->json()).is_object());
+    return std::to_string(framer.refusal()->status()) + " " + framer.refusal()->code();
+  };
+  // A head without end, or too long.
+  CHECK(refusal("GET / HTTP/1.1\r\nX: " + std::string(2000, 'a')) == "431 headers_too_large");
+  CHECK(refusal("GET / HTTP/1.1\r\nX: " + std::string(1010, 'a') + "\r\n\r\n") == "431 headers_too_large");
+  // A declared length over the limit, before any of the body.
+  CHECK(refusal("POST / HTTP/1.1\r\nContent-Length: 101\r\n\r\n") == "413 body_too_large");
+  CHECK(refusal("POST / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n") == "413 body_too_large");
+  // Chunks: a size over the limit, sizes adding up over it, or mostly
+  // framing.
+  const std::string chunked = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+  CHECK(refusal(chunked + "fffffffffffffffffffff\r\n") == "413 body_too_large");
+  CHECK(refusal(chunked + "40\r\n" + std::string(64, 'x') + "\r\n40\r\n") == "413 body_too_large");
+  std::string one_byte_chunks;
+  for (int i = 0; i < 90; ++i)
+    one_byte_chunks += "1;padding=" + std::string(40, 'p') + "\r\nx\r\n";
+  CHECK(refusal(chunked + one_byte_chunks, 1024, 100) == "413 body_too_large");
+  CHECK(refusal(chunked + "0\r\n\r\n") == "complete");
+}
+
+TEST_CASE("request framing: what two parsers could read two ways is refused", "[request_policy][framing]") {
+  auto code = [](const std::string& head, const std::string& rest = "") {
+    RequestFramer framer(1024, 100);
+    const auto p = trickle(framer, head + rest);
+    return p == Progress::refused ? framer.refusal()->code() : std::string{"accepted"};
+  };
+  CHECK(code("POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n") == "bad_request");
+  CHECK(code("POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\n") == "bad_request");
+  CHECK(code("POST / HTTP/1.1\r\nContent-Length: 1e2\r\n\r\n") == "bad_request");
+  CHECK(code("POST / HTTP/1.1\r\nContent-Length: %35\r\n\r\n") == "bad_request");
+  CHECK(code("POST / HTTP/1.1\r\nContent-Length : 3\r\n\r\n") == "bad_request");
+  CHECK(code("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n") == "bad_request");
+  CHECK(code("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n") ==
+        "bad_request");
+  CHECK(code("GET / HTTP/1.1\r\nX: a\r\n folded\r\n\r\n") == "bad_request");
+  CHECK(code("GET / HTTP/1.1\nX: a\r\n\r\n") == "bad_request");
+  CHECK(code("GET / HTTP/1.1\rX: a\r\n\r\n") == "bad_request");
+  CHECK(code("GET / HTTP/1.1\r\nX: a\0b\r\n\r\n"s) == "bad_request");
+  const std::string chunked = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+  CHECK(code(chunked, "-5\r\nhello\r\n0\r\n\r\n") == "bad_request");
+  CHECK(code(chunked, "0x5\r\nhello\r\n0\r\n\r\n") == "bad_request");
+  CHECK(code(chunked, "5\r\nhelloXX0\r\n\r\n") == "bad_request");
+  CHECK(code(chunked, "0\r\nTrailer: x\r\n\r\n") == "bad_request");
+  CHECK(code(chunked, "5 ;ext\r\nhello\r\n0\r\n\r\n") == "accepted");
+}
+
+}  // namespace actorcrawl
