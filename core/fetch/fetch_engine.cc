@@ -110,7 +110,16 @@ struct Transfer {
   // block_private_addresses: the address last refused while connecting for
   // the current hop; cleared once the hop has a connection it may use.
   std::string refused_address;
+  // curl's own words for a failure, more precise than its error code.
+  char error_text[CURL_ERROR_SIZE] = "";
 };
+
+bool is_malformed_http(const std::string& curl_text) {
+  for (const char* sign : {"chunk", "header", "Header", "Chunk"})
+    if (curl_text.find(sign) != std::string::npos)
+      return true;
+  return false;
+}
 
 std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
@@ -317,6 +326,7 @@ struct FetchEngine::Impl {
     t->easy = h;
     curl_easy_setopt(h, CURLOPT_URL, t->request.url.c_str());
     curl_easy_setopt(h, CURLOPT_PRIVATE, t);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, t->error_text);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, t);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
@@ -398,7 +408,12 @@ struct FetchEngine::Impl {
       // before any hop, the request's own URL: a retry gets the same answer.
       if (code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_URL_MALFORMAT)
         out.error = out.redirects.empty() ? FetchError::bad_url : FetchError::bad_redirect;
-      out.error_detail = curl_easy_strerror(code);
+      out.error_detail = t->error_text[0] != '\0' ? t->error_text : curl_easy_strerror(code);
+      // curl reports malformed HTTP (a chunk size that is not hex, headers
+      // past its limit) as a receive error, like a reset: its words tell
+      // the server's fault from the network's.
+      if (code == CURLE_RECV_ERROR && is_malformed_http(out.error_detail))
+        out.error = FetchError::protocol_error;
     }
     if (out.error != FetchError::none) {
       out.body.clear();
