@@ -30,6 +30,11 @@ using nlohmann::json;
 
 constexpr std::int64_t kDefaultPageLimit = 100;
 constexpr std::int64_t kMaxPageLimit = 1000;
+// Links per page in one answer, and links in one answer at most: a page of
+// 80,000 links, or a thousand pages of a thousand, never make one huge body.
+constexpr std::int64_t kDefaultLinksLimit = 100;
+constexpr std::int64_t kMaxLinksLimit = 1000;
+constexpr std::int64_t kMaxLinksPerAnswer = 100000;
 
 // Strings from crawled pages may hold invalid UTF-8; JSON must not.
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
@@ -316,25 +321,36 @@ struct HttpApi::Impl {
     send_json(res, 200, json{{"jobs", jobs}});
   }
 
-  // GET /crawl/:id?offset=&limit=
+  // GET /crawl/:id?offset=&limit=&links_offset=&links_limit=
   void read_job(const httplib::Request& req, httplib::Response& res) {
     const auto row = known_job(req.matches[1]);
     const auto offset =
       query_integer("offset", query_param(req, "offset"), 0, 0, std::numeric_limits<std::int32_t>::max());
     const auto limit = query_integer("limit", query_param(req, "limit"), kDefaultPageLimit, 1, kMaxPageLimit);
-    const auto slice = read_pages(row.db_path, offset, limit);
+    const auto links_offset = query_integer("links_offset", query_param(req, "links_offset"), 0, 0,
+                                            std::numeric_limits<std::int32_t>::max());
+    const auto links_limit =
+      query_integer("links_limit", query_param(req, "links_limit"), kDefaultLinksLimit, 0, kMaxLinksLimit);
+    if (limit * links_limit > kMaxLinksPerAnswer)
+      throw ApiError(400, "out_of_range",
+                     "limit x links_limit must be at most " + std::to_string(kMaxLinksPerAnswer) + ", got " +
+                       std::to_string(limit * links_limit));
+    const auto slice = read_pages(row.db_path, offset, limit, links_offset, links_limit);
     json pages = json::array();
     for (const auto& p : slice.pages)
       pages.push_back(json{{"url", p.url},
                            {"status_code", p.status_code},
                            {"title", p.title},
                            {"links", p.links},
+                           {"links_total", p.links_total},
                            {"crawled_at", p.crawled_at}});
     json job = job_summary(row);
     job["pages"] = std::move(pages);
     job["pages_total"] = slice.total;
     job["offset"] = offset;
     job["limit"] = limit;
+    job["links_offset"] = links_offset;
+    job["links_limit"] = links_limit;
     job["error"] = row.error.empty() ? json(nullptr) : json(row.error);
     add_live_counts(job, service, row.id);
     send_json(res, 200, json{{"job", job}});

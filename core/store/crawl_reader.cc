@@ -30,7 +30,8 @@ auto read_db(const std::string& path, const char* what, Body&& body) -> decltype
 
 }  // namespace
 
-PageSlice read_pages(const std::string& db_path, std::int64_t offset, std::int64_t limit) {
+PageSlice read_pages(const std::string& db_path, std::int64_t offset, std::int64_t limit, std::int64_t links_offset,
+                     std::int64_t links_limit) {
   return read_db(db_path, "read pages", [&](SQLite::Database& db) {
     PageSlice out;
     out.total = db.execAndGet("SELECT COUNT(*) FROM pages").getInt64();
@@ -39,17 +40,25 @@ PageSlice read_pages(const std::string& db_path, std::int64_t offset, std::int64
                         "LIMIT ? OFFSET ?");
     q.bind(1, limit);
     q.bind(2, offset);
-    SQLite::Statement links(db, "SELECT to_url FROM links WHERE from_page_id = ? ORDER BY position");
+    SQLite::Statement links(db, "SELECT to_url FROM links WHERE from_page_id = ? ORDER BY position LIMIT ? OFFSET ?");
+    SQLite::Statement count_links(db, "SELECT COUNT(*) FROM links WHERE from_page_id = ?");
     while (q.executeStep()) {
       PageView p;
       p.url = column_text(q.getColumn(1));
       p.status_code = q.getColumn(2).isNull() ? 0 : q.getColumn(2).getInt();
       p.title = column_text(q.getColumn(3));
       p.crawled_at = q.getColumn(4).isNull() ? 0 : q.getColumn(4).getInt64();
-      links.bind(1, q.getColumn(0).getInt64());
+      const std::int64_t page_id = q.getColumn(0).getInt64();
+      links.bind(1, page_id);
+      links.bind(2, links_limit);
+      links.bind(3, links_offset);
       while (links.executeStep())
         p.links.push_back(column_text(links.getColumn(0)));
       links.reset();
+      count_links.bind(1, page_id);
+      if (count_links.executeStep())
+        p.links_total = count_links.getColumn(0).getInt64();
+      count_links.reset();
       out.pages.push_back(std::move(p));
     }
     return out;

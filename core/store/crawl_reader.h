@@ -14,7 +14,8 @@ struct PageView {
   std::string url;
   std::int32_t status_code = 0;
   std::string title;
-  std::vector<std::string> links;  // document order
+  std::vector<std::string> links;  // document order: one slice of them
+  std::int64_t links_total = 0;     // all of the page's links
   std::int64_t crawled_at = 0;     // epoch ms
 };
 
@@ -39,7 +40,11 @@ struct GraphView {
 
 // A database that does not exist yet (the job has not started) reads as
 // empty. Throws StoreError when it exists but cannot be read.
-PageSlice read_pages(const std::string& db_path, std::int64_t offset, std::int64_t limit);
+// Pages [offset, offset + limit) in crawl order, each with its links
+// [links_offset, links_offset + links_limit): a page of 80,000 links is
+// paged through too.
+PageSlice read_pages(const std::string& db_path, std::int64_t offset, std::int64_t limit,
+                     std::int64_t links_offset = 0, std::int64_t links_limit = 100);
 GraphView read_graph(const std::string& db_path);
 
 }  // namespace actorcrawl

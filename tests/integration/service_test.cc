@@ -144,7 +144,7 @@ TEST_CASE("serve: the job API's request and response shapes", "[integration][ser
   CHECK(pages[0].at("links").size() == 19);
   CHECK(pages[0].at("links")[0] == TestWeb::url(web.requests().front().host_key, "/p1"));
   for (const auto& p : pages) {
-    for (const char* key : {"url", "status_code", "title", "links", "crawled_at"})
+    for (const char* key : {"url", "status_code", "title", "links", "links_total", "crawled_at"})
       CHECK(p.contains(key));
     CHECK(p.at("crawled_at").get<std::int64_t>() >= before);
   }
@@ -159,6 +159,17 @@ TEST_CASE("serve: the job API's request and response shapes", "[integration][ser
   REQUIRE(list.at("jobs").size() == 1);
   CHECK(list.at("jobs")[0].at("id") == "crawl_1");
   CHECK(list.at("jobs")[0].at("status") == "completed");
+  // A page's links are paged through too: a slice, and the whole count.
+  auto sliced = body_of(c.Get("/crawl/crawl_1?limit=1&links_offset=5&links_limit=3"));
+  const auto& first = sliced.at("job").at("pages").at(0);
+  CHECK(first.at("links_total") == 19);
+  REQUIRE(first.at("links").size() == 3);
+  CHECK(first.at("links")[0] == pages[0].at("links")[5]);
+  CHECK(sliced.at("job").at("links_limit") == 3);
+  auto too_big = c.Get("/crawl/crawl_1?limit=1000&links_limit=1000");
+  REQUIRE(too_big);
+  CHECK(too_big->status == 400);
+  CHECK(json::parse(too_big->body).at("error").at("code") == "out_of_range");
   auto health = c.Get("/healthz");
   REQUIRE(health);
   CHECK(health->status == 200);
