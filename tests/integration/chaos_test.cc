@@ -267,7 +267,12 @@ TEST_CASE("a crawl of the fault web ends by itself, in bounded memory, with ever
   CHECK(run.wall_ms < kCrawlBoundMs);
   CHECK(run.parse_busy_ms < kParseBoundMs);
   CHECK(run.peak_rss_kib > 0);
+#ifndef __SANITIZE_ADDRESS__
+  // AddressSanitizer replaces the allocator and keeps freed memory in
+  // quarantine (a sanitized run peaked at 541 MiB): the bound is about the
+  // crawler's allocations, so it holds for the ordinary build only.
   CHECK(run.peak_rss_kib < kPeakRssBoundKib);
+#endif
   // Every misbehaviour the crawler started has stopped: no client of it is
   // still holding a connection open.
   CHECK(web.wait_until_idle(3s));
