@@ -26,8 +26,6 @@ std::string redirect_chain_json(const std::vector<std::string>& urls, const std:
   return hops.dump();
 }
 
-bool is_redirect(std::int32_t status) { return status >= 300 && status < 400 && status != 304; }
-
 PagePipeline::PagePipeline(std::shared_ptr<const ProcessorChain> chain, std::shared_ptr<const LinkSelector> links,
                            std::string product_token, std::size_t max_redirects)
     : chain_(std::move(chain)),
@@ -37,7 +35,7 @@ PagePipeline::PagePipeline(std::shared_ptr<const ProcessorChain> chain, std::sha
 
 RedirectStep PagePipeline::redirect_step(const CrawlJob& job, std::int32_t status, const std::string& location) const {
   RedirectStep step;
-  if (!is_redirect(status) || location.empty())
+  if (!is_redirect_status(status) || location.empty())
     return step;
   auto target = Url::parse(location);
   if (!target)
@@ -96,7 +94,7 @@ ProcessedPage PagePipeline::process(const CrawlJob& job, const FetchedPage& page
     row.title = std::move(analysis.title);
     row.description = std::move(analysis.description);
   }
-  if (is_redirect(page.status_code) && !facts.location.empty()) {
+  if (is_redirect_status(page.status_code) && !facts.location.empty()) {
     // A redirect recorded, not followed: its target is its link.
     std::vector<std::string> urls = facts.redirect_urls;
     std::vector<std::int32_t> statuses = facts.redirect_statuses;

@@ -14,6 +14,7 @@
 #include "core/crawl/link_selection.h"
 #include "core/crawl/page_processor.h"
 #include "core/crawl/records.h"
+#include "core/web/http_status.h"
 #include "core/web/robots_directives.h"
 
 namespace actorcrawl {
@@ -56,8 +57,6 @@ struct RedirectStep {
   std::string reason;  // failed
   std::string detail;  // failed: for people
 };
-
-bool is_redirect(std::int32_t status);
 
 class PagePipeline {
  public:

@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "core/web/ascii.h"
+#include "core/web/http_status.h"
 #include "core/fetch/net_guard.h"
 #include "core/web/url.h"
 
@@ -166,7 +167,7 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
   }
   if (ascii::trim(line).empty()) {  // end of one response's headers
     const int status = t->current_status;
-    const bool redirect = status >= 300 && status < 400 && status != 304 && !t->current_location.empty();
+    const bool redirect = is_redirect_status(status) && !t->current_location.empty();
     if (redirect && static_cast<std::int32_t>(t->outcome.redirects.size()) < t->request.max_redirects) {
       t->outcome.redirects.push_back(RedirectHop{t->current_url, status});
       auto base = Url::parse(t->current_url);
@@ -383,7 +384,7 @@ struct FetchEngine::Impl {
     out.final_url = effective ? effective : t->request.url;
     if (auto normalized = Url::parse(out.final_url))
       out.final_url = normalized->str();
-    if (out.status_code >= 300 && out.status_code < 400 && out.status_code != 304 && !t->current_location.empty())
+    if (is_redirect_status(out.status_code) && !t->current_location.empty())
       if (auto base = Url::parse(out.final_url))
         if (auto next = base->resolve(t->current_location))
           out.location = next->str();

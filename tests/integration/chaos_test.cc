@@ -17,6 +17,7 @@
 
 #include "crawl_fixture.h"
 #include "testweb/fault_web.h"
+#include "core/web/charset.h"
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
@@ -139,38 +140,6 @@ std::string outcome(const std::string& db, const std::string& url) {
 
 std::int64_t attempts_of(const std::string& db, const std::string& url) {
   return count(db, "SELECT IFNULL(MAX(attempts), 0) FROM pages WHERE url = " + quoted(url));
-}
-
-bool valid_utf8(const std::string& s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t extra = 0;
-    std::uint32_t cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    if ((c & 0xe0) == 0xc0) {
-      extra = 1, cp = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-      extra = 2, cp = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-      extra = 3, cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + extra >= s.size()) return false;
-    for (std::size_t k = 1; k <= extra; ++k) {
-      const auto d = static_cast<unsigned char>(s[i + k]);
-      if ((d & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (d & 0x3f);
-    }
-    const std::uint32_t min[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < min[extra] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    i += extra + 1;
-  }
-  return true;
 }
 
 long long ms_between(Clock::time_point earlier, Clock::time_point later) {
@@ -362,7 +331,7 @@ TEST_CASE("a crawl of the fault web ends by itself, in bounded memory, with ever
       const auto title = column(db, "SELECT title FROM pages WHERE url = " + quoted(web.url(fault)));
       REQUIRE(title.size() == 1);
       CHECK(title.front() != "NULL");
-      CHECK(valid_utf8(title.front()));
+      CHECK(is_valid_utf8(title.front()));
     }
     CHECK(count(db, "SELECT COUNT(*) FROM pages WHERE title IS NOT NULL") > 0);
 

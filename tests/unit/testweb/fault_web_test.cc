@@ -1,6 +1,7 @@
 // Each misbehaviour of the fault web happens as specified, seen through a
 // plain socket (or cpp-httplib's TLS client), and each stops by itself.
 #include "testweb/fault_web.h"
+#include "core/web/charset.h"
 
 #include <arpa/inet.h>
 #include <iconv.h>
@@ -170,37 +171,6 @@ std::size_t occurrences(const std::string& haystack, const std::string& needle) 
   std::size_t n = 0;
   for (auto at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + needle.size())) ++n;
   return n;
-}
-
-bool valid_utf8(const std::string& s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t extra = 0;
-    std::uint32_t cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xe0) == 0xc0) {
-      extra = 1, cp = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-      extra = 2, cp = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-      extra = 3, cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + extra >= s.size()) return false;
-    for (std::size_t k = 1; k <= extra; ++k) {
-      const auto d = static_cast<unsigned char>(s[i + k]);
-      if ((d & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (d & 0x3f);
-    }
-    const std::uint32_t min[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < min[extra] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    i += extra + 1;
-  }
-  return true;
 }
 
 // Whether iconv converts `bytes` from `charset` to UTF-8 without an error;
@@ -682,7 +652,7 @@ TEST_CASE("charsets: bytes invalid in the declared charset, and a meta that disa
   SECTION("declared UTF-8, not UTF-8") {
     const auto r = fetch(web.url(Fault::invalid_utf8));
     CHECK(r.head.headers.at("content-type") == "text/html; charset=utf-8");
-    CHECK_FALSE(valid_utf8(title_of(r.body)));
+    CHECK_FALSE(actorcrawl::is_valid_utf8(title_of(r.body)));
     CHECK(converts("UTF-8", title_of(r.body)) == std::optional<bool>{false});
   }
   SECTION("declared Shift_JIS, not Shift_JIS") {
@@ -695,7 +665,7 @@ TEST_CASE("charsets: bytes invalid in the declared charset, and a meta that disa
     const auto r = fetch(web.url(Fault::charset_mismatch));
     CHECK(r.head.headers.at("content-type") == "text/html; charset=utf-8");
     CHECK(r.body.find("<meta charset=\"windows-1251\">") != std::string::npos);
-    CHECK_FALSE(valid_utf8(title_of(r.body)));
+    CHECK_FALSE(actorcrawl::is_valid_utf8(title_of(r.body)));
     CHECK(converts("WINDOWS-1251", title_of(r.body)) == std::optional<bool>{true});
   }
   SECTION("a label nobody knows") {
@@ -703,7 +673,7 @@ TEST_CASE("charsets: bytes invalid in the declared charset, and a meta that disa
     const auto type = r.head.headers.at("content-type");
     const auto label = type.substr(type.find("charset=") + 8);
     CHECK(converts(label, "x") == std::nullopt);
-    CHECK_FALSE(valid_utf8(title_of(r.body)));
+    CHECK_FALSE(actorcrawl::is_valid_utf8(title_of(r.body)));
   }
 }
 
