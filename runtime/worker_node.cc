@@ -69,7 +69,10 @@ struct Session {
           .receive([&](caf::actor& s) { selector = std::move(s); },
                    [&](caf::error& err) {
                      last_error = error_text(err);
-                     refused = err != caf::sec::request_timeout;
+                     // Only an answer is a refusal: a gatekeeper that is
+                     // gone (its crawl just ended) is a coordinator not
+                     // reached, tried again like one.
+                     refused = err != caf::sec::request_timeout && err != caf::sec::request_receiver_down;
                    });
         if (selector)
           return selector;
