@@ -4,7 +4,7 @@
 
 #include "runtime/message_trace.h"
 #include "core/run/console_log.h"
-#include "core/web/url.h"
+#include "core/crawl/transient_failure.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {
@@ -23,9 +23,10 @@ caf::behavior dead_letter_actor(traced_actor<dead_letter_state>* self) {
     [self](fetch_failure& f) {
       auto& st = self->state;
       ++st.failures;
-      log_line(LogLevel::warn, "dead letter: " + f.job.url + " (" + f.reason + " after " +
-                                 std::to_string(f.attempts) + " attempt" + (f.attempts == 1 ? "" : "s") + ")");
-      DeadLetterRow row{f.job.url, f.job.depth, f.reason, f.detail, f.attempts, f.status_code, f.failed_at_ms};
+      const bool transient = is_transient_failure(f.reason);
+      log_line(LogLevel::warn, std::string{transient ? "parked" : "dead letter"} + ": " + f.job.url + " (" + f.reason +
+                                 " after " + std::to_string(f.attempts) + " attempt" + (f.attempts == 1 ? "" : "s") +
+                                 ")");
       PageRow page;
       page.url = f.job.url;
       page.host_key = f.job.host_key;
@@ -35,23 +36,13 @@ caf::behavior dead_letter_actor(traced_actor<dead_letter_state>* self) {
       page.fetched_at_ms = f.failed_at_ms;
       page.error = f.reason;
       page.attempts = f.attempts;
-      self->send(st.actors.storage, store_dead_letter{std::move(row)});
+      // A parked URL is tried again (transient_failure.h): only a definite
+      // failure is a letter to re-drive by hand.
+      if (!transient)
+        self->send(st.actors.storage, store_dead_letter{DeadLetterRow{f.job.url, f.job.depth, f.reason, f.detail,
+                                                                      f.attempts, f.status_code, f.failed_at_ms}});
       self->send(st.actors.storage, store_page{std::move(page)});
       self->send(st.actors.frontier, url_failed{std::move(f.job), std::move(f.reason)});
-    },
-    [self](redrive_atom) {
-      auto& st = self->state;
-      self->request(st.actors.storage, caf::infinite, redrive_atom_v)
-        .then([self](std::vector<DeadLetterRow>& rows) {
-          redrive_urls msg;
-          for (auto& r : rows) {
-            auto url = Url::parse(r.url);
-            if (url)
-              msg.jobs.push_back(CrawlJob{0, url->str(), url->host_key(), r.depth});
-          }
-          log_line(LogLevel::info, "re-driving " + std::to_string(msg.jobs.size()) + " dead letters");
-          self->send(self->state.actors.frontier, std::move(msg));
-        });
     },
   };
 }

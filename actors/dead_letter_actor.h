@@ -1,7 +1,7 @@
 // DeadLetterActor: where URLs go that failed after every retry. It records
-// each with its reason (dead_letters, and the page row with the error),
-// settles it in the Frontier, and re-drives stored dead letters back into
-// the Frontier when asked (redrive_atom).
+// the page row with the error, and for a definite failure a dead letter
+// (which `actorcrawl redrive` can queue again); then it tells the Frontier,
+// which settles the URL or, for a transient failure, parks it.
 #pragma once
 
 #include <caf/fwd.hpp>

@@ -1,18 +1,25 @@
 #include "actors/frontier_actor.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include <caf/all.hpp>
 
 #include "runtime/message_trace.h"
 #include "core/run/console_log.h"
 #include "core/crawl/lease_ledger.h"
+#include "core/crawl/transient_failure.h"
 #include "core/run/stage_times.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {
 
 namespace {
+
+// Parked URLs fall due by the actor's clock: under CAF's test coordinator it
+// is the clock the tests advance.
+static_assert(std::is_same<CrawlFrontier::Clock::time_point, caf::actor_clock::time_point>::value,
+              "the frontier's clock must be the actor clock's");
 
 struct frontier_state {
   topology actors;
@@ -25,10 +32,13 @@ struct frontier_state {
   std::int64_t fetched = 0;
   std::int64_t failed = 0;
   std::int64_t refused = 0;
+  std::int64_t parked_total = 0;  // parks in this run
   StageTimes times{"frontier"};
   bool started = false;
   bool stopping = false;
   bool finishing = false;
+  bool due_armed = false;  // a tick is on its way for the earliest parked URL
+  CrawlFrontier::Clock::time_point due_at{};
   std::string stop_reason;
   static inline const char* name = "FrontierActor";
 };
@@ -42,7 +52,10 @@ void persist(frontier_ptr self) {
   auto& d = self->state.delta;
   for (auto& r : self->state.frontier->take_refused())
     d.refused.push_back(std::move(r));
-  if (d.added.empty() && d.requeued.empty() && d.done.empty() && d.failed.empty() && d.refused.empty())
+  for (auto& e : self->state.frontier->take_lowered())
+    d.requeued.push_back(std::move(e));
+  if (d.added.empty() && d.requeued.empty() && d.done.empty() && d.failed.empty() && d.refused.empty() &&
+      d.parked.empty())
     return;
   self->send(self->state.actors.storage, std::move(d));
   d = frontier_delta{};
@@ -56,6 +69,44 @@ void offer(frontier_ptr self, const std::string& url, const std::string& host_ke
 
 void maybe_finish(frontier_ptr self);
 void dispatch_more(frontier_ptr self);
+
+// One tick for the earliest parked URL, re-armed when an earlier one parks.
+void arm_due_tick(frontier_ptr self) {
+  auto& st = self->state;
+  const auto due = st.frontier->next_due();
+  if (!due || st.stopping || (st.due_armed && st.due_at <= *due))
+    return;
+  st.due_armed = true;
+  st.due_at = *due;
+  const auto now = self->clock().now();
+  const auto delay = *due > now ? std::chrono::duration_cast<std::chrono::microseconds>(*due - now)
+                                : std::chrono::microseconds{0};
+  self->delayed_send(self, delay, tick_atom_v);
+}
+
+// A lease that ended without a page: parked if the reason may not hold
+// later, settled for good otherwise.
+void end_without_page(frontier_ptr self, const CrawlJob& job, std::string reason, bool fetched) {
+  auto& st = self->state;
+  if (is_transient_failure(reason)) {
+    st.frontier->park(job, self->clock().now() + park_delay(st.settings.host_backoff, job.attempt));
+    ++st.parked_total;
+    st.delta.parked.push_back(FrontierRefusal{
+      FrontierEntry{static_cast<std::int64_t>(job.seq), job.url, job.depth, std::string{}}, std::move(reason)});
+    arm_due_tick(self);
+    return;
+  }
+  if (fetched) {
+    st.frontier->failed(job);
+    ++st.failed;
+    st.delta.failed.push_back(job.url);
+  } else {
+    st.frontier->refused(job);
+    ++st.refused;
+    st.delta.refused.push_back(FrontierRefusal{
+      FrontierEntry{static_cast<std::int64_t>(job.seq), job.url, job.depth, std::string{}}, std::move(reason)});
+  }
+}
 
 void refill(frontier_ptr self) {
   auto& st = self->state;
@@ -88,7 +139,7 @@ void dispatch_more(frontier_ptr self) {
     auto jobs = st.frontier->take(std::min(static_cast<std::size_t>(st.demand), room));
     if (!jobs.empty()) {
       for (const auto& job : jobs)
-        st.leases.leased(job.seq);
+        st.leases.leased(job.seq, job.attempt);
       st.demand -= static_cast<std::int64_t>(jobs.size());
       self->send(st.actors.host_selector, crawl_batch{std::move(jobs)});
     }
@@ -105,6 +156,9 @@ void maybe_finish(frontier_ptr self) {
   if (!done)
     return;
   st.finishing = true;
+  if (const auto parked = st.frontier->parked(); parked > 0)
+    log_line(LogLevel::warn, std::to_string(parked) + " URLs parked after transient failures (DNS, connection, 5xx, "
+                             "429, robots.txt unreachable); the next run on this database offers them again");
   std::string reason = st.stopping ? st.stop_reason
                        : st.frontier->budget_exhausted() ? "max_pages"
                                                       : "queue_empty";
@@ -149,7 +203,7 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierSettings settings, caf::
     [self](page_links& p) {
       auto& st = self->state;
       StageTimer timer(st.times, waited_us(p.sent_us));
-      if (!st.leases.end(p.job.seq))
+      if (!st.leases.end(p.job.seq, p.job.attempt))
         return;
       st.frontier->settle(p.job);
       ++st.fetched;
@@ -159,37 +213,32 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierSettings settings, caf::
       dispatch_more(self);
     },
     [self](url_failed& f) {
-      auto& st = self->state;
-      if (!st.leases.end(f.job.seq))
+      if (!self->state.leases.end(f.job.seq, f.job.attempt))
         return;
-      st.frontier->settle(f.job);
-      ++st.failed;
-      st.delta.failed.push_back(f.job.url);
+      end_without_page(self, f.job, std::move(f.reason), true);
       dispatch_more(self);
     },
     [self](url_refused& r) {
-      auto& st = self->state;
-      if (!st.leases.end(r.job.seq))
+      if (!self->state.leases.end(r.job.seq, r.job.attempt))
         return;
-      st.frontier->refused(r.job);
-      ++st.refused;
-      st.delta.refused.push_back(FrontierRefusal{FrontierEntry{static_cast<std::int64_t>(r.job.seq), r.job.url,
-                                                               r.job.depth, std::string{}},
-                                                 std::move(r.reason)});
+      end_without_page(self, r.job, std::move(r.reason), false);
       dispatch_more(self);
     },
     [self](leases_returned& r) {
       auto& jobs = r.jobs;
       jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
-                                [self](const CrawlJob& job) { return !self->state.leases.end(job.seq); }),
+                                [self](const CrawlJob& job) { return !self->state.leases.end(job.seq, job.attempt); }),
                  jobs.end());
       self->state.frontier->give_back(std::move(jobs));
       dispatch_more(self);
     },
-    [self](redrive_urls& r) {
-      for (auto& job : r.jobs)
-        if (auto entry = self->state.frontier->requeue(job.url, job.host_key, job.depth))
-          self->state.delta.requeued.push_back(std::move(*entry));
+    // The earliest parked URL is due (maybe more).
+    [self](tick_atom) {
+      auto& st = self->state;
+      st.due_armed = false;
+      if (!st.stopping)
+        st.frontier->take_due(self->clock().now());
+      arm_due_tick(self);
       dispatch_more(self);
     },
     [self](stop_crawl& s) {
@@ -217,7 +266,9 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierSettings settings, caf::
                             st.fetched,
                             st.failed,
                             st.frontier->settled(),
-                            st.stopping};
+                            st.stopping,
+                            static_cast<std::int64_t>(st.frontier->parked()),
+                            st.leases.stale()};
     },
   };
 }

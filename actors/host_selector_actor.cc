@@ -169,9 +169,9 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
       StageTimer timer(st.times);
       const auto now = self->clock().now();
       if (!done.returned) {
-        st.scheduler.complete(done.job.seq, now, std::chrono::milliseconds{done.server_delay_ms},
+        st.scheduler.complete(done.job.seq, done.job.attempt, now, std::chrono::milliseconds{done.server_delay_ms},
                               std::chrono::milliseconds{done.response_ms});
-      } else if (auto job = st.scheduler.abandon(done.job.seq, now)) {
+      } else if (auto job = st.scheduler.abandon(done.job.seq, done.job.attempt, now)) {
         return_to_frontier(self, {std::move(*job)});
       }
       dispatch(self);

@@ -16,6 +16,11 @@ namespace {
 struct storage_state {
   std::shared_ptr<CrawlStore> store;
   std::shared_ptr<CrawlEvents> events;
+  // What the events report, held until the batch that wrote it commits: an
+  // event (and the metric it feeds) never tells of a row a crash could
+  // still take back.
+  std::vector<PageRow> uncommitted_pages;
+  std::vector<DeadLetterRow> uncommitted_letters;
   std::chrono::milliseconds flush_interval{250};
   bool flush_scheduled = false;
   StageTimes times{"store"};
@@ -24,8 +29,28 @@ struct storage_state {
 
 using storage_ptr = traced_actor<storage_state>*;
 
-// Bounds a batch in time: the first write after a commit arms one timer.
+// Tells the events of every write committed so far.
+void tell_committed(storage_ptr self) {
+  auto& st = self->state;
+  if (!st.events) {
+    st.uncommitted_pages.clear();
+    st.uncommitted_letters.clear();
+    return;
+  }
+  for (const auto& page : st.uncommitted_pages)
+    st.events->page_stored(page);
+  for (const auto& letter : st.uncommitted_letters)
+    st.events->url_failed(letter);
+  st.uncommitted_pages.clear();
+  st.uncommitted_letters.clear();
+}
+
+// After each write: a batch that just committed (nothing pending) releases
+// its events; the first write after a commit arms one timer, which bounds a
+// batch in time.
 void after_write(storage_ptr self) {
+  if (self->state.store->pending_ops() == 0)
+    tell_committed(self);
   if (!self->state.flush_scheduled && self->state.store->pending_ops() > 0) {
     self->state.flush_scheduled = true;
     self->delayed_send(self, self->state.flush_interval, tick_atom_v);
@@ -69,19 +94,24 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
         db.settle_frontier(url, FrontierState::failed);
       if (!d.refused.empty())
         db.refuse_frontier(d.refused);
+      if (!d.parked.empty())
+        db.park_frontier(d.parked);
       after_write(self);
     },
     [self, &db](store_page& m) {
       StageTimer timer(self->state.times, waited_us(m.sent_us));
       db.record_page(m.page);
-      if (self->state.events)
-        self->state.events->page_stored(m.page);
+      if (self->state.events) {
+        m.page.links.clear();  // events need the page, not its links
+        m.page.links.shrink_to_fit();
+        self->state.uncommitted_pages.push_back(std::move(m.page));
+      }
       after_write(self);
     },
     [self, &db](store_dead_letter& m) {
       db.record_dead_letter(m.row);
       if (self->state.events)
-        self->state.events->url_failed(m.row);
+        self->state.uncommitted_letters.push_back(std::move(m.row));
       after_write(self);
     },
     [self, &db](store_robots& m) {
@@ -89,29 +119,41 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
       after_write(self);
     },
     [&db](resume_request& m) { return db.load_frontier_resume(m.query); },
-    [&db](load_frontier& m) {
-      return frontier_rows{db.load_queued(m.from_seq, static_cast<std::size_t>(std::max(m.limit, 0)))};
+    // A read commits the open batch first (write_batch.h).
+    [self, &db](load_frontier& m) {
+      frontier_rows rows{db.load_queued(m.from_seq, static_cast<std::size_t>(std::max(m.limit, 0)))};
+      tell_committed(self);
+      return rows;
     },
-    [&db](redrive_atom) { return db.take_dead_letters_for_redrive(); },
     [&db](begin_run& m) -> std::int64_t {
       if (m.revisit_after_ms > 0)
         db.requeue_fetched_before(m.started_at_ms - m.revisit_after_ms);
+      // URLs parked by an earlier run after transient failures: offered again.
+      if (const auto parked = db.requeue_parked(); parked > 0)
+        log_line(LogLevel::info, std::to_string(parked) + " URLs parked by an earlier run are queued again");
       return db.begin_run(m.started_at_ms, m.seeds_json);
     },
-    [&db](end_run& m) {
+    [self, &db](end_run& m) {
       db.end_run(m.run_id, m.ended_at_ms, m.reason);
       db.flush();
+      tell_committed(self);
       return ok_atom_v;
     },
-    [&db](summary_request& m) { return db.summary(m.since_ms); },
+    [self, &db](summary_request& m) {
+      auto summary = db.summary(m.since_ms);
+      tell_committed(self);
+      return summary;
+    },
     [self](timings_atom) { return self->state.times; },
-    [&db](flush_atom) {
+    [self, &db](flush_atom) {
       db.flush();
+      tell_committed(self);
       return ok_atom_v;
     },
     [self, &db](tick_atom) {
       self->state.flush_scheduled = false;
       db.flush();
+      tell_committed(self);
     },
   };
 }

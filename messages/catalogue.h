@@ -33,7 +33,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(actorcrawl, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::page_links))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::url_failed))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::leases_returned))
-  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::redrive_urls))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::stop_crawl))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::crawl_finished))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::crawl_progress))
@@ -80,7 +79,6 @@ CAF_END_TYPE_ID_BLOCK(actorcrawl)
   X(progress_atom, "progress")       \
   X(flush_atom, "flush")             \
   X(tick_atom, "tick")               \
-  X(redrive_atom, "redrive")         \
   X(ok_atom, "ok")                   \
   X(timings_atom, "timings")         \
   X(workers_atom, "workers")

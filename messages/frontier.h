@@ -14,7 +14,7 @@ namespace actorcrawl {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, CrawlJob& x) {
-  return f(caf::meta::type_name("CrawlJob"), x.seq, x.url, x.host_key, x.depth, x.fetch_url, x.fetch_host_key,
+  return f(caf::meta::type_name("CrawlJob"), x.seq, x.url, x.host_key, x.depth, x.attempt, x.fetch_url, x.fetch_host_key,
            x.hop_urls, x.hop_statuses);
 }
 
@@ -67,7 +67,8 @@ typename Inspector::result_type inspect(Inspector& f, page_links& x) {
   return f(caf::meta::type_name("page_links"), x.job, x.links, x.sent_us);
 }
 
-// DeadLetter -> Frontier: the job failed for good.
+// DeadLetter -> Frontier: the job failed after every retry. A transient
+// reason (transient_failure.h) parks the URL; any other settles it as failed.
 struct url_failed {
   CrawlJob job;
   std::string reason;
@@ -79,7 +80,8 @@ typename Inspector::result_type inspect(Inspector& f, url_failed& x) {
 }
 
 // HostSelector -> Frontier: the job was refused before any request
-// (robots_txt, robots_unreachable); settled without using budget.
+// (robots_txt, robots_unreachable, dns_failure, private_address); settled
+// without using budget, or parked if the reason is transient.
 struct url_refused {
   CrawlJob job;
   std::string reason;
@@ -99,16 +101,6 @@ struct leases_returned {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, leases_returned& x) {
   return f(caf::meta::type_name("leases_returned"), x.jobs);
-}
-
-// DeadLetter -> Frontier: failed URLs to try again (re-drive).
-struct redrive_urls {
-  std::vector<CrawlJob> jobs;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, redrive_urls& x) {
-  return f(caf::meta::type_name("redrive_urls"), x.jobs);
 }
 
 // main -> Frontier: stop taking new work; finish what is in flight.
@@ -140,12 +132,14 @@ struct crawl_progress {
   std::int64_t failed = 0;   // this run
   std::int64_t settled_total = 0;
   bool stopping = false;
+  std::int64_t parked = 0;          // waiting after a transient failure
+  std::int64_t stale_reports = 0;   // reports of a lease already ended or replaced, ignored
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, crawl_progress& x) {
   return f(caf::meta::type_name("crawl_progress"), x.queued, x.in_flight, x.seen, x.fetched,
-           x.failed, x.settled_total, x.stopping);
+           x.failed, x.settled_total, x.stopping, x.parked, x.stale_reports);
 }
 
 }  // namespace actorcrawl

@@ -65,24 +65,31 @@ typename Inspector::result_type inspect(Inspector& f, ResumeState& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, SeenUrl& x) {
+  return f(caf::meta::type_name("SeenUrl"), x.fingerprint, x.depth);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StoreSummary& x) {
   return f(caf::meta::type_name("StoreSummary"), x.nodes_discovered, x.nodes_crawled,
            x.edges_recorded, x.pages_fetched, x.pages_failed, x.avg_fetch_time_ms, x.links_dropped);
 }
 
-// Frontier -> Storage: new queued rows, rows queued again (re-drive),
-// settled ones and refused ones (with the rule), in one batch.
+// Frontier -> Storage: new queued rows, rows queued again under a new seq
+// (met again closer to a seed), settled ones, refused ones (with the rule)
+// and parked ones (with the transient failure), in one batch.
 struct frontier_delta {
   std::vector<FrontierEntry> added;
   std::vector<FrontierEntry> requeued;
   std::vector<std::string> done;
   std::vector<std::string> failed;
   std::vector<FrontierRefusal> refused;
+  std::vector<FrontierRefusal> parked;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, frontier_delta& x) {
-  return f(caf::meta::type_name("frontier_delta"), x.added, x.requeued, x.done, x.failed, x.refused);
+  return f(caf::meta::type_name("frontier_delta"), x.added, x.requeued, x.done, x.failed, x.refused, x.parked);
 }
 
 // HostSelector -> Storage: a host's robots.txt, for the record.

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <map>
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
@@ -88,13 +89,32 @@ CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, c
   CrawlRunResult result;
   result.start_ms = epoch_ms();
   CrawlTopology t = spawn_crawl(sys, config, std::move(parts), self);
-  self->monitor(t.storage);
+  // Every actor of the topology is watched: if one dies (a bug, a database
+  // that fails), nothing would ever finish the crawl, so its death ends the
+  // run with its name. Fetch workers are watched by the HostSelector, which
+  // leases their URLs again.
+  const std::vector<std::pair<std::string, caf::actor>> roles = {
+    {"frontier", t.frontier}, {"host_selector", t.host_selector}, {"processor", t.processor},
+    {"storage", t.storage}, {"dead_letter", t.dead_letter}};
+  const std::map<std::string, const char*> role_names = {
+    {"frontier", "FrontierActor"}, {"host_selector", "HostSelectorActor"}, {"processor", "ProcessorActor"},
+    {"storage", "StorageActor"}, {"dead_letter", "DeadLetterActor"}};
+  for (const auto& [role, actor] : roles)
+    self->monitor(actor);
   if (options.events) {
-    std::vector<std::pair<std::string, std::uint64_t>> actors = {
-      {"frontier", t.frontier.id()}, {"host_selector", t.host_selector.id()}, {"processor", t.processor.id()},
-      {"storage", t.storage.id()}, {"dead_letter", t.dead_letter.id()}};
+    std::vector<std::pair<std::string, std::uint64_t>> actors;
+    for (const auto& [role, actor] : roles)
+      actors.emplace_back(role, actor.id());
     options.events->started(actors);
   }
+  if (options.on_started)
+    options.on_started(roles);
+  const auto name_of = [&](const caf::actor_addr& who) -> std::string {
+    for (const auto& [role, actor] : roles)
+      if (actor.address() == who)
+        return role_names.at(role);
+    return "an actor of the crawl";
+  };
 
   caf::actor gatekeeper;
   if (options.coordinator) {
@@ -151,7 +171,8 @@ CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, c
       [&](caf::down_msg& d) {
         finished = true;
         result.termination_reason = "error";
-        result.error = "the storage actor stopped: " + to_string(d.reason);
+        result.error = "the " + name_of(d.source) + " stopped: " + to_string(d.reason);
+        log_line(LogLevel::error, result.error);
       },
       caf::after(std::chrono::milliseconds{100}) >> [] {});
     if (finished)

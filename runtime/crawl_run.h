@@ -6,8 +6,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <caf/fwd.hpp>
 
@@ -31,10 +34,16 @@ struct CrawlRunOptions {
   // Told of pages, failures and progress (every progress_interval) as the
   // crawl goes; optional.
   std::shared_ptr<CrawlEvents> events;
+  // Handed the topology's actors by role ("frontier", "host_selector",
+  // "processor", "storage", "dead_letter") once they run; optional. For
+  // whoever must reach them from outside, such as a test that stops one.
+  std::function<void(const std::vector<std::pair<std::string, caf::actor>>&)> on_started;
 };
 
 struct CrawlRunResult {
-  std::string termination_reason;  // queue_empty, max_pages, signal, error
+  // queue_empty, max_pages, signal, error (`error` says what broke, e.g.
+  // "the FrontierActor stopped: ..." when an actor of the topology died)
+  std::string termination_reason;
   std::int64_t start_ms = 0;
   std::int64_t end_ms = 0;
   StoreSummary summary;

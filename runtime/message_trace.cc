@@ -95,7 +95,6 @@ void describe(const url_refused& m, TraceRecord& r) {
   r.fields["reason"] = m.reason;
 }
 void describe(const leases_returned& m, TraceRecord& r) { add_jobs(r, m.jobs); }
-void describe(const redrive_urls& m, TraceRecord& r) { add_jobs(r, m.jobs); }
 void describe(const stop_crawl& m, TraceRecord& r) { r.fields["reason"] = m.reason; }
 void describe(const crawl_finished& m, TraceRecord& r) { r.fields["reason"] = m.reason; }
 void describe(const store_page& m, TraceRecord& r) {
@@ -116,11 +115,15 @@ void describe(const frontier_delta& m, TraceRecord& r) {
     add_url(r, u);
   for (const auto& e : m.requeued)
     add_url(r, e.url);
+  for (const auto& p : m.parked)
+    add_url(r, p.entry.url);
   r.fields["added"] = m.added.size();
   r.fields["done"] = m.done.size();
   r.fields["failed"] = m.failed.size();
   if (!m.refused.empty())
     r.fields["refused"] = m.refused.size();
+  if (!m.parked.empty())
+    r.fields["parked"] = m.parked.size();
 }
 void describe(const robots_fetch& m, TraceRecord& r) { add_url(r, m.url); }
 void describe(const robots_result& m, TraceRecord& r) {

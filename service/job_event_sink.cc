@@ -10,7 +10,9 @@ using nlohmann::json;
 
 void declare_service_metrics(PrometheusMetrics& metrics) {
   metrics.declare_counter("actorcrawl_pages_fetched_total", "Pages fetched and stored, by job");
-  metrics.declare_counter("actorcrawl_pages_failed_total", "URLs given up on after every retry, by reason");
+  metrics.declare_counter("actorcrawl_pages_failed_total",
+                          "fetches that failed after every retry, by reason (transient ones are parked and tried again)");
+  metrics.declare_counter("actorcrawl_dead_letters_total", "URLs that failed for good, by reason (actorcrawl redrive)");
   metrics.declare_counter("actorcrawl_bytes_fetched_total", "Body bytes kept, over all jobs");
   metrics.declare_histogram("actorcrawl_fetch_duration_seconds", "Time to fetch a page (all attempts)",
                             {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30});
@@ -46,6 +48,8 @@ void JobEventSink::page_stored(const PageRow& page) {
     metrics_.add("actorcrawl_pages_fetched_total", {{"job", job_id_}});
     metrics_.add("actorcrawl_bytes_fetched_total", {}, static_cast<double>(page.bytes));
     metrics_.observe("actorcrawl_fetch_duration_seconds", {}, static_cast<double>(page.fetch_ms) / 1000.0);
+  } else {
+    metrics_.add("actorcrawl_pages_failed_total", {{"reason", page.error}});
   }
   // Crawled text may hold invalid UTF-8; the event must still be JSON.
   log_->push("page", json{{"url", page.url},
@@ -57,7 +61,7 @@ void JobEventSink::page_stored(const PageRow& page) {
 }
 
 void JobEventSink::url_failed(const DeadLetterRow& row) {
-  metrics_.add("actorcrawl_pages_failed_total", {{"reason", row.reason}});
+  metrics_.add("actorcrawl_dead_letters_total", {{"reason", row.reason}});
 }
 
 void JobEventSink::progress(const ProgressSnapshot& p) {

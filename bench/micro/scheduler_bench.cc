@@ -75,7 +75,7 @@ void BM_HostSchedulerCrawl(benchmark::State& state) {
         at = *wake;
       now = std::max(now, at);
       if (!in_flight.empty() && in_flight.top().first <= now) {
-        s.complete(in_flight.top().second, now);
+        s.complete(in_flight.top().second, 0, now);
         in_flight.pop();
         ++done;
       }

@@ -3,6 +3,7 @@
 // DomainFrontier (domains: host-level discovery).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,6 +21,8 @@ struct RefillRequest {
 
 class CrawlFrontier {
  public:
+  using Clock = std::chrono::steady_clock;
+
   virtual ~CrawlFrontier() = default;
 
   // Accepts a discovered URL, or not. Returns the row to persist as queued.
@@ -28,16 +31,26 @@ class CrawlFrontier {
   virtual std::optional<FrontierEntry> offer(const std::string& url, const std::string& host_key,
                                              std::int32_t depth, const std::string& parent_url) = 0;
   virtual std::vector<FrontierRefusal> take_refused() = 0;
-  // Queues a URL again although it was seen (re-drive of a dead letter).
-  virtual std::optional<FrontierEntry> requeue(const std::string& url, const std::string& host_key,
-                                               std::int32_t depth) = 0;
 
   // Leases up to `n` jobs.
   virtual std::vector<CrawlJob> take(std::size_t n) = 0;
-  // A leased job ended: fetched or dead-lettered. Uses budget.
+  // A leased job ended: fetched. Uses budget.
   virtual void settle(const CrawlJob& job) = 0;
+  // A leased job failed for good (a definite answer, transient_failure.h).
+  // Uses budget like settle(); the URL is never lowered and fetched again.
+  virtual void failed(const CrawlJob& job) = 0;
   // A leased job was refused before any request (robots.txt). No budget.
   virtual void refused(const CrawlJob& job) = 0;
+  // A leased job failed for a reason that may not hold later: it waits
+  // until `due`, then take_due() queues it again. No budget.
+  virtual void park(const CrawlJob& job, Clock::time_point due) = 0;
+  // Parked jobs whose time has come go back to the queue; returns how many.
+  virtual std::size_t take_due(Clock::time_point now) = 0;
+  // When the next parked job is due, if any waits.
+  virtual std::optional<Clock::time_point> next_due() const = 0;
+  // URLs met again closer to a seed since the last call: each with a new
+  // seq and its smaller depth, to be persisted as queued again.
+  virtual std::vector<FrontierEntry> take_lowered() = 0;
   // Leased jobs that were never fetched come back to the front.
   virtual void give_back(std::vector<CrawlJob> jobs) = 0;
 
@@ -48,6 +61,9 @@ class CrawlFrontier {
   virtual bool finished() const = 0;
 
   virtual std::size_t queued() const = 0;
+  // Parked, waiting for their time (not counted in queued(); a crawl may
+  // end while URLs are parked: they are offered again on the next run).
+  virtual std::size_t parked() const = 0;
   virtual std::size_t in_flight() const = 0;
   virtual std::size_t seen() const = 0;
   virtual std::int64_t settled() const = 0;

@@ -1,6 +1,9 @@
-// One URL leased out of the frontier for fetching. The seq is the frontier
-// row's key: every stage that reports back about a URL names it by seq, so a
-// lease can be settled or returned exactly once.
+// One URL leased out of the frontier for fetching. A lease is (seq, attempt):
+// the seq is the frontier row's key, the attempt counts the leases of that
+// row in this run. Every stage that reports back about a URL names both, so a
+// lease is settled or returned exactly once, and a late report of an earlier
+// attempt (a worker that was given up on, whose URL went out again) can never
+// settle the lease that replaced it.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +17,7 @@ struct CrawlJob {
   std::string url;       // normalized
   std::string host_key;  // host[:port], the frontier's key for the URL
   std::int32_t depth = 0;
+  std::uint32_t attempt = 0;  // 1 for the row's first lease in this run, then 2, ...
 
   // A redirect chain is followed by the crawler, hop by hop, each hop
   // scheduled like any URL (its host's robots.txt and politeness): the URL

@@ -82,13 +82,6 @@ std::vector<FrontierRefusal> DomainFrontier::take_refused() {
   return out;
 }
 
-std::optional<FrontierEntry> DomainFrontier::requeue(const std::string& url, const std::string& host_key,
-                                                     std::int32_t depth) {
-  FrontierEntry entry{next_seq_++, url, depth, std::string{}};
-  push(Entry{entry.seq, url, host_key, depth});
-  return entry;
-}
-
 std::vector<CrawlJob> DomainFrontier::take(std::size_t n) {
   std::vector<CrawlJob> jobs;
   while (jobs.size() < n && !queue_.empty() && !budget_exhausted()) {
@@ -100,7 +93,8 @@ std::vector<CrawlJob> DomainFrontier::take(std::size_t n) {
       continue;  // crawled enough since it was queued
     ++crawls;
     ++in_flight_;
-    jobs.push_back(CrawlJob{static_cast<std::uint64_t>(e.seq), std::move(e.url), std::move(e.host_key), e.depth});
+    jobs.push_back(
+      CrawlJob{static_cast<std::uint64_t>(e.seq), std::move(e.url), std::move(e.host_key), e.depth, e.attempts + 1});
   }
   return jobs;
 }
@@ -128,7 +122,8 @@ void DomainFrontier::give_back(std::vector<CrawlJob> jobs) {
     if (it != crawls_.end() && it->second > 0)
       --it->second;
     queued_at_.emplace(job.host_key, job.depth);
-    queue_.push_front(Entry{static_cast<std::int64_t>(job.seq), std::move(job.url), std::move(job.host_key), job.depth});
+    queue_.push_front(
+      Entry{static_cast<std::int64_t>(job.seq), std::move(job.url), std::move(job.host_key), job.depth, job.attempt});
   }
 }
 
@@ -145,6 +140,16 @@ bool DomainFrontier::finished() const {
 std::int64_t DomainFrontier::crawls_of(const std::string& host_key) const {
   auto it = crawls_.find(host_key);
   return it == crawls_.end() ? 0 : it->second;
+}
+
+void DomainFrontier::failed(const CrawlJob& job) { settle(job); }
+
+// A host is the unit of work here, and a host whose root failed for now is
+// queued again by the next run's resume (its crawl count is below the
+// limit); within the run it is not offered again.
+void DomainFrontier::park(const CrawlJob& job, Clock::time_point) {
+  refused(job);
+  ++parked_;
 }
 
 }  // namespace actorcrawl

@@ -42,17 +42,22 @@ class DomainFrontier : public CrawlFrontier {
   std::optional<FrontierEntry> offer(const std::string& url, const std::string& host_key, std::int32_t depth,
                                      const std::string& parent_url) override;
   std::vector<FrontierRefusal> take_refused() override;
-  std::optional<FrontierEntry> requeue(const std::string& url, const std::string& host_key,
-                                       std::int32_t depth) override;
   std::vector<CrawlJob> take(std::size_t n) override;
   void settle(const CrawlJob& job) override;
+  void failed(const CrawlJob& job) override;
   void refused(const CrawlJob& job) override;
+  void park(const CrawlJob& job, Clock::time_point due) override;
+  std::size_t take_due(Clock::time_point) override { return 0; }
+  std::optional<Clock::time_point> next_due() const override { return std::nullopt; }
+  // A host is queued at a depth once; it is never lowered.
+  std::vector<FrontierEntry> take_lowered() override { return {}; }
   void give_back(std::vector<CrawlJob> jobs) override;
   std::optional<RefillRequest> refill_request() override { return std::nullopt; }
   void refilled(const std::vector<FrontierEntry>&, std::size_t) override {}
   bool budget_exhausted() const override;
   bool finished() const override;
   std::size_t queued() const override { return queue_.size(); }
+  std::size_t parked() const override { return parked_; }
   std::size_t in_flight() const override { return in_flight_; }
   std::size_t seen() const override { return crawls_.size(); }
   std::int64_t settled() const override { return settled_; }
@@ -65,6 +70,7 @@ class DomainFrontier : public CrawlFrontier {
     std::string url;
     std::string host_key;
     std::int32_t depth;
+    std::uint32_t attempts = 0;  // leases of the entry so far
   };
 
   // Whether the subdomain cap admits the host; registers it when it does.
@@ -79,6 +85,7 @@ class DomainFrontier : public CrawlFrontier {
   std::unordered_set<std::string> refused_hosts_;
   std::vector<FrontierRefusal> refusals_;
   std::size_t in_flight_ = 0;
+  std::size_t parked_ = 0;  // roots that failed for now, this run
   std::int64_t settled_ = 0;
   std::int64_t next_seq_ = 1;
 };

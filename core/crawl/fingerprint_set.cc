@@ -1,5 +1,7 @@
 #include "core/crawl/fingerprint_set.h"
 
+#include <algorithm>
+
 namespace actorcrawl {
 
 namespace {
@@ -8,6 +10,7 @@ namespace {
 constexpr std::size_t kMaxLoadNumerator = 3;
 constexpr std::size_t kMaxLoadDenominator = 4;
 constexpr std::size_t kMinCapacity = 16;
+constexpr std::int32_t kMaxKeptDepth = 255;
 
 std::size_t capacity_for(std::size_t n) {
   std::size_t capacity = kMinCapacity;
@@ -16,39 +19,64 @@ std::size_t capacity_for(std::size_t n) {
   return capacity;
 }
 
+std::uint8_t depth_byte(std::int32_t depth) {
+  return static_cast<std::uint8_t>(std::clamp(depth, 0, kMaxKeptDepth));
+}
+
 }  // namespace
 
-bool FingerprintSet::insert(std::uint64_t fp) {
+FingerprintSet::Offer FingerprintSet::offer(std::uint64_t fp, std::int32_t depth) {
+  const std::uint8_t d = depth_byte(depth);
+  if (std::uint8_t* known = find(fp)) {
+    if (d >= *known)
+      return Offer::known;
+    *known = d;
+    return Offer::lowered;
+  }
   if (fp == 0) {
-    const bool added = !has_zero_;
     has_zero_ = true;
-    return added;
+    zero_depth_ = d;
+    return Offer::added;
   }
   if ((count_ + 1) * kMaxLoadDenominator > slots_.size() * kMaxLoadNumerator)
     grow_to(slots_.empty() ? kMinCapacity : slots_.size() * 2);
   const std::size_t mask = slots_.size() - 1;
-  for (std::size_t i = slot_of(fp);; i = (i + 1) & mask) {
-    if (slots_[i] == fp)
-      return false;
-    if (slots_[i] == 0) {
-      slots_[i] = fp;
-      ++count_;
-      return true;
-    }
-  }
+  std::size_t i = slot_of(fp);
+  while (slots_[i] != 0)
+    i = (i + 1) & mask;
+  slots_[i] = fp;
+  depths_[i] = d;
+  ++count_;
+  return Offer::added;
 }
 
-bool FingerprintSet::contains(std::uint64_t fp) const {
+void FingerprintSet::pin(std::uint64_t fp) {
+  if (std::uint8_t* known = find(fp))
+    *known = 0;
+  else
+    offer(fp, 0);
+}
+
+std::int32_t FingerprintSet::depth_of(std::uint64_t fp) const {
+  const std::uint8_t* d = find(fp);
+  return d == nullptr ? -1 : *d;
+}
+
+std::uint8_t* FingerprintSet::find(std::uint64_t fp) {
+  return const_cast<std::uint8_t*>(static_cast<const FingerprintSet*>(this)->find(fp));
+}
+
+const std::uint8_t* FingerprintSet::find(std::uint64_t fp) const {
   if (fp == 0)
-    return has_zero_;
+    return has_zero_ ? &zero_depth_ : nullptr;
   if (slots_.empty())
-    return false;
+    return nullptr;
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = slot_of(fp);; i = (i + 1) & mask) {
     if (slots_[i] == fp)
-      return true;
+      return &depths_[i];
     if (slots_[i] == 0)
-      return false;
+      return nullptr;
   }
 }
 
@@ -60,19 +88,24 @@ void FingerprintSet::reserve(std::size_t n) {
 
 void FingerprintSet::grow_to(std::size_t capacity) {
   std::vector<std::uint64_t> old;
+  std::vector<std::uint8_t> old_depths;
   old.swap(slots_);
+  old_depths.swap(depths_);
   slots_.assign(capacity, 0);
+  depths_.assign(capacity, 0);
   shift_ = 64;
   for (std::size_t c = capacity; c > 1; c >>= 1)
     --shift_;
   const std::size_t mask = capacity - 1;
-  for (std::uint64_t fp : old) {
+  for (std::size_t k = 0; k < old.size(); ++k) {
+    const std::uint64_t fp = old[k];
     if (fp == 0)
       continue;
     std::size_t i = slot_of(fp);
     while (slots_[i] != 0)
       i = (i + 1) & mask;
     slots_[i] = fp;
+    depths_[i] = old_depths[k];
   }
 }
 

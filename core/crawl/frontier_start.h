@@ -4,6 +4,7 @@
 // order and never looks at the profile itself.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -27,6 +28,9 @@ struct FrontierSettings {
   // URLs leased and not yet settled, at most: bounds the fetched pages that
   // can wait for the Processor, whatever the HostSelector asks for.
   std::size_t max_in_flight = 256;
+  // How long a URL parked after a transient failure waits at first
+  // (transient_failure.h's park_delay doubles it).
+  std::chrono::milliseconds host_backoff{5 * 60 * 1000};
 };
 
 struct SeedTarget {

@@ -20,12 +20,15 @@ std::vector<FrontierRefusal> FrontierWindow::take_refused() {
   return out;
 }
 
-void FrontierWindow::refused(const CrawlJob& job) { release_lease(job.host_key); }
+void FrontierWindow::refused(const CrawlJob& job) {
+  seen_.pin(url_fingerprint(job.url));
+  release_lease(job.host_key);
+}
 
 void FrontierWindow::resume(const ResumeState& state) {
   seen_.reserve(state.seen.size());
-  for (const std::uint64_t fp : state.seen)
-    seen_.insert(fp);
+  for (const SeenUrl& url : state.seen)
+    seen_.offer(url.fingerprint, url.depth);
   next_seq_ = std::max(next_seq_, state.next_seq);
   spilled_ = static_cast<std::size_t>(state.queued);
   refill_cursor_ = 0;
@@ -36,18 +39,31 @@ std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
                                                    const std::string& host_key,
                                                    std::int32_t depth,
                                                    const std::string& parent_url) {
-  // Depth is checked before the seen-set: BFS discovers every URL first at
-  // its smallest depth, so a URL refused here is never wanted later.
+  // Deeper than max_depth: not recorded, so the URL is still wanted if it is
+  // met later closer to a seed.
   if (depth > limits_.max_depth)
     return std::nullopt;
-  if (!seen_.insert(url_fingerprint(url)))
-    return std::nullopt;
+  switch (seen_.offer(url_fingerprint(url), depth)) {
+    case FingerprintSet::Offer::known:
+      return std::nullopt;
+    case FingerprintSet::Offer::lowered: {
+      // Admitted by the trap rules when first met; its row moves to the new
+      // seq and depth (requeue_frontier), and the older entry is skipped.
+      FrontierEntry entry{next_seq_++, url, depth, parent_url};
+      enqueue(entry, host_key);
+      lowered_.push_back(std::move(entry));
+      return std::nullopt;
+    }
+    case FingerprintSet::Offer::added:
+      break;
+  }
   FrontierEntry entry{next_seq_++, url, depth, parent_url};
   // Trap rules run after the seen-set, so each URL is judged (and counted)
   // once; a refused URL stays seen and is recorded with the rule's name.
   if (traps_) {
     if (auto parsed = Url::parse(url)) {
       if (auto rule = traps_->admit(*parsed)) {
+        seen_.pin(url_fingerprint(url));
         refusals_.push_back(FrontierRefusal{std::move(entry), std::move(*rule)});
         return std::nullopt;
       }
@@ -57,12 +73,14 @@ std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
   return entry;
 }
 
-std::optional<FrontierEntry> FrontierWindow::requeue(const std::string& url, const std::string& host_key,
-                                                     std::int32_t depth) {
-  seen_.insert(url_fingerprint(url));
-  FrontierEntry entry{next_seq_++, url, depth, std::string{}};
-  enqueue(entry, host_key);
-  return entry;
+std::vector<FrontierEntry> FrontierWindow::take_lowered() {
+  std::vector<FrontierEntry> out;
+  out.swap(lowered_);
+  return out;
+}
+
+bool FrontierWindow::superseded(const std::string& url, std::int32_t depth) const {
+  return depth > 0 && seen_.depth_of(url_fingerprint(url)) < std::min(depth, 255);
 }
 
 void FrontierWindow::enqueue(const FrontierEntry& entry, const std::string& host_key) {
@@ -84,18 +102,20 @@ std::vector<CrawlJob> FrontierWindow::take(std::size_t n) {
   while (jobs.size() < n && !window_.empty() && !budget_exhausted()) {
     Queued q = std::move(window_.front());
     window_.pop_front();
+    if (superseded(q.url, q.depth))
+      continue;
     if (cap > 0) {
       auto& leased = leased_per_host_[q.host_key];
       if (leased >= cap) {
-        // Parked until one of the host's leases ends (release_lease).
-        auto& parked = parked_[q.host_key];
-        parked.push_back(std::move(q));
-        ++parked_count_;
+        // Held back until one of the host's leases ends (release_lease).
+        held_back_[q.host_key].push_back(std::move(q));
+        ++held_back_count_;
         continue;
       }
       ++leased;
     }
-    jobs.push_back(CrawlJob{static_cast<std::uint64_t>(q.seq), std::move(q.url), std::move(q.host_key), q.depth});
+    jobs.push_back(CrawlJob{static_cast<std::uint64_t>(q.seq), std::move(q.url), std::move(q.host_key), q.depth,
+                            q.attempts + 1});
     ++in_flight_;
   }
   return jobs;
@@ -109,21 +129,59 @@ void FrontierWindow::release_lease(const std::string& host_key) {
   auto it = leased_per_host_.find(host_key);
   if (it != leased_per_host_.end() && --it->second == 0)
     leased_per_host_.erase(it);
-  // The host may lease again: its oldest parked URL goes to the front of
+  // The host may lease again: its oldest held-back URL goes to the front of
   // the window, ahead of younger hosts' URLs, as its BFS place says.
-  auto parked = parked_.find(host_key);
-  if (parked == parked_.end())
+  // Entries met again closer to a seed meanwhile are dropped here: one
+  // release must bring one live entry back, or the host's last URLs would
+  // wait for a release that never comes.
+  auto held = held_back_.find(host_key);
+  if (held == held_back_.end())
     return;
-  window_.push_front(std::move(parked->second.front()));
-  parked->second.pop_front();
-  --parked_count_;
-  if (parked->second.empty())
-    parked_.erase(parked);
+  auto& queue = held->second;
+  while (!queue.empty()) {
+    Queued q = std::move(queue.front());
+    queue.pop_front();
+    --held_back_count_;
+    if (!superseded(q.url, q.depth)) {
+      window_.push_front(std::move(q));
+      break;
+    }
+  }
+  if (queue.empty())
+    held_back_.erase(held);
 }
 
 void FrontierWindow::settle(const CrawlJob& job) {
   release_lease(job.host_key);
   ++settled_;
+}
+
+void FrontierWindow::failed(const CrawlJob& job) {
+  seen_.pin(url_fingerprint(job.url));
+  settle(job);
+}
+
+void FrontierWindow::park(const CrawlJob& job, Clock::time_point due) {
+  release_lease(job.host_key);
+  parked_.emplace(due, Queued{static_cast<std::int64_t>(job.seq), job.url, job.host_key, job.depth, job.attempt});
+}
+
+std::size_t FrontierWindow::take_due(Clock::time_point now) {
+  std::size_t n = 0;
+  // Due ones go to the front, the earliest first: they were leased before
+  // anything still in the window.
+  std::vector<Queued> due;
+  for (auto it = parked_.begin(); it != parked_.end() && it->first <= now; it = parked_.erase(it))
+    due.push_back(std::move(it->second));
+  for (auto it = due.rbegin(); it != due.rend(); ++it, ++n)
+    window_.push_front(std::move(*it));
+  return n;
+}
+
+std::optional<FrontierWindow::Clock::time_point> FrontierWindow::next_due() const {
+  if (parked_.empty())
+    return std::nullopt;
+  return parked_.begin()->first;
 }
 
 void FrontierWindow::give_back(std::vector<CrawlJob> jobs) {
@@ -133,7 +191,7 @@ void FrontierWindow::give_back(std::vector<CrawlJob> jobs) {
   for (auto& job : jobs) {
     release_lease(job.host_key);
     window_.push_front(Queued{static_cast<std::int64_t>(job.seq), std::move(job.url),
-                              std::move(job.host_key), job.depth});
+                              std::move(job.host_key), job.depth, job.attempt});
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -50,21 +51,25 @@ class FrontierWindow : public CrawlFrontier {
 
   // Accepts a URL unless it was seen before or is deeper than max_depth.
   // Returns the row to persist; the URL is queued (in the window or spilled).
+  // A URL seen before at a larger depth, not settled for good, is queued
+  // again at this depth under a new seq (take_lowered() has the row); its
+  // older entry is skipped when it comes up, and if it was fetched already,
+  // it is fetched once more so its links are met at their smaller depth.
   std::optional<FrontierEntry> offer(const std::string& url, const std::string& host_key,
                                      std::int32_t depth, const std::string& parent_url) override;
   std::vector<FrontierRefusal> take_refused() override;
-
-  // Queues a URL again although it was seen (re-drive of a dead letter).
-  // Returns the row to persist with its new seq.
-  std::optional<FrontierEntry> requeue(const std::string& url, const std::string& host_key,
-                                       std::int32_t depth) override;
+  std::vector<FrontierEntry> take_lowered() override;
 
   // Leases up to `n` jobs in BFS order, within the page budget.
   std::vector<CrawlJob> take(std::size_t n) override;
 
   // A leased job ended: fetched (and its links offered), or dead-lettered.
   void settle(const CrawlJob& job) override;
+  void failed(const CrawlJob& job) override;
   void refused(const CrawlJob& job) override;
+  void park(const CrawlJob& job, Clock::time_point due) override;
+  std::size_t take_due(Clock::time_point now) override;
+  std::optional<Clock::time_point> next_due() const override;
   // Leased jobs that were never fetched (a worker died, the crawl is
   // stopping) come back to the front of the window.
   void give_back(std::vector<CrawlJob> jobs) override;
@@ -80,6 +85,7 @@ class FrontierWindow : public CrawlFrontier {
   bool finished() const override;
 
   std::size_t queued() const override { return held() + spilled_; }
+  std::size_t parked() const override { return parked_.size(); }
   std::size_t in_flight() const override { return in_flight_; }
   std::size_t seen() const override { return seen_.size(); }
   std::int64_t settled() const override { return settled_; }
@@ -87,17 +93,22 @@ class FrontierWindow : public CrawlFrontier {
 
  private:
   void enqueue(const FrontierEntry& entry, const std::string& host_key);
+  // An entry queued before its URL was met again closer to a seed: the
+  // newer entry stands for it.
+  bool superseded(const std::string& url, std::int32_t depth) const;
 
   struct Queued {
     std::int64_t seq;
     std::string url;
     std::string host_key;
     std::int32_t depth;
+    std::uint32_t attempts = 0;  // leases of the row so far in this run
   };
 
   Limits limits_;
   std::unique_ptr<TrapGuard> traps_;
   std::vector<FrontierRefusal> refusals_;
+  std::vector<FrontierEntry> lowered_;
   std::deque<Queued> window_;
   FingerprintSet seen_;
   std::size_t spilled_ = 0;        // queued rows only in the database
@@ -106,16 +117,18 @@ class FrontierWindow : public CrawlFrontier {
   std::int64_t refill_asked_seq_ = 0;
   std::size_t spilled_since_ask_ = 0;
   void release_lease(const std::string& host_key);
-  // URLs in memory: in the window or parked.
-  std::size_t held() const { return window_.size() + parked_count_; }
+  // URLs in memory, queued: in the window or held back at their host's cap.
+  std::size_t held() const { return window_.size() + held_back_count_; }
 
   std::unordered_map<std::string, std::size_t> leased_per_host_;
   // URLs of hosts at their lease cap wait here, per host and in order, until
   // a lease of theirs ends; so take() never steps over the same URL twice
   // (a BFS window is mostly one host's URLs, and rescanning them per call
   // cost more than the rest of the Frontier together).
-  std::unordered_map<std::string, std::deque<Queued>> parked_;
-  std::size_t parked_count_ = 0;
+  std::unordered_map<std::string, std::deque<Queued>> held_back_;
+  std::size_t held_back_count_ = 0;
+  // Parked after a transient failure, by the time they are due again.
+  std::multimap<Clock::time_point, Queued> parked_;
   std::size_t in_flight_ = 0;
   std::int64_t settled_ = 0;       // fetched or failed, this run and before
   std::int64_t next_seq_ = 1;

@@ -292,15 +292,14 @@ void HostScheduler::robots_done(const std::string& host_key, std::shared_ptr<con
     auto backoff = settings_.robots_retry_delay * (1 << std::min(host.robots_failures - 1, 10));
     host.next_allowed = now + std::max(delay_of(host), backoff);
   } else {
-    // Final for now: what waits is refused at once. The verdict is trusted
-    // for a while (not for a politeness delay, which could expire it before
-    // the host's turn comes), then robots.txt is tried again.
+    // Given up on for now: what waits is refused at once (and parked by the
+    // Frontier). The verdict holds for the host backoff (not for a
+    // politeness delay, which could expire it before the host's turn comes),
+    // then robots.txt is tried again.
     host.robots = RobotsState::ready;
     host.rules.reset();
     host.refusal = final_reason.empty() ? "robots_unreachable" : final_reason;
-    host.rules_expire = now + std::min<std::chrono::milliseconds>(
-                                std::max<std::chrono::milliseconds>(settings_.robots_retry_delay * 8, std::chrono::minutes{5}),
-                                settings_.robots_ttl);
+    host.rules_expire = now + std::min<std::chrono::milliseconds>(settings_.host_backoff, settings_.robots_ttl);
     host.robots_failures = 0;
     host.rules_used = true;  // applied at once to what waits, just below
     for (auto& job : host.queue)
@@ -326,10 +325,10 @@ void HostScheduler::release(const Lease& lease, Clock::time_point now,
   // The freed slot goes to a parked host at the end of the next take_ready.
 }
 
-bool HostScheduler::complete(std::uint64_t seq, Clock::time_point now,
+bool HostScheduler::complete(std::uint64_t seq, std::uint32_t attempt, Clock::time_point now,
                              std::chrono::milliseconds server_delay, std::chrono::milliseconds response_time) {
   auto it = leases_.find(seq);
-  if (it == leases_.end())
+  if (it == leases_.end() || it->second.job.attempt != attempt)
     return false;
   Lease lease = std::move(it->second);
   leases_.erase(it);
@@ -344,9 +343,9 @@ bool HostScheduler::complete(std::uint64_t seq, Clock::time_point now,
   return true;
 }
 
-std::optional<CrawlJob> HostScheduler::abandon(std::uint64_t seq, Clock::time_point now) {
+std::optional<CrawlJob> HostScheduler::abandon(std::uint64_t seq, std::uint32_t attempt, Clock::time_point now) {
   auto it = leases_.find(seq);
-  if (it == leases_.end())
+  if (it == leases_.end() || it->second.job.attempt != attempt)
     return std::nullopt;
   Lease lease = std::move(it->second);
   leases_.erase(it);

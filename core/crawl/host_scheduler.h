@@ -54,11 +54,15 @@ class HostScheduler {
     int delay_factor_percent = 0;  // 0: response times do not matter
     bool respect_robots = false;
     std::chrono::milliseconds robots_ttl{24 * 3600 * 1000};
-    int robots_attempts = 3;       // tries before an unreachable robots.txt is final
+    int robots_attempts = 3;       // tries before the host's URLs are given up on for now
     std::chrono::milliseconds robots_retry_delay{5000};
     // Requests in flight to one host at once while its delay is 0. Any
     // delay (configured, Crawl-delay, adaptive) brings it back to one.
     int max_connections_per_host = 1;
+    // After its robots.txt stayed unreachable, how long a host's URLs are
+    // refused at once (the Frontier parks them) before robots.txt is tried
+    // again.
+    std::chrono::milliseconds host_backoff{5 * 60 * 1000};
   };
 
   // A refused job and why: "robots_txt" or "robots_unreachable".
@@ -85,19 +89,21 @@ class HostScheduler {
   // Leases every job that may start now.
   std::vector<Dispatch> take_ready(Clock::time_point now);
 
-  // The lease on `seq` ended after a request was made: the host's clock
-  // starts now (plus `server_delay`, e.g. from Retry-After). Returns false
-  // for an unknown lease (already ended).
-  // `response_time` feeds the adaptive delay.
-  bool complete(std::uint64_t seq, Clock::time_point now,
+  // The lease (seq, attempt) ended after a request was made: the host's
+  // clock starts now (plus `server_delay`, e.g. from Retry-After). Returns
+  // false for a lease not out (already ended, or replaced by a later
+  // attempt). `response_time` feeds the adaptive delay.
+  bool complete(std::uint64_t seq, std::uint32_t attempt, Clock::time_point now,
                 std::chrono::milliseconds server_delay = std::chrono::milliseconds{0},
                 std::chrono::milliseconds response_time = std::chrono::milliseconds{0});
 
   // The robots.txt fetch for `host_key` ended. `rules` is null when it could
   // not be obtained (unreachable, 5xx): the host waits and tries again up to
-  // robots_attempts times, then its URLs are refused as robots_unreachable.
-  // A `final_reason` (e.g. "dns_failure") skips the retries: the host's URLs
-  // are refused with that reason at once.
+  // robots_attempts times, then its URLs are refused as robots_unreachable
+  // for host_backoff (the Frontier parks them: transient_failure.h). A
+  // `final_reason` (e.g. "dns_failure", which a retry seconds later will not
+  // change) skips the retries: the host's URLs are refused with that reason
+  // at once, for host_backoff too.
   void robots_done(const std::string& host_key, std::shared_ptr<const RobotsRules> rules,
                    Clock::time_point now, std::chrono::milliseconds response_time = std::chrono::milliseconds{0},
                    const std::string& final_reason = {});
@@ -106,7 +112,7 @@ class HostScheduler {
   // The delay now in force for a host (for tests and reports).
   std::chrono::milliseconds host_delay(const std::string& host_key) const;
   // The lease ended without a request being made (the worker gave it up).
-  std::optional<CrawlJob> abandon(std::uint64_t seq, Clock::time_point now);
+  std::optional<CrawlJob> abandon(std::uint64_t seq, std::uint32_t attempt, Clock::time_point now);
 
   // Removes every job not yet leased (the crawl is stopping).
   std::vector<CrawlJob> drain_queued();

@@ -13,7 +13,9 @@
 namespace actorcrawl {
 
 // refused: never fetched, because a rule said no (frontier.refusal names it).
-enum class FrontierState : int { queued = 0, done = 1, failed = 2, refused = 3 };
+// parked: failed for a reason that may not hold later (transient_failure.h;
+// frontier.refusal names it); queued again at the start of the next run.
+enum class FrontierState : int { queued = 0, done = 1, failed = 2, refused = 3, parked = 4 };
 
 struct FrontierEntry {
   std::int64_t seq = 0;  // assigned by the Frontier; BFS order
@@ -98,9 +100,16 @@ struct DeadLetterRow {
   std::int64_t failed_at_ms = 0;
 };
 
+// A frontier row as the seen-set keeps it: its URL's fingerprint and the
+// depth it may be lowered from (0 for a row settled for good).
+struct SeenUrl {
+  std::uint64_t fingerprint = 0;
+  std::int32_t depth = 0;
+};
+
 // What the Frontier needs to continue a crawl that stopped.
 struct ResumeState {
-  std::vector<std::uint64_t> seen;  // url_fingerprint of every frontier row
+  std::vector<SeenUrl> seen;        // every frontier row
   std::int64_t next_seq = 1;        // max(seq) + 1
   std::int64_t queued = 0;          // rows still 'queued'
   std::int64_t settled = 0;         // rows 'done' or 'failed'

@@ -1,5 +1,7 @@
 #include "core/crawl/robots_verdict.h"
 
+#include "core/crawl/transient_failure.h"
+
 namespace actorcrawl {
 
 const char* robots_outcome_name(const RobotsRules* rules) {
@@ -23,9 +25,12 @@ RobotsVerdict judge_robots(const RobotsAnswer& a, const std::string& product_tok
     v.record.crawl_delay_ms = v.rules->crawl_delay_ms().value_or(-1);
     v.record.sitemaps = v.rules->sitemaps();
   }
-  // A name that does not resolve will not resolve on a retry either, and a
-  // private address stays private.
-  if (a.error == "dns_failure" || a.error == "private_address")
+  // Retries seconds apart are for failures that may clear that fast. A name
+  // that does not resolve will not resolve a second later (but may next
+  // hour: dns_failure is transient, and its URLs are parked); a private
+  // address, a certificate nobody trusts, broken HTTP are answers (final,
+  // and its URLs are refused).
+  if (!a.error.empty() && (a.error == "dns_failure" || !is_transient_failure(a.error)))
     v.final_reason = a.error;
   return v;
 }

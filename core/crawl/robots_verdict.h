@@ -26,7 +26,9 @@ struct RobotsAnswer {
 
 struct RobotsVerdict {
   std::shared_ptr<const RobotsRules> rules;  // null: unreachable
-  std::string final_reason;                  // set: refuse the host's URLs now
+  // Set: no retries now; the host's URLs are refused with this reason at
+  // once (and parked by the Frontier when it is transient, as dns_failure).
+  std::string final_reason;
   RobotsRecord record;                       // for the robots_txt table
 };
 

@@ -46,6 +46,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"request_timeout_ms", ValueKind::duration_ms, "timeout of one transfer (50% longer on each retry)", &C::request_timeout_ms, 1, kHour},
     {"retry_attempts", ValueKind::integer, "retries after the first try, for transient failures", &C::retry_attempts, 0, 20},
     {"retry_delay_ms", ValueKind::duration_ms, "wait before the first retry (doubles after each)", &C::retry_delay_ms, 0, kHour},
+    {"host_backoff", ValueKind::duration_ms, "a URL whose retries ran out on a transient failure (DNS, connect, 5xx, 429, robots.txt unreachable) is parked this long, doubling per park, then offered again; parked URLs left when a crawl ends are offered on the next run", &C::host_backoff_ms, 1, 24 * kHour},
     {"politeness_delay_ms", ValueKind::duration_ms, "pause between requests to one host (env CRAWL_DELAY_MS)", &C::politeness_delay_ms, 0, kHour},
     {"max_body_bytes", ValueKind::bytes, "body size kept per page; the transfer is cut there", &C::max_body_bytes, 1, 1LL << 30},
     {"max_redirects", ValueKind::integer, "redirect hops followed", &C::max_redirects, 0, 50},

@@ -30,6 +30,11 @@ struct CrawlConfig {
   std::int64_t request_timeout_ms = 5000;
   std::int64_t retry_attempts = 3;
   std::int64_t retry_delay_ms = 5000;
+  // A URL whose retries ran out on a transient failure (transient_failure.h)
+  // is parked this long (doubling with each park in a run) before it is
+  // offered again; and a host whose robots.txt stayed unreachable is left
+  // alone this long. Heritrix waits 15 minutes, StormCrawler 2 hours.
+  std::int64_t host_backoff_ms = 5 * 60 * 1000;
   std::int64_t politeness_delay_ms = 1000;
   std::int64_t max_body_bytes = 1 << 20;
   std::int64_t max_redirects = 5;

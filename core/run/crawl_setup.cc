@@ -31,6 +31,7 @@ HostScheduler::Settings politeness_settings(const CrawlConfig& config) {
   s.robots_attempts = static_cast<int>(config.retry_attempts) + 1;
   s.robots_retry_delay = milliseconds{std::max<std::int64_t>(config.retry_delay_ms, 1)};
   s.max_connections_per_host = static_cast<int>(config.max_connections_per_host);
+  s.host_backoff = milliseconds{config.host_backoff_ms};
   return s;
 }
 
@@ -53,6 +54,7 @@ FrontierSettings frontier_settings(const CrawlConfig& config) {
   f.domain.max_pages = config.max_pages;
   f.domain.max_crawls_per_node = config.max_crawls_per_node;
   f.domain.max_subdomains_per_root = static_cast<std::size_t>(config.max_subdomains_per_root);
+  f.host_backoff = std::chrono::milliseconds{config.host_backoff_ms};
   f.max_in_flight = config.max_in_flight > 0 ? static_cast<std::size_t>(config.max_in_flight)
                                              : default_max_in_flight(transfer_slots(config));
   return f;

@@ -29,7 +29,19 @@ SQLite::Database open_crawl_database(const std::string& path) {
   // IF NOT EXISTS leaves an existing table as it is.
   if (version >= 1 && version < 2)
     db.exec("ALTER TABLE pages ADD COLUMN links_dropped INTEGER");
+  // The frontier of version 2 and before: moved aside, the schema file
+  // creates the new table and its index, and the rows come back.
+  const bool rebuild_frontier =
+    version >= 1 && version < 3 &&
+    db.execAndGet("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'frontier'").getInt() == 1;
+  if (rebuild_frontier)
+    db.exec("DROP INDEX IF EXISTS idx_frontier_state; ALTER TABLE frontier RENAME TO frontier_v2");
   db.exec(std::string{crawl_schema_sql()});
+  if (rebuild_frontier)
+    db.exec(
+      "INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at, settled_at, refusal) "
+      "SELECT seq, url, depth, parent_url, state, discovered_at, settled_at, refusal FROM frontier_v2; "
+      "DROP TABLE frontier_v2");
   if (version == 0)
     db.exec(kCreateLinksToIndex);
   if (version != kCrawlSchemaVersion)

@@ -13,7 +13,9 @@ namespace actorcrawl {
 // refused rather than written with an older idea of its tables; an older
 // one is migrated when opened:
 //   1 -> 2  pages.links_dropped (links past max_links_per_page)
-constexpr int kCrawlSchemaVersion = 2;
+//   2 -> 3  frontier.state 4, parked (the table is rebuilt: a CHECK
+//           constraint cannot be altered in place)
+constexpr int kCrawlSchemaVersion = 3;
 
 // The text of crawl_schema.sql.
 std::string_view crawl_schema_sql();

@@ -61,7 +61,7 @@ CREATE TABLE IF NOT EXISTS frontier (
     url TEXT UNIQUE NOT NULL,
     depth INTEGER NOT NULL,
     parent_url TEXT,
-    state INTEGER NOT NULL DEFAULT 0 CHECK (state IN (0, 1, 2, 3)),
+    state INTEGER NOT NULL DEFAULT 0 CHECK (state IN (0, 1, 2, 3, 4)),
     discovered_at INTEGER,
     settled_at INTEGER,
     refusal TEXT

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <map>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -18,6 +20,9 @@
 
 namespace actorcrawl {
 namespace {
+
+// A row fetched and failed with a definite answer.
+bool for_good_failure(int row_state) { return row_state == static_cast<int>(FrontierState::failed); }
 
 // Host keys are few compared with pages, but a crawl of the open web can
 // meet millions of them; past this size the cache starts over rather than
@@ -245,11 +250,14 @@ struct CrawlStore::Impl {
       const SQLite::Column url = scan_frontier.getColumn(1);
       const auto* bytes = static_cast<const char*>(url.getBlob());
       const auto size = static_cast<std::size_t>(url.getBytes());
-      state.seen.push_back(url_fingerprint(std::string_view(bytes, size)));
       const int row_state = scan_frontier.getColumn(2).getInt();
+      // Rows settled for good are never lowered: kept at depth 0.
+      const bool for_good = for_good_failure(row_state) || row_state == static_cast<int>(FrontierState::refused);
+      state.seen.push_back(SeenUrl{url_fingerprint(std::string_view(bytes, size)),
+                                   for_good ? 0 : scan_frontier.getColumn(3).getInt()});
       if (row_state == static_cast<int>(FrontierState::queued))
         ++state.queued;
-      else if (row_state != static_cast<int>(FrontierState::refused))
+      else if (row_state == static_cast<int>(FrontierState::done) || for_good_failure(row_state))
         ++state.settled;
     }
     state.next_seq = max_seq + 1;
@@ -270,33 +278,64 @@ struct CrawlStore::Impl {
     s.exec();
   }
 
-  // Must run inside the write transaction: the rows read are exactly the
-  // rows marked, because no other writer can insert in between.
-  std::vector<DeadLetterRow> take_dead_letters() {
-    std::vector<DeadLetterRow> rows;
-    std::int64_t last_id = 0;
+  // Must run inside the write transaction: the letters read are exactly the
+  // letters marked, because no other writer can insert in between.
+  RedriveReport redrive(const RedriveFilter& filter) {
+    struct Letter {
+      std::int64_t id;
+      std::string url;
+      std::int32_t depth;
+      std::string reason;
+    };
+    std::vector<Letter> letters;
     {
-      auto& s = select_redrive;
-      StatementUse use(s);
-      while (s.executeStep()) {
-        last_id = s.getColumn(0).getInt64();
-        DeadLetterRow row;
-        row.url = column_text(s.getColumn(1));
-        row.depth = s.getColumn(2).getInt();
-        row.reason = column_text(s.getColumn(3));
-        row.detail = column_text(s.getColumn(4));
-        row.attempts = s.getColumn(5).getInt();
-        row.status_code = s.getColumn(6).getInt();
-        row.failed_at_ms = s.getColumn(7).getInt64();
-        rows.push_back(std::move(row));
+      auto& q = select_redrive;
+      StatementUse use(q);
+      q.bind(1, filter.reason);
+      q.bind(2, filter.failed_before_ms);
+      while (q.executeStep())
+        letters.push_back(Letter{q.getColumn(0).getInt64(), column_text(q.getColumn(1)), q.getColumn(2).getInt(),
+                                 column_text(q.getColumn(3))});
+    }
+    RedriveReport report;
+    std::map<std::string, std::int64_t> by_reason;
+    std::set<std::string> urls;
+    std::int64_t next_seq = 0;
+    for (const auto& letter : letters) {
+      ++report.letters;
+      ++by_reason[letter.reason];
+      {
+        StatementUse use(mark_redriven);
+        mark_redriven.bind(1, letter.id);
+        mark_redriven.exec();
       }
+      // A URL failed in several runs has several letters, and is queued once.
+      if (!urls.insert(letter.url).second)
+        continue;
+      StatementUse use(requeue_settled);
+      requeue_settled.bind(1, letter.url);
+      if (requeue_settled.exec() > 0) {
+        ++report.requeued;
+        continue;
+      }
+      StatementUse use_state(frontier_state_of);
+      frontier_state_of.bind(1, letter.url);
+      if (frontier_state_of.executeStep()) {
+        ++report.already_queued_or_done;
+        continue;
+      }
+      // Never in the frontier (a database from before the frontier kept
+      // every URL): a row of its own, after every other.
+      if (next_seq == 0) {
+        StatementUse use_max(max_seq);
+        max_seq.executeStep();
+        next_seq = max_seq.getColumn(0).getInt64() + 1;
+      }
+      insert_frontier_row(FrontierEntry{next_seq++, letter.url, letter.depth, std::string{}}, epoch_ms());
+      ++report.requeued;
     }
-    if (!rows.empty()) {
-      StatementUse use(mark_redriven);
-      mark_redriven.bind(1, last_id);
-      mark_redriven.exec();
-    }
-    return rows;
+    report.by_reason.assign(by_reason.begin(), by_reason.end());
+    return report;
   }
 
   // -- summary ---------------------------------------------------------------
@@ -404,29 +443,39 @@ struct CrawlStore::Impl {
       db, "SELECT to_url FROM links WHERE to_url >= ?1 AND to_url < ?2 LIMIT 1"};
   SQLite::Statement count_pages{db, "SELECT COUNT(*) FROM pages"};
   SQLite::Statement max_seq{db, "SELECT IFNULL(MAX(seq), 0) FROM frontier"};
-  // Re-drive: the row takes the new seq so it sorts after what is queued.
+  // Met again closer to a seed: the row takes the new seq and depth.
   SQLite::Statement requeue_row{db, R"sql(
       INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at)
       VALUES(?1, ?2, ?3, ?4, 0, ?5)
       ON CONFLICT(url) DO UPDATE SET seq = excluded.seq, depth = excluded.depth,
-                                     state = 0, settled_at = NULL)sql"};
+                                     parent_url = excluded.parent_url, state = 0, settled_at = NULL,
+                                     refusal = NULL)sql"};
   SQLite::Statement requeue_stale{
       db, "UPDATE frontier SET state = 0, settled_at = NULL WHERE state = 1 AND settled_at < ?1"};
+  // A row settled after it was parked no longer names a failure.
   SQLite::Statement settle_frontier{
-      db, "UPDATE frontier SET state = ?1, settled_at = ?2 WHERE url = ?3"};
+      db, "UPDATE frontier SET state = ?1, settled_at = ?2, refusal = NULL WHERE url = ?3"};
   SQLite::Statement select_queued{db, R"sql(
       SELECT seq, url, depth, parent_url FROM frontier
       WHERE state = 0 AND seq >= ?1 ORDER BY seq LIMIT ?2)sql"};
-  SQLite::Statement scan_frontier{db, "SELECT seq, url, state FROM frontier"};
+  SQLite::Statement scan_frontier{db, "SELECT seq, url, state, depth FROM frontier"};
 
   SQLite::Statement insert_dead_letter{db, R"sql(
       INSERT INTO dead_letters(url, depth, reason, detail, attempts, status_code, failed_at)
       VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7))sql"};
   SQLite::Statement select_redrive{db, R"sql(
-      SELECT id, url, depth, reason, detail, attempts, status_code, failed_at
-      FROM dead_letters WHERE redriven = 0 ORDER BY id)sql"};
-  SQLite::Statement mark_redriven{
-      db, "UPDATE dead_letters SET redriven = 1 WHERE redriven = 0 AND id <= ?1"};
+      SELECT id, url, depth, reason FROM dead_letters
+      WHERE redriven = 0 AND (?1 = '' OR reason = ?1) AND failed_at < ?2 ORDER BY id)sql"};
+  SQLite::Statement mark_redriven{db, "UPDATE dead_letters SET redriven = 1 WHERE id = ?1"};
+  // Only rows settled without a page: one fetched since (a later run, a
+  // revisit) is not fetched again for an old letter.
+  SQLite::Statement requeue_settled{db, R"sql(
+      UPDATE frontier SET state = 0, settled_at = NULL, refusal = NULL
+      WHERE url = ?1 AND state IN (2, 3, 4))sql"};
+  SQLite::Statement frontier_state_of{db, "SELECT state FROM frontier WHERE url = ?1"};
+  SQLite::Statement park_row{db, R"sql(
+      UPDATE frontier SET state = 4, settled_at = ?2, refusal = ?3 WHERE url = ?1 AND state IN (0, 4))sql"};
+  SQLite::Statement requeue_parked_rows{db, "UPDATE frontier SET state = 0, settled_at = NULL WHERE state = 4"};
 
   SQLite::Statement insert_run{db, "INSERT INTO crawl_runs(started_at, seeds) VALUES(?1, ?2)"};
   SQLite::Statement finish_run{
@@ -607,15 +656,40 @@ void CrawlStore::record_dead_letter(const DeadLetterRow& row) {
   impl_->batch.write("record_dead_letter", 1, [&] { impl_->insert_dead_letter_row(row); });
 }
 
-std::vector<DeadLetterRow> CrawlStore::take_dead_letters_for_redrive() {
-  constexpr const char* operation = "take_dead_letters_for_redrive";
+RedriveReport CrawlStore::redrive_dead_letters(const RedriveFilter& filter) {
+  constexpr const char* operation = "redrive_dead_letters";
   impl_->batch.flush(operation);
-  std::vector<DeadLetterRow> rows;
-  impl_->batch.write(operation, 1, [&] { rows = impl_->take_dead_letters(); });
-  // The marks are committed with the read, so a crash cannot hand the same
-  // letters out twice.
+  RedriveReport report;
+  impl_->batch.write(operation, 1, [&] { report = impl_->redrive(filter); });
+  // The letters' marks and their rows commit together.
   impl_->batch.flush(operation);
-  return rows;
+  return report;
+}
+
+void CrawlStore::park_frontier(const std::vector<FrontierRefusal>& parked) {
+  if (parked.empty())
+    return;
+  impl_->batch.write("park_frontier", parked.size(), [&] {
+    const std::int64_t at = epoch_ms();
+    for (const auto& p : parked) {
+      auto& st = impl_->park_row;
+      StatementUse use(st);
+      st.bind(1, p.entry.url);
+      st.bind(2, at);
+      st.bind(3, p.reason);
+      st.exec();
+    }
+  });
+}
+
+std::int64_t CrawlStore::requeue_parked() {
+  std::int64_t changed = 0;
+  impl_->batch.write("requeue_parked", 1, [&] {
+    StatementUse use(impl_->requeue_parked_rows);
+    changed = impl_->requeue_parked_rows.exec();
+  });
+  impl_->batch.flush("requeue_parked");
+  return changed;
 }
 
 // Run rows are written through: they are rare, and a run's boundaries

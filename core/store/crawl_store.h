@@ -14,7 +14,9 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,23 @@
 #include "core/store/store_error.h"
 
 namespace actorcrawl {
+
+// Which dead letters a re-drive takes: those of one reason (empty: any)
+// that failed before a time.
+struct RedriveFilter {
+  std::string reason;
+  std::int64_t failed_before_ms = std::numeric_limits<std::int64_t>::max();
+};
+
+// What a re-drive did, in one transaction.
+struct RedriveReport {
+  std::int64_t letters = 0;   // dead letters taken (marked re-driven)
+  std::int64_t requeued = 0;  // frontier rows queued again
+  // Letters whose URL is queued or fetched already (a later run got it):
+  // taken, nothing to queue.
+  std::int64_t already_queued_or_done = 0;
+  std::vector<std::pair<std::string, std::int64_t>> by_reason;  // letters per reason
+};
 
 class CrawlStore {
  public:
@@ -37,6 +56,11 @@ class CrawlStore {
   void settle_frontier(const std::string& url, FrontierState state);
   // Records refused URLs: inserted as 'refused', or a queued row turned so.
   void refuse_frontier(const std::vector<FrontierRefusal>& refusals);
+  // Parks URLs that failed for now (the reason in frontier.refusal).
+  void park_frontier(const std::vector<FrontierRefusal>& parked);
+  // Parked rows become 'queued' again: the next run offers them. Returns
+  // how many.
+  std::int64_t requeue_parked();
   // Up to `limit` queued rows with seq >= from_seq, in seq order.
   std::vector<FrontierEntry> load_queued(std::int64_t from_seq, std::size_t limit);
   ResumeState load_resume_state();
@@ -45,8 +69,9 @@ class CrawlStore {
   FrontierResume load_frontier_resume(const ResumeQuery& query);
   // The domains profile's resume: nodes below max_crawls_per_node.
   DomainResume load_domain_resume(const std::string& seed_host_key, std::int64_t max_crawls_per_node);
-  // Queues rows again under new seqs (re-driven dead letters): a URL present
-  // in any state becomes 'queued' with the entry's seq and depth.
+  // Queues rows again under new seqs (URLs met again closer to a seed): a
+  // URL present in any state becomes 'queued' with the entry's seq, depth
+  // and parent.
   void requeue_frontier(const std::vector<FrontierEntry>& entries);
   // Revisit policy: 'done' rows settled before `cutoff_ms` become 'queued'.
   // Returns how many.
@@ -60,8 +85,11 @@ class CrawlStore {
   void record_page(const PageRow& page);
   void record_dead_letter(const DeadLetterRow& row);
   void record_robots(const RobotsRecord& record);
-  // Dead letters not yet re-driven; marks them re-driven.
-  std::vector<DeadLetterRow> take_dead_letters_for_redrive();
+  // Re-drive: the dead letters the filter takes are marked re-driven and
+  // their URLs' frontier rows queued again, in one transaction, so a crash
+  // either keeps both or neither. A URL with no frontier row gets one. The
+  // next run (or resume) fetches them. Commits.
+  RedriveReport redrive_dead_letters(const RedriveFilter& filter);
 
   // -- runs ------------------------------------------------------------------
   // Returns the run id.

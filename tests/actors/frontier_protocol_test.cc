@@ -161,6 +161,7 @@ CAF_TEST(late_or_repeated_reports_are_ignored) {
   CAF_CHECK_EQUAL(pending(), "");
 
   auto p = progress();
+  CAF_CHECK_EQUAL(p.stale_reports, 4);
   CAF_CHECK_EQUAL(p.fetched, 1);
   CAF_CHECK_EQUAL(p.failed, 0);
   CAF_CHECK_EQUAL(p.settled_total, 1);
@@ -172,6 +173,73 @@ CAF_TEST(late_or_repeated_reports_are_ignored) {
   expect((crawl_batch), from(frontier).to(selector)
                           .with(equals(crawl_batch{{job(2, "http://a.test/x", "a.test", 1)}})));
   CAF_CHECK_EQUAL(pending(), "");
+}
+
+// The race a lease epoch exists for: a worker is given up on and its URL
+// leased again (attempt 2); the first worker's failure, sent before it was
+// dropped, arrives after that. Matched by seq alone it would settle attempt
+// 2 as failed and the re-fetch's links would be dropped; it is ignored and
+// counted, and attempt 2 settles the URL with its links.
+CAF_TEST(late_report_of_an_earlier_attempt_cannot_settle_the_new_lease) {
+  start(site_settings(), {a1});
+  demand(1);
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, a1, "a.test")}})));
+  deliver(selector, frontier, leases_returned{{job(1, a1, "a.test")}});
+  demand(1);
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, a1, "a.test", 0, 2)}})));
+  CAF_CHECK_EQUAL(pending(), "");
+
+  deliver(dead_letter, frontier, url_failed{job(1, a1, "a.test", 0, 1), "http_404"});
+  CAF_CHECK_EQUAL(pending(), "");
+  auto p = progress();
+  CAF_CHECK_EQUAL(p.stale_reports, 1);
+  CAF_CHECK_EQUAL(p.failed, 0);
+  CAF_CHECK_EQUAL(p.in_flight, 1);
+
+  deliver(processor, frontier, page_links{job(1, a1, "a.test", 0, 2), {DiscoveredLink{a2, "a.test"}}, 0});
+  frontier_delta delta = added({FrontierEntry{2, a2, 1, a1}});
+  delta.done = {a1};
+  expect((frontier_delta), from(frontier).to(storage).with(equals(delta)));
+  p = progress();
+  CAF_CHECK_EQUAL(p.fetched, 1);
+  CAF_CHECK_EQUAL(p.failed, 0);
+  CAF_CHECK_EQUAL(p.queued, 1);
+}
+
+// A transient failure parks the URL (persisted as parked, with the reason)
+// and ends the lease without budget; after the host backoff the URL is
+// leased again, as its second attempt. A definite one settles it as failed.
+CAF_TEST(transient_failures_park_until_the_host_backoff_runs_out) {
+  auto settings = site_settings();
+  settings.host_backoff = std::chrono::seconds{10};
+  start(settings, {a1, a2});
+  demand(2);
+  expect((crawl_batch), from(frontier).to(selector)
+                          .with(equals(crawl_batch{{job(1, a1, "a.test"), job(2, a2, "a.test")}})));
+  deliver(dead_letter, frontier, url_failed{job(1, a1, "a.test"), "dns_failure"});
+  frontier_delta parked;
+  parked.parked = {FrontierRefusal{FrontierEntry{1, a1, 0, ""}, "dns_failure"}};
+  expect((frontier_delta), from(frontier).to(storage).with(equals(parked)));
+  demand(1);
+  CAF_CHECK_EQUAL(pending(), "");  // nothing to lease until it is due
+  // (progress() would let the test clock run: asked only after the timer.)
+  CAF_REQUIRE(sched.has_pending_timeout());
+  CAF_CHECK_GREATER_OR_EQUAL(next_timer_in(), caf::timespan{std::chrono::seconds{10}});
+  CAF_REQUIRE(sched.trigger_timeout());
+  expect((tick_atom), from(frontier).to(frontier));
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, a1, "a.test", 0, 2)}})));
+  auto p = progress();
+  CAF_CHECK_EQUAL(p.parked, 0);
+  CAF_CHECK_EQUAL(p.in_flight, 2);
+  CAF_CHECK_EQUAL(p.settled_total, 0);  // no budget spent on the failure
+  CAF_CHECK_EQUAL(p.failed, 0);
+
+  // A definite answer is final.
+  deliver(dead_letter, frontier, url_failed{job(2, a2, "a.test"), "http_410"});
+  frontier_delta failed;
+  failed.failed = {a2};
+  expect((frontier_delta), from(frontier).to(storage).with(equals(failed)));
+  CAF_CHECK_EQUAL(progress().failed, 1);
 }
 
 // Leases handed back are queued again, ahead of what was never
@@ -190,10 +258,11 @@ CAF_TEST(returned_leases_go_out_again_first) {
   CAF_CHECK_EQUAL(p.queued, 3);
   CAF_CHECK_EQUAL(p.settled_total, 0);
   demand(1);
-  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, a1, "a.test")}})));
+  // Leased again: the rows' second attempts.
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, a1, "a.test", 0, 2)}})));
   demand(2);
   expect((crawl_batch), from(frontier).to(selector)
-                          .with(equals(crawl_batch{{job(2, a2, "a.test"), job(3, b3, "b.test")}})));
+                          .with(equals(crawl_batch{{job(2, a2, "a.test", 0, 2), job(3, b3, "b.test")}})));
   CAF_CHECK_EQUAL(pending(), "");
 }
 
@@ -237,7 +306,7 @@ CAF_TEST(max_in_flight_bounds_leases) {
   expect((crawl_batch), from(frontier).to(selector)
                           .with(equals(crawl_batch{{job(1, a1, "a.test"), job(2, a2, "a.test")}})));
   CAF_CHECK_EQUAL(pending(), "");
-  deliver(dead_letter, frontier, url_failed{job(1, a1, "a.test"), "timeout"});
+  deliver(dead_letter, frontier, url_failed{job(1, a1, "a.test"), "http_404"});
   // The failure goes to Storage before the next lease goes out.
   CAF_CHECK_EQUAL(ready_order(), (std::vector<std::string>{"storage", "host_selector"}));
   frontier_delta failed;

@@ -93,8 +93,10 @@ pattern<T> where(std::string text, std::function<bool(const T&)> predicate) {
 
 // -- building blocks ----------------------------------------------------------
 
-inline CrawlJob job(std::uint64_t seq, std::string url, std::string host_key, std::int32_t depth = 0) {
-  return CrawlJob{seq, std::move(url), std::move(host_key), depth};
+// A lease as the Frontier hands it out: the row's first attempt unless told.
+inline CrawlJob job(std::uint64_t seq, std::string url, std::string host_key, std::int32_t depth = 0,
+                    std::uint32_t attempt = 1) {
+  return CrawlJob{seq, std::move(url), std::move(host_key), depth, attempt};
 }
 
 // -- stand-ins ----------------------------------------------------------------

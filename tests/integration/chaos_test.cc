@@ -128,6 +128,7 @@ std::string outcome(const std::string& db, const std::string& url) {
   const std::string s = state.front().substr(0, 1);
   if (s == "0") return "queued";
   if (s == "3") return "refused " + state.front().substr(2);
+  if (s == "4") return "parked " + state.front().substr(2);
   if (s == "2") {
     const auto reason = column(db, "SELECT reason FROM dead_letters WHERE url = " + quoted(url) + " ORDER BY id DESC");
     return reason.empty() ? "failed without a dead letter" : "dead " + reason.front();
@@ -205,14 +206,19 @@ void check_every_url_accounted_for(const std::string& db) {
   CHECK(column(db, "SELECT url FROM frontier f WHERE state = 2 AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE "
                    "d.url = f.url AND d.reason <> '')") == std::vector<std::string>{});
   CHECK(column(db, "SELECT url FROM frontier WHERE state = 3 AND IFNULL(refusal, '') = ''") == std::vector<std::string>{});
-  CHECK(column(db, "SELECT url FROM frontier WHERE state NOT IN (0, 1, 2, 3)") == std::vector<std::string>{});
+  // Parked after a transient failure: the reason, and the page row of the
+  // last try unless robots.txt kept it from being asked at all.
+  CHECK(column(db, "SELECT url FROM frontier WHERE state = 4 AND IFNULL(refusal, '') = ''") == std::vector<std::string>{});
+  CHECK(column(db, "SELECT url FROM frontier f WHERE state = 4 AND refusal <> 'robots_unreachable' AND NOT EXISTS "
+                   "(SELECT 1 FROM pages p WHERE p.url = f.url AND p.error = f.refusal)") == std::vector<std::string>{});
+  CHECK(column(db, "SELECT url FROM frontier WHERE state NOT IN (0, 1, 2, 3, 4)") == std::vector<std::string>{});
   // Names, not prose: what a report groups by.
   const std::regex name("[a-z][a-z0-9_]*");
   for (const auto& reason : column(db, "SELECT DISTINCT reason FROM dead_letters")) {
     INFO("dead letter reason " << reason);
     CHECK(std::regex_match(reason, name));
   }
-  for (const auto& refusal : column(db, "SELECT DISTINCT refusal FROM frontier WHERE state = 3")) {
+  for (const auto& refusal : column(db, "SELECT DISTINCT refusal FROM frontier WHERE state IN (3, 4)")) {
     INFO("refusal " << refusal);
     CHECK(std::regex_match(refusal, name));
   }
@@ -262,7 +268,7 @@ TEST_CASE("a crawl of the fault web ends by itself, in bounded memory, with ever
   {
     INFO("each misbehaviour ends the way it should");
     const std::string max_body = std::to_string(config.max_body_bytes);
-    CHECK(outcome(db, web.url(Fault::slow_loris)) == "dead timeout");
+    CHECK(outcome(db, web.url(Fault::slow_loris)) == "parked timeout");
     CHECK(attempts_of(db, web.url(Fault::slow_loris)) == 2);
     for (const auto& r : web.requests(FaultHost::slow)) {
       if (r.path != "/slow-loris") continue;
@@ -293,8 +299,8 @@ TEST_CASE("a crawl of the fault web ends by itself, in bounded memory, with ever
     CHECK(web.count(FaultHost::stream, "/brotli-bomb") == 1);
 
     // Broken framing: a named failure after a retry, or what the framing allowed.
-    CHECK(outcome(db, web.url(Fault::content_length_over)) == "dead connection_reset");
-    CHECK(outcome(db, web.url(Fault::reset_mid_body)) == "dead connection_reset");
+    CHECK(outcome(db, web.url(Fault::content_length_over)) == "parked connection_reset");
+    CHECK(outcome(db, web.url(Fault::reset_mid_body)) == "parked connection_reset");
     // A bad chunk size and oversized headers are the server's fault.
     for (Fault fault : {Fault::broken_chunked, Fault::huge_headers}) {
       INFO(testweb::fault_page(fault).name);
@@ -313,7 +319,7 @@ TEST_CASE("a crawl of the fault web ends by itself, in bounded memory, with ever
     // Rate limits: the wait asked for, then the page; or a named failure.
     CHECK(outcome(db, web.url(Fault::too_many_requests)) == "page 200");
     CHECK(attempts_of(db, web.url(Fault::too_many_requests)) == 2);
-    CHECK(outcome(db, web.url(Fault::service_unavailable)) == "dead http_503");
+    CHECK(outcome(db, web.url(Fault::service_unavailable)) == "parked http_503");
     CHECK(attempts_of(db, web.url(Fault::service_unavailable)) == 2);
 
     // A robots.txt that failed first was asked again, and obeyed once it answered.
@@ -360,7 +366,7 @@ TEST_CASE("a crawl of the fault web ends by itself, in bounded memory, with ever
 
     // TLS that no one trusts: robots.txt cannot be read, so nothing is.
     const std::string tls = outcome(db, web.url(Fault::self_signed_tls));
-    CHECK((tls == "refused robots_unreachable" || tls == "dead tls_error"));
+    CHECK(tls == "refused tls_error");
     CHECK(web.requests(FaultHost::tls).empty());
 
     // Redirects, as the server saw them: loops and over-long chains end,

@@ -39,28 +39,71 @@ TEST_CASE("a 500 that recovers on retry is a fetched page", "[integration][retry
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM dead_letters") == 0);
 }
 
-TEST_CASE("a URL that fails every time goes to the dead letters with its reason", "[integration][retry]") {
+TEST_CASE("a URL that answers 503 every time is parked with its reason, and the next run fetches it",
+          "[integration][retry]") {
   ScratchDir dir;
   TestWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html(page("Root", {"/broken", "/ok"})));
   web.route(h, "/ok", html(page("OK", {})));
-  web.route(h, "/broken", with_status(503, "down"));
+  // Down for the whole first run (three tries), back for the second.
+  web.route(h, "/broken", std::function<Response(int)>([](int hit) {
+              return hit <= 3 ? with_status(503, "down") : html(page("Back", {}));
+            }));
   auto config = fast_config(dir, TestWeb::url(h, "/"));
   config.retry_attempts = 2;
   auto result = crawl(config);
   CHECK(result.termination_reason == "queue_empty");
   CHECK(web.count(h, "/broken") == 3);  // the first try and two retries
-  CHECK(column(config.db_path, "SELECT url || ' ' || reason || ' ' || attempts || ' ' || status_code FROM dead_letters")
-        == std::vector<std::string>{TestWeb::url(h, "/broken") + " http_503 3 503"});
-  CHECK(column(config.db_path, "SELECT error FROM pages WHERE url LIKE '%/broken'") == std::vector<std::string>{"http_503"});
-  CHECK(column(config.db_path, "SELECT state FROM frontier WHERE url LIKE '%/broken'") == std::vector<std::string>{"2"});
+  // Transient: parked with the reason, not a dead letter, no budget spent.
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM dead_letters") == 0);
+  CHECK(column(config.db_path, "SELECT error || ' ' || attempts FROM pages WHERE url LIKE '%/broken'")
+        == std::vector<std::string>{"http_503 3"});
+  CHECK(column(config.db_path, "SELECT state || ' ' || refusal FROM frontier WHERE url LIKE '%/broken'")
+        == std::vector<std::string>{"4 http_503"});
   CHECK(web.count(h, "/ok") == 1);
   CHECK(result.summary.pages_failed == 1);
   CHECK(result.summary.pages_fetched == 2);
+
+  // The next run offers it again, and only it.
+  auto again = crawl(config);
+  CHECK(again.termination_reason == "queue_empty");
+  CHECK(web.count(h, "/broken") == 4);
+  CHECK(web.count(h, "/ok") == 1);
+  CHECK(column(config.db_path, "SELECT state || ' ' || IFNULL(refusal, '-') FROM frontier WHERE url LIKE '%/broken'")
+        == std::vector<std::string>{"1 -"});
+  CHECK(column(config.db_path, "SELECT IFNULL(error, '-') || ' ' || title FROM pages WHERE url LIKE '%/broken'")
+        == std::vector<std::string>{"- Back"});
 }
 
-TEST_CASE("a DNS failure is not retried", "[integration][retry]") {
+TEST_CASE("a parked URL is offered again within the run once the host backoff runs out", "[integration][retry]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  // Slow pages keep the crawl going while /flaky waits out its backoff.
+  Response slow = html(page("Slow", {}));
+  slow.delay_ms = 300;
+  std::vector<std::string> links = {"/flaky"};
+  for (int i = 0; i < 6; ++i) {
+    links.push_back("/slow-" + std::to_string(i));
+    web.route(h, links.back(), slow);
+  }
+  web.route(h, "/", html(page("Root", links)));
+  web.route(h, "/flaky", std::function<Response(int)>([](int hit) {
+              return hit <= 2 ? with_status(502, "bad gateway") : html(page("Flaky", {}));
+            }));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.retry_attempts = 1;
+  config.host_backoff_ms = 200;
+  auto result = crawl(config);
+  CHECK(result.termination_reason == "queue_empty");
+  CHECK(web.count(h, "/flaky") == 3);
+  CHECK(column(config.db_path, "SELECT state || ' ' || IFNULL(refusal, '-') FROM frontier WHERE url LIKE '%/flaky'")
+        == std::vector<std::string>{"1 -"});
+  CHECK(column(config.db_path, "SELECT title FROM pages WHERE url LIKE '%/flaky'") == std::vector<std::string>{"Flaky"});
+}
+
+TEST_CASE("a DNS failure is not retried at once: the URL is parked for a later try", "[integration][retry]") {
   ScratchDir dir;
   TestWeb web;
   auto h = web.add_host("127.0.0.1");
@@ -73,7 +116,11 @@ TEST_CASE("a DNS failure is not retried", "[integration][retry]") {
   config.retry_attempts = 3;
   config.respect_robots_txt = false;  // robots.txt of such a host: see the robots tests
   crawl(config);
-  CHECK(column(config.db_path, "SELECT reason || ' ' || attempts FROM dead_letters") == std::vector<std::string>{"dns_failure 1"});
+  CHECK(column(config.db_path, "SELECT error || ' ' || attempts FROM pages WHERE url = '" + unresolvable + "'")
+        == std::vector<std::string>{"dns_failure 1"});
+  CHECK(column(config.db_path, "SELECT state || ' ' || refusal FROM frontier WHERE url = '" + unresolvable + "'")
+        == std::vector<std::string>{"4 dns_failure"});
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM dead_letters") == 0);
 }
 
 TEST_CASE("a redirect chain is followed and every hop recorded", "[integration][redirect]") {
@@ -172,7 +219,7 @@ TEST_CASE("malformed HTML and bad hrefs still give the links a browser would see
         == std::vector<std::string>{"Broken <b>markup"});
 }
 
-TEST_CASE("a dead server and a slow one end as named dead letters", "[integration][retry]") {
+TEST_CASE("a dead server and a slow one are parked with named reasons", "[integration][retry]") {
   ScratchDir dir;
   TestWeb web;
   auto h = web.add_host("127.0.0.1");
@@ -188,6 +235,9 @@ TEST_CASE("a dead server and a slow one end as named dead letters", "[integratio
   config.respect_robots_txt = false;  // robots.txt of a dead host: see the robots tests
   auto result = crawl(config);
   CHECK(result.termination_reason == "queue_empty");
-  CHECK(column(config.db_path, "SELECT reason || ' ' || attempts FROM dead_letters ORDER BY reason")
+  CHECK(column(config.db_path, "SELECT refusal FROM frontier WHERE state = 4 ORDER BY refusal")
+        == std::vector<std::string>{"connect_failed", "timeout"});
+  CHECK(column(config.db_path, "SELECT error || ' ' || attempts FROM pages WHERE error IS NOT NULL ORDER BY error")
         == std::vector<std::string>{"connect_failed 2", "timeout 2"});
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM dead_letters") == 0);
 }

@@ -204,7 +204,7 @@ TEST_CASE("a robots.txt that fails twice is retried with backoff and then obeyed
   CHECK(robots_rows(config.db_path, h) == std::vector<std::string>{"200 parsed - -"});
 }
 
-TEST_CASE("a robots.txt that always answers 503 refuses the host's URLs and the crawl ends",
+TEST_CASE("a robots.txt that answers 503 parks the host's URLs, the crawl ends, and the next run fetches them",
           "[integration][robots]") {
   ScratchDir dir;
   TestWeb web;
@@ -212,7 +212,10 @@ TEST_CASE("a robots.txt that always answers 503 refuses the host's URLs and the 
   auto down = web.add_host("127.0.0.2");
   web.route(good, "/", html(page("Good", {"/next", TestWeb::url(down, "/"), TestWeb::url(down, "/x")})));
   web.route(good, "/next", html(page("Next", {})));
-  web.route(down, "/robots.txt", text("maintenance", 503));
+  // Down for the first run's three tries, then back.
+  web.route(down, "/robots.txt", std::function<Response(int)>([](int hit) {
+              return hit <= 3 ? text("maintenance", 503) : text("User-agent: *\nDisallow:\n");
+            }));
   web.route(down, "/", html(page("Down", {})));
   web.route(down, "/x", html(page("X", {})));
   auto config = fast_config(dir, TestWeb::url(good, "/"));
@@ -224,12 +227,19 @@ TEST_CASE("a robots.txt that always answers 503 refuses the host's URLs and the 
   // retry_attempts + 1 tries, and no page of that host asked for at all.
   CHECK(web.count(down, "/robots.txt") == 3);
   CHECK(targets_seen(web, down).empty());
-  CHECK(frontier_rows(config.db_path, down) == std::vector<std::string>{"/ 3 robots_unreachable", "/x 3 robots_unreachable"});
+  CHECK(frontier_rows(config.db_path, down) == std::vector<std::string>{"/ 4 robots_unreachable", "/x 4 robots_unreachable"});
   CHECK(robots_rows(config.db_path, down) == std::vector<std::string>{"503 unreachable - -"});
   // The other host is not held up.
   CHECK(targets_seen(web, good) == std::map<std::string, int>{{"/", 1}, {"/next", 1}});
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM dead_letters") == 0);
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM pages") == 2);
+
+  // robots.txt answers now: the parked URLs are fetched, nothing else again.
+  auto again = crawl(config);
+  CHECK(again.termination_reason == "queue_empty");
+  CHECK(targets_seen(web, down) == std::map<std::string, int>{{"/", 1}, {"/x", 1}});
+  CHECK(targets_seen(web, good) == std::map<std::string, int>{{"/", 1}, {"/next", 1}});
+  CHECK(frontier_rows(config.db_path, down) == std::vector<std::string>{"/ 1 -", "/x 1 -"});
 }
 
 TEST_CASE("a redirected robots.txt is followed", "[integration][robots]") {
@@ -268,7 +278,7 @@ TEST_CASE("a robots.txt that times out is unreachable", "[integration][robots]")
   CHECK(result.termination_reason == "queue_empty");
   CHECK(web.count(h, "/robots.txt") == 2);
   CHECK(targets_seen(web, h).empty());
-  CHECK(frontier_rows(config.db_path, h) == std::vector<std::string>{"/ 3 robots_unreachable"});
+  CHECK(frontier_rows(config.db_path, h) == std::vector<std::string>{"/ 4 robots_unreachable"});
   // No response at all: no status code.
   CHECK(robots_rows(config.db_path, h) == std::vector<std::string>{"- unreachable - -"});
 }
@@ -416,8 +426,10 @@ TEST_CASE("Retry-After on a 429 holds the host back", "[integration][politeness]
   // so does the host's next URL after the second 429.
   CHECK(ms_between(served[2], served[3]) >= 1000);
   CHECK(ms_between(served[3], served[4]) >= 1000);
-  CHECK(column(config.db_path, "SELECT reason || ' ' || attempts || ' ' || status_code FROM dead_letters")
+  CHECK(column(config.db_path, "SELECT error || ' ' || attempts || ' ' || status_code FROM pages WHERE url LIKE '%/busy'")
         == std::vector<std::string>{"http_429 2 429"});
+  CHECK(column(config.db_path, "SELECT state || ' ' || refusal FROM frontier WHERE url LIKE '%/busy'")
+        == std::vector<std::string>{"4 http_429"});
 }
 
 // --- page-level directives ----------------------------------------------------
@@ -591,7 +603,8 @@ TEST_CASE("pages in windows-1252 and Shift_JIS are stored as UTF-8", "[integrati
 
 // --- hosts that cannot be reached -------------------------------------------------
 
-TEST_CASE("a host whose name does not resolve is refused at once as dns_failure", "[integration][robots]") {
+TEST_CASE("a host whose name does not resolve is parked at once as dns_failure, and fetched once it resolves",
+          "[integration][robots]") {
   ScratchDir dir;
   TestWeb web;
   auto h = web.add_host("127.0.0.1");
@@ -610,14 +623,41 @@ TEST_CASE("a host whose name does not resolve is refused at once as dns_failure"
 
   CHECK(result.termination_reason == "queue_empty");
   CHECK(column(config.db_path, "SELECT state || ' ' || refusal FROM frontier WHERE url = '" + unresolvable + "'")
-        == std::vector<std::string>{"3 dns_failure"});
+        == std::vector<std::string>{"4 dns_failure"});
   CHECK(ms_to_settle(config.db_path, unresolvable) < 1000);
   CHECK(robots_rows(config.db_path, host) == std::vector<std::string>{"- unreachable - -"});
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM dead_letters") == 0);
   CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/next", 1}});
 }
 
-TEST_CASE("a host with nobody listening is refused as robots_unreachable after retries", "[integration][robots]") {
+// The transient DNS failure of a new user: a seed whose name does not
+// resolve yet, and the same crawl once it does (here, through `resolve`).
+// The first run must not settle the seed for good.
+TEST_CASE("a seed that did not resolve is crawled by the next run once it does", "[integration][robots]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html(page("Root", {"/next"})));
+  web.route(h, "/next", html(page("Next", {})));
+  const std::string port = h.substr(h.rfind(':') + 1);
+  const std::string name = "not-yet-" + std::string(56, 'a') + ".test";  // 64 characters: never sent to DNS
+  const std::string seed = "http://" + name + ":" + port + "/";
+  auto config = fast_config(dir, seed);
+  config.allowed_domains = {"test"};
+  auto first = crawl(config);
+  CHECK(first.termination_reason == "queue_empty");
+  CHECK(first.summary.pages_fetched == 0);
+  CHECK(column(config.db_path, "SELECT state || ' ' || refusal FROM frontier") == std::vector<std::string>{"4 dns_failure"});
+
+  config.resolve = {name + ":" + port + ":127.0.0.1"};
+  auto second = crawl(config);
+  CHECK(second.termination_reason == "queue_empty");
+  CHECK(second.summary.pages_fetched == 2);
+  CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/next", 1}});
+  CHECK(column(config.db_path, "SELECT state FROM frontier ORDER BY seq") == std::vector<std::string>{"1", "1"});
+}
+
+TEST_CASE("a host with nobody listening is parked as robots_unreachable after retries", "[integration][robots]") {
   ScratchDir dir;
   TestWeb web;
   auto h = web.add_host("127.0.0.1");
@@ -632,8 +672,8 @@ TEST_CASE("a host with nobody listening is refused as robots_unreachable after r
   auto result = crawl(config);
 
   CHECK(result.termination_reason == "queue_empty");
-  CHECK(frontier_rows(config.db_path, dead_host) == std::vector<std::string>{"/ 3 robots_unreachable"});
-  // Three tries, 100 ms and then 200 ms apart, before the refusal.
+  CHECK(frontier_rows(config.db_path, dead_host) == std::vector<std::string>{"/ 4 robots_unreachable"});
+  // Three tries, 100 ms and then 200 ms apart, before it is parked.
   CHECK(ms_to_settle(config.db_path, dead_url) >= 300);
   CHECK(robots_rows(config.db_path, dead_host) == std::vector<std::string>{"- unreachable - -"});
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM dead_letters") == 0);

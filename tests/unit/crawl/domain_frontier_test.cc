@@ -332,16 +332,18 @@ TEST_CASE("DomainFrontier: give_back restores counts and the front of the queue"
   CHECK(f.crawls_of("a.test") == 1);
 }
 
-TEST_CASE("DomainFrontier: requeue queues a host again under a new seq", "[domain_frontier]") {
+TEST_CASE("DomainFrontier: a parked root ends its lease without budget and is not offered again in the run",
+          "[domain_frontier]") {
   DomainFrontier f(limits());
   CHECK(offer(f, "a.test", 1));
-  const std::optional<FrontierEntry> e = f.requeue("http://b.test/", "b.test", 2);
-  REQUIRE(e);
-  CHECK(e->seq == 2);
-  CHECK(e->url == "http://b.test/");
-  CHECK(e->depth == 2);
-  CHECK(e->parent_url.empty());
-  CHECK(hosts_of(f.take(10)) == HostDepths{{"a.test", 1}, {"b.test", 2}});
+  auto jobs = f.take(1);
+  REQUIRE(jobs.size() == 1);
+  f.park(jobs[0], DomainFrontier::Clock::now());
+  CHECK(f.in_flight() == 0);
+  CHECK(f.parked() == 1);
+  CHECK(f.settled() == 0);
+  CHECK(f.take_due(DomainFrontier::Clock::now() + std::chrono::hours{1}) == 0);
+  CHECK(f.finished());
 }
 
 }  // namespace actorcrawl

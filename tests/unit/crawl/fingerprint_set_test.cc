@@ -70,12 +70,12 @@ TEST_CASE("FingerprintSet: agrees with std::unordered_set on a random stream", "
   }
 }
 
-TEST_CASE("FingerprintSet: reserve makes room without growing later; memory stays near 16 bytes a value",
+TEST_CASE("FingerprintSet: reserve makes room without growing later; memory stays near 19 bytes a value",
           "[fingerprint_set]") {
   FingerprintSet s;
   s.reserve(100000);
   const auto reserved = s.bytes();
-  CHECK(reserved >= 100000 * 8 * 4 / 3);
+  CHECK(reserved >= 100000 * 9 * 4 / 3);
   for (std::uint64_t v = 1; v <= 100000; ++v)
     s.insert(v * 0x9E3779B97F4A7C15ull);
   CHECK(s.bytes() == reserved);
@@ -85,8 +85,45 @@ TEST_CASE("FingerprintSet: reserve makes room without growing later; memory stay
   for (std::uint64_t v = 1; v <= 1000000; ++v)
     grown.insert(v);
   CHECK(grown.size() == 1000000);
-  CHECK(grown.bytes() <= 1000000 * 8 * 3);  // 2^21 slots: 16.8 bytes a value
+  CHECK(grown.bytes() <= 1000000 * 9 * 3);  // 2^21 slots: 18.9 bytes a value
   CHECK(grown.contains(1));
   CHECK(grown.contains(1000000));
   CHECK_FALSE(grown.contains(1000001));
 }
+
+namespace actorcrawl {
+
+TEST_CASE("FingerprintSet: a value met again at a smaller depth is lowered; pinned values never are",
+          "[fingerprint_set]") {
+  FingerprintSet s;
+  using Offer = FingerprintSet::Offer;
+  CHECK(s.offer(42, 3) == Offer::added);
+  CHECK(s.offer(42, 3) == Offer::known);
+  CHECK(s.offer(42, 5) == Offer::known);
+  CHECK(s.depth_of(42) == 3);
+  CHECK(s.offer(42, 1) == Offer::lowered);
+  CHECK(s.depth_of(42) == 1);
+  CHECK(s.depth_of(43) == -1);
+  // The zero value keeps its depth apart, like its presence.
+  CHECK(s.offer(0, 4) == Offer::added);
+  CHECK(s.offer(0, 2) == Offer::lowered);
+  CHECK(s.depth_of(0) == 2);
+  // Settled for good: never lowered again.
+  s.pin(42);
+  CHECK(s.offer(42, 0) == Offer::known);
+  s.pin(77);
+  CHECK(s.contains(77));
+  CHECK(s.depth_of(77) == 0);
+  // Depths beyond a byte are kept as 255.
+  CHECK(s.offer(9, 1000) == Offer::added);
+  CHECK(s.depth_of(9) == 255);
+  CHECK(s.offer(9, 254) == Offer::lowered);
+  // Depths survive the table growing.
+  for (std::uint64_t v = 1000; v < 5000; ++v)
+    s.offer(v, static_cast<std::int32_t>(v % 7));
+  CHECK(s.depth_of(42) == 0);
+  CHECK(s.depth_of(9) == 254);
+  CHECK(s.depth_of(1006) == 1006 % 7);
+}
+
+}  // namespace actorcrawl

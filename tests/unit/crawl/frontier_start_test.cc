@@ -63,7 +63,7 @@ TEST_CASE("start_frontier builds the profile's frontier from its resume", "[fron
   }
   SECTION("site: a resumed crawl knows what it saw") {
     FrontierResume resume;
-    resume.site.seen = {1, 2, 3};
+    resume.site.seen = {SeenUrl{1, 0}, SeenUrl{2, 1}, SeenUrl{3, 1}};
     resume.site.next_seq = 4;
     resume.site.queued = 1;
     resume.site.settled = 2;

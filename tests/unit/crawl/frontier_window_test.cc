@@ -88,8 +88,8 @@ TEST_CASE("FrontierWindow: offer returns the row to persist and refuses a seen U
   CHECK(e->depth == 2);
   CHECK(e->parent_url == "http://a.test/");
 
-  // Same URL again, from another page and depth: already seen.
-  CHECK_FALSE(w.offer("http://a.test/x", "a.test", 1, "http://a.test/other"));
+  // Same URL again, from another page and a depth no smaller: already seen.
+  CHECK_FALSE(w.offer("http://a.test/x", "a.test", 3, "http://a.test/other"));
   CHECK(w.seen() == 1);
   CHECK(w.queued() == 1);
   CHECK(w.next_seq() == 2);
@@ -347,8 +347,8 @@ TEST_CASE("FrontierWindow: give_back puts leases at the front in seq order", "[f
 TEST_CASE("FrontierWindow: resume from a stored crawl", "[frontier_window]") {
   FrontierWindow w(limits(16, 5, 5));
   ResumeState state;
-  state.seen = {url_fingerprint(url_n(0)), url_fingerprint(url_n(1)), url_fingerprint(url_n(2)),
-                url_fingerprint(url_n(3)), url_fingerprint(url_n(4))};
+  for (int i = 0; i < 5; ++i)
+    state.seen.push_back(SeenUrl{url_fingerprint(url_n(i)), 0});
   state.next_seq = 6;
   state.queued = 3;   // seq 3, 4, 5
   state.settled = 2;  // seq 1, 2
@@ -376,7 +376,7 @@ TEST_CASE("FrontierWindow: resume from a stored crawl", "[frontier_window]") {
   CHECK(req->limit == 16);
   std::vector<FrontierEntry> rows;
   for (int i = 2; i <= 5; ++i)
-    rows.push_back(FrontierEntry{i + 1, url_n(i), 1, ""});
+    rows.push_back(FrontierEntry{i + 1, url_n(i), 0, ""});
   w.refilled(rows, req->limit);
   CHECK(w.queued() == 4);
 
@@ -386,30 +386,116 @@ TEST_CASE("FrontierWindow: resume from a stored crawl", "[frontier_window]") {
   CHECK(w.budget_exhausted());
 }
 
-TEST_CASE("FrontierWindow: requeue gives a seen URL a new seq", "[frontier_window]") {
-  FrontierWindow w(limits(100, 1000, 5));
-  std::optional<FrontierEntry> first = w.offer("http://a.test/x", "a.test", 2, "http://a.test/");
-  REQUIRE(first);
-  std::vector<CrawlJob> jobs = w.take(1);
-  w.settle(jobs[0]);
-  CHECK(w.finished());
-
-  std::optional<FrontierEntry> again = w.requeue("http://a.test/x", "a.test", 2);
-  REQUIRE(again);
-  CHECK(again->seq == 2);
-  CHECK(again->url == "http://a.test/x");
-  CHECK(again->depth == 2);
-  CHECK(again->parent_url.empty());
-  CHECK(w.seen() == 1);
-  CHECK(w.queued() == 1);
-  jobs = w.take(1);
-  CHECK(seqs_of(jobs) == std::vector<std::int64_t>{2});
-  CHECK(jobs[0].host_key == "a.test");
-
-  // A re-driven URL that was never offered is seen from now on.
-  REQUIRE(w.requeue("http://b.test/y", "b.test", 1));
-  CHECK_FALSE(w.offer("http://b.test/y", "b.test", 1, ""));
+TEST_CASE("FrontierWindow: a URL met again closer to a seed is queued again at the smaller depth",
+          "[frontier_window]") {
+  FrontierWindow w(limits(100, 1000, 3));
+  REQUIRE(w.offer("http://a.test/deep", "a.test", 3, "http://a.test/c"));  // seq 1, depth 3
+  REQUIRE(w.offer("http://a.test/other", "a.test", 3, "http://a.test/c"));  // seq 2
+  CHECK_FALSE(w.offer("http://a.test/deep", "a.test", 3, "http://a.test/d"));  // same depth: seen
+  CHECK(w.take_lowered().empty());
+  // Found again at depth 1: a new seq and depth, persisted as queued again.
+  CHECK_FALSE(w.offer("http://a.test/deep", "a.test", 1, "http://b.test/"));
+  auto lowered = w.take_lowered();
+  REQUIRE(lowered.size() == 1);
+  CHECK(lowered[0].seq == 3);
+  CHECK(lowered[0].depth == 1);
+  CHECK(lowered[0].parent_url == "http://b.test/");
+  CHECK(w.take_lowered().empty());
   CHECK(w.seen() == 2);
+  // The older entry (seq 1, depth 3) is skipped: the URL goes out once, at
+  // depth 1, and its children (depth 2) are within max_depth 3 again.
+  auto jobs = w.take(10);
+  REQUIRE(jobs.size() == 2);
+  CHECK(jobs[0].seq == 2);
+  CHECK(jobs[1].seq == 3);
+  CHECK(jobs[1].depth == 1);
+  // Already fetched at depth 1, met at 0: fetched once more.
+  w.settle(jobs[1]);
+  CHECK_FALSE(w.offer("http://a.test/deep", "a.test", 0, ""));
+  CHECK(w.take_lowered().size() == 1);
+  CHECK(w.take(10).size() == 1);
+}
+
+TEST_CASE("FrontierWindow: URLs settled for good are never lowered", "[frontier_window]") {
+  FrontierWindow w(limits(100, 1000, 5));
+  REQUIRE(w.offer("http://a.test/gone", "a.test", 3, ""));
+  REQUIRE(w.offer("http://a.test/robots", "a.test", 3, ""));
+  auto jobs = w.take(10);
+  REQUIRE(jobs.size() == 2);
+  w.failed(jobs[0]);
+  w.refused(jobs[1]);
+  CHECK_FALSE(w.offer("http://a.test/gone", "a.test", 1, ""));
+  CHECK_FALSE(w.offer("http://a.test/robots", "a.test", 1, ""));
+  CHECK(w.take_lowered().empty());
+  CHECK(w.finished());
+}
+
+TEST_CASE("FrontierWindow: a parked URL comes back when due, and does not hold the crawl open",
+          "[frontier_window]") {
+  using Clock = FrontierWindow::Clock;
+  FrontierWindow w(limits(100, 1000, 5));
+  REQUIRE(w.offer("http://a.test/x", "a.test", 1, ""));
+  auto jobs = w.take(1);
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].attempt == 1);
+  const auto t0 = Clock::now();
+  w.park(jobs[0], t0 + std::chrono::seconds{10});
+  CHECK(w.in_flight() == 0);
+  CHECK(w.parked() == 1);
+  CHECK(w.settled() == 0);  // no budget used
+  CHECK(w.finished());      // nothing else to do: the next run offers it
+  REQUIRE(w.next_due());
+  CHECK(*w.next_due() == t0 + std::chrono::seconds{10});
+  CHECK(w.take_due(t0 + std::chrono::seconds{9}) == 0);
+  CHECK(w.take_due(t0 + std::chrono::seconds{10}) == 1);
+  CHECK(w.parked() == 0);
+  CHECK_FALSE(w.next_due());
+  jobs = w.take(1);
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].seq == 1);
+  CHECK(jobs[0].attempt == 2);  // a new lease of the same row
+}
+
+// Found in a crawl that ended with two URLs queued and none leasable: a
+// held-back entry met again closer to a seed was skipped when its host's
+// release brought it back, and the host's next held-back URL waited for a
+// release that never came.
+TEST_CASE("FrontierWindow: a held-back entry that was lowered does not strand the host's next URL",
+          "[frontier_window]") {
+  auto lim = limits(100, 1000, 5);
+  lim.per_host_leases = 1;
+  FrontierWindow w(lim);
+  REQUIRE(w.offer("http://a.test/1", "a.test", 2, ""));
+  REQUIRE(w.offer("http://a.test/2", "a.test", 3, ""));
+  REQUIRE(w.offer("http://a.test/3", "a.test", 3, ""));
+  auto jobs = w.take(10);  // a.test/1 out; 2 and 3 held back
+  REQUIRE(jobs.size() == 1);
+  CHECK_FALSE(w.offer("http://a.test/2", "a.test", 1, ""));  // lowered: a new entry
+  REQUIRE(w.take_lowered().size() == 1);
+  CHECK(w.take(10).empty());  // the new entry is held back too, behind the old ones
+  std::vector<std::string> fetched;
+  for (int round = 0; round < 5 && !jobs.empty(); ++round) {
+    for (const auto& job : jobs) {
+      fetched.push_back(job.url);
+      w.settle(job);
+    }
+    jobs = w.take(10);
+  }
+  std::sort(fetched.begin(), fetched.end());
+  CHECK(fetched == std::vector<std::string>{"http://a.test/1", "http://a.test/2", "http://a.test/3"});
+  CHECK(w.finished());
+  CHECK(w.queued() == 0);
+}
+
+TEST_CASE("FrontierWindow: a URL handed back keeps counting its attempts", "[frontier_window]") {
+  FrontierWindow w(limits(100, 1000, 5));
+  REQUIRE(w.offer("http://a.test/x", "a.test", 1, ""));
+  auto jobs = w.take(1);
+  CHECK(jobs[0].attempt == 1);
+  w.give_back(jobs);
+  jobs = w.take(1);
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].attempt == 2);
 }
 
 // The whole protocol against an in-memory stand-in for the database, the way

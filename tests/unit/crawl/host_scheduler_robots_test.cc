@@ -78,7 +78,7 @@ TEST_CASE("HostScheduler settings: without respect_robots there is no robots.txt
   CHECK(s.leased() == 1);
 
   // The delay comes from the settings, not the 1 s default.
-  CHECK(s.complete(1, t0 + ms{10}));
+  CHECK(s.complete(1, 0, t0 + ms{10}));
   REQUIRE(s.next_wakeup());
   CHECK(*s.next_wakeup() == t0 + ms{110});
   CHECK(s.take_ready(t0 + ms{110}).size() == 1);
@@ -122,7 +122,7 @@ TEST_CASE("HostScheduler robots gate: robots.txt goes first and the host's URLs 
   CHECK(s.queued() == 1);
 
   // Rules in force: the next URL needs no second robots.txt.
-  CHECK(s.complete(1, t0 + ms{200}));
+  CHECK(s.complete(1, 0, t0 + ms{200}));
   ds = s.take_ready(t0 + ms{300});
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].kind == Kind::fetch);
@@ -203,7 +203,7 @@ TEST_CASE("HostScheduler robots gate: disallowed URLs are refused without touchi
   CHECK(s.queued() == 2);
   CHECK(s.leased() == 1);
 
-  CHECK(s.complete(3, t0 + ms{200}));
+  CHECK(s.complete(3, 0, t0 + ms{200}));
   ds = s.take_ready(t0 + ms{300});
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].job.seq == 5);
@@ -212,7 +212,7 @@ TEST_CASE("HostScheduler robots gate: disallowed URLs are refused without touchi
 
   // A host whose queue was emptied by refusals alone keeps the clock of its
   // last real request: a new URL goes out as soon as that allows.
-  CHECK(s.complete(5, t0 + ms{400}));
+  CHECK(s.complete(5, 0, t0 + ms{400}));
   s.enqueue(job(6, "a.test", "/private/z"), t0 + ms{500});
   CHECK(s.take_ready(t0 + ms{500}).empty());
   CHECK(refused_of(s) == Refused{{6, "robots_txt"}});
@@ -261,8 +261,8 @@ TEST_CASE("HostScheduler robots gate: an unreachable robots.txt is retried with 
   CHECK(s.take_ready(t0 + ms{1800}).empty());
 
   // Later URLs of the host are refused the same way while that verdict
-  // lasts: 8 retry delays but at least 5 minutes (so a long politeness delay
-  // cannot outlast it), and never longer than robots_ttl — 10 s here...
+  // lasts: the host backoff (5 minutes by default, so a long politeness
+  // delay cannot outlast it), never longer than robots_ttl — 10 s here...
   const auto verdict_ends = t0 + ms{1700} + ms{10000};
   s.enqueue(job(2, "a.test", "/later"), verdict_ends - ms{1});
   CHECK(s.take_ready(verdict_ends - ms{1}).empty());
@@ -298,7 +298,7 @@ TEST_CASE("HostScheduler robots gate: a success between failures starts the coun
   auto ds = s.take_ready(t0 + ms{1600});
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].job.seq == 1);
-  CHECK(s.complete(1, t0 + ms{1600}));
+  CHECK(s.complete(1, 0, t0 + ms{1600}));
 
   // The rules expire and the next robots.txt fails once: that is a first
   // failure again, retried, not a third one that would refuse.
@@ -342,7 +342,7 @@ TEST_CASE("HostScheduler robots gate: rules expire after robots_ttl and are fetc
   REQUIRE(s.take_ready(t0).size() == 1);
   s.robots_done("a.test", rules(""), t0 + ms{10});  // valid until t0 + 10010
   REQUIRE(s.take_ready(t0 + ms{110}).size() == 1);
-  CHECK(s.complete(1, t0 + ms{200}));
+  CHECK(s.complete(1, 0, t0 + ms{200}));
 
   // Just before expiry the rules still answer.
   s.enqueue(job(2, "a.test", "/page"), t0 + ms{10009});
@@ -350,7 +350,7 @@ TEST_CASE("HostScheduler robots gate: rules expire after robots_ttl and are fetc
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].kind == Kind::fetch);
   CHECK(ds[0].job.seq == 2);
-  CHECK(s.complete(2, t0 + ms{10009}));
+  CHECK(s.complete(2, 0, t0 + ms{10009}));
 
   // At expiry robots.txt is fetched again before the next URL...
   s.enqueue(job(3, "a.test", "/page"), t0 + ms{10109});
@@ -423,7 +423,7 @@ TEST_CASE("HostScheduler delay: Crawl-delay raises the host delay within its bou
   ds = s.take_ready(t0 + ms{510});
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].job.seq == 1);
-  CHECK(s.complete(1, t0 + ms{600}));
+  CHECK(s.complete(1, 0, t0 + ms{600}));
   REQUIRE(s.next_wakeup());
   CHECK(*s.next_wakeup() == t0 + ms{1100});
   CHECK(s.take_ready(t0 + ms{1099}).empty());
@@ -444,7 +444,7 @@ TEST_CASE("HostScheduler delay: a robots.txt without Crawl-delay drops the old o
   s.robots_done("a.test", rules("User-agent: *\nCrawl-delay: 1\n"), t0);
   CHECK(s.host_delay("a.test") == ms{1000});
   REQUIRE(s.take_ready(t0 + ms{1000}).size() == 1);
-  CHECK(s.complete(1, t0 + ms{1000}));
+  CHECK(s.complete(1, 0, t0 + ms{1000}));
 
   // After robots_ttl the file is fetched again and no longer asks for a
   // delay: the host is back on the configured one.
@@ -486,7 +486,7 @@ TEST_CASE("HostScheduler delay: adaptive delay is a share of the last response t
   REQUIRE(s.take_ready(t0).size() == 1);
 
   // 200 ms to answer: wait 300% of it.
-  CHECK(s.complete(1, t0 + ms{200}, ms{0}, ms{200}));
+  CHECK(s.complete(1, 0, t0 + ms{200}, ms{0}, ms{200}));
   CHECK(s.host_delay("a.test") == ms{600});
   REQUIRE(s.next_wakeup());
   CHECK(*s.next_wakeup() == t0 + ms{800});
@@ -495,13 +495,13 @@ TEST_CASE("HostScheduler delay: adaptive delay is a share of the last response t
 
   // A fast answer brings it back down, but not below the configured delay:
   // it follows the last response, not the slowest.
-  CHECK(s.complete(2, t0 + ms{810}, ms{0}, ms{10}));
+  CHECK(s.complete(2, 0, t0 + ms{810}, ms{0}, ms{10}));
   CHECK(s.host_delay("a.test") == ms{100});
   CHECK(*s.next_wakeup() == t0 + ms{910});
   REQUIRE(s.take_ready(t0 + ms{910}).size() == 1);
 
   // A very slow answer is capped by max_delay.
-  CHECK(s.complete(3, t0 + ms{5910}, ms{0}, ms{5000}));
+  CHECK(s.complete(3, 0, t0 + ms{5910}, ms{0}, ms{5000}));
   CHECK(s.host_delay("a.test") == ms{2000});
   CHECK(*s.next_wakeup() == t0 + ms{7910});
 }
@@ -517,7 +517,7 @@ TEST_CASE("HostScheduler delay: without a delay factor response times do not mat
   s.enqueue(job(1, "a.test", "/1"), t0);
   s.enqueue(job(2, "a.test", "/2"), t0);
   REQUIRE(s.take_ready(t0).size() == 1);
-  CHECK(s.complete(1, t0 + ms{1000}, ms{0}, ms{900}));
+  CHECK(s.complete(1, 0, t0 + ms{1000}, ms{0}, ms{900}));
   CHECK(s.host_delay("a.test") == ms{100});
   CHECK(*s.next_wakeup() == t0 + ms{1100});
 }
@@ -548,7 +548,7 @@ TEST_CASE("HostScheduler delay: Retry-After is capped at max_delay and lasts one
   REQUIRE(s.take_ready(t0).size() == 1);
 
   // A server asking for an hour gets max_delay.
-  CHECK(s.complete(1, t0 + ms{10}, ms{3600 * 1000}));
+  CHECK(s.complete(1, 0, t0 + ms{10}, ms{3600 * 1000}));
   REQUIRE(s.next_wakeup());
   CHECK(*s.next_wakeup() == t0 + ms{2010});
   // It is not the host's standing delay.
@@ -556,7 +556,7 @@ TEST_CASE("HostScheduler delay: Retry-After is capped at max_delay and lasts one
   CHECK(s.take_ready(t0 + ms{2009}).empty());
   REQUIRE(s.take_ready(t0 + ms{2010}).size() == 1);
 
-  CHECK(s.complete(2, t0 + ms{2020}));
+  CHECK(s.complete(2, 0, t0 + ms{2020}));
   CHECK(*s.next_wakeup() == t0 + ms{2120});
 }
 
@@ -570,7 +570,7 @@ TEST_CASE("HostScheduler delay: the delay-only constructor caps Retry-After at 3
   auto ds = s.take_ready(t0);
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].kind == Kind::fetch);
-  CHECK(s.complete(1, t0, ms{3600 * 1000}));
+  CHECK(s.complete(1, 0, t0, ms{3600 * 1000}));
   CHECK(*s.next_wakeup() == t0 + ms{30000});
 }
 
@@ -595,7 +595,7 @@ TEST_CASE("HostScheduler robots gate: a woken host that uses no slot does not st
   s.robots_done("c.test", rules(""), t0 + ms{10});
   ds = s.take_ready(t0 + ms{10});
   REQUIRE(ds.size() == 1);
-  CHECK(s.complete(5, t0 + ms{10}));
+  CHECK(s.complete(5, 0, t0 + ms{10}));
 
   // a's robots.txt takes the only slot; b, then c, park behind it.
   const auto t1 = t0 + ms{20};
@@ -613,7 +613,7 @@ TEST_CASE("HostScheduler robots gate: a woken host that uses no slot does not st
 
   // a completes. b is woken first but its URL is refused, so the slot is
   // still free: c must get it now, with nothing else in flight to wake it.
-  CHECK(s.complete(2, t1));
+  CHECK(s.complete(2, 0, t1));
   ds = s.take_ready(t1);
   CHECK(refused_of(s) == Refused{{3, "robots_txt"}});
   REQUIRE(ds.size() == 1);

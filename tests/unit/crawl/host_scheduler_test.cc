@@ -77,7 +77,7 @@ TEST_CASE("HostScheduler: the next request waits for completion plus the delay",
   s.enqueue(job(2, "a.test"), t0);
   REQUIRE(s.take_ready(t0).size() == 1);
 
-  CHECK(s.complete(1, t0 + ms{30}));
+  CHECK(s.complete(1, 0, t0 + ms{30}));
   CHECK(s.leased() == 0);
   REQUIRE(s.next_wakeup());
   CHECK(*s.next_wakeup() == t0 + ms{130});
@@ -95,14 +95,14 @@ TEST_CASE("HostScheduler: Retry-After longer than the delay is respected", "[hos
     s.enqueue(job(seq, "a.test"), t0);
   REQUIRE(s.take_ready(t0).size() == 1);
 
-  CHECK(s.complete(1, t0 + ms{10}, ms{2000}));
+  CHECK(s.complete(1, 0, t0 + ms{10}, ms{2000}));
   REQUIRE(s.next_wakeup());
   CHECK(*s.next_wakeup() == t0 + ms{2010});
   CHECK(s.take_ready(t0 + ms{2009}).empty());
   REQUIRE(s.take_ready(t0 + ms{2010}).size() == 1);
 
   // A server delay shorter than our own never shortens the politeness delay.
-  CHECK(s.complete(2, t0 + ms{3000}, ms{20}));
+  CHECK(s.complete(2, 0, t0 + ms{3000}, ms{20}));
   CHECK(*s.next_wakeup() == t0 + ms{3100});
   CHECK(s.take_ready(t0 + ms{3099}).empty());
   CHECK(s.take_ready(t0 + ms{3100}).size() == 1);
@@ -145,7 +145,7 @@ TEST_CASE("HostScheduler: a host stays with its worker; new hosts go to the leas
   std::uint64_t seq = 10;
   for (int round = 0; round < 3; ++round) {
     for (const auto& d : ds)
-      CHECK(s.complete(d.job.seq, now));
+      CHECK(s.complete(d.job.seq, 0, now));
     for (const char* h : {"d.test", "c.test", "b.test", "a.test"})
       s.enqueue(job(seq++, h), now);
     now += ms{100};
@@ -184,7 +184,7 @@ TEST_CASE("HostScheduler: a worker never holds more than its capacity", "[host_s
   CHECK(s.leased() == 2);
 
   // A slot frees: the waiting host goes out, and the worker is full again.
-  CHECK(s.complete(1, t0 + ms{6000}));
+  CHECK(s.complete(1, 0, t0 + ms{6000}));
   ds = s.take_ready(t0 + ms{6000});
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].job.seq == 3);
@@ -194,7 +194,7 @@ TEST_CASE("HostScheduler: a worker never holds more than its capacity", "[host_s
   // An abandoned lease frees its slot too.
   s.enqueue(job(4, "d.test"), t0 + ms{6000});
   CHECK(s.take_ready(t0 + ms{6000}).empty());
-  REQUIRE(s.abandon(2, t0 + ms{6500}));
+  REQUIRE(s.abandon(2, 0, t0 + ms{6500}));
   ds = s.take_ready(t0 + ms{6500});
   REQUIRE(ds.size() == 1);
   CHECK(ds[0].job.seq == 4);
@@ -245,8 +245,8 @@ TEST_CASE("HostScheduler: remove_worker returns its leases and moves its hosts",
   CHECK(s.leased() == 2);
   CHECK(s.queued() == 4);
   // Its leases are over: a late report about them is not a lease any more.
-  CHECK_FALSE(s.complete(1, t0 + ms{10}));
-  CHECK_FALSE(s.abandon(5, t0 + ms{10}));
+  CHECK_FALSE(s.complete(1, 0, t0 + ms{10}));
+  CHECK_FALSE(s.abandon(5, 0, t0 + ms{10}));
   // Removing it again returns nothing.
   CHECK(s.remove_worker(1, t0).empty());
 
@@ -268,18 +268,18 @@ TEST_CASE("HostScheduler: abandon and complete end a lease once", "[host_schedul
   s.enqueue(job(2, "b.test"), t0);
   REQUIRE(s.take_ready(t0).size() == 2);
 
-  std::optional<CrawlJob> back = s.abandon(1, t0 + ms{5});
+  std::optional<CrawlJob> back = s.abandon(1, 0, t0 + ms{5});
   REQUIRE(back);
   CHECK(back->seq == 1);
   CHECK(back->url == "http://a.test/p1");
   CHECK(back->host_key == "a.test");
   CHECK(back->depth == 1);
-  CHECK_FALSE(s.abandon(1, t0 + ms{6}));
-  CHECK_FALSE(s.complete(1, t0 + ms{6}));
+  CHECK_FALSE(s.abandon(1, 0, t0 + ms{6}));
+  CHECK_FALSE(s.complete(1, 0, t0 + ms{6}));
 
-  CHECK(s.complete(2, t0 + ms{7}));
-  CHECK_FALSE(s.complete(2, t0 + ms{8}));
-  CHECK_FALSE(s.complete(999, t0 + ms{8}));
+  CHECK(s.complete(2, 0, t0 + ms{7}));
+  CHECK_FALSE(s.complete(2, 0, t0 + ms{8}));
+  CHECK_FALSE(s.complete(999, 0, t0 + ms{8}));
   CHECK(s.leased() == 0);
 }
 
@@ -299,7 +299,7 @@ TEST_CASE("HostScheduler: drain_queued returns every job not leased", "[host_sch
   CHECK(s.leased() == 1);
   CHECK(s.drain_queued().empty());
   // The lease still ends normally, and nothing is left to hand out.
-  CHECK(s.complete(1, t0 + ms{10}));
+  CHECK(s.complete(1, 0, t0 + ms{10}));
   CHECK(s.take_ready(t0 + ms{10000}).empty());
   CHECK(s.leased() == 0);
 }
@@ -321,9 +321,9 @@ TEST_CASE("HostScheduler: next_wakeup is the earliest host clock", "[host_schedu
   // Everything left waits for a completion, not a clock.
   CHECK_FALSE(s.next_wakeup());
 
-  CHECK(s.complete(3, t0 + ms{50}, ms{400}));  // b.test: t0 + 450
-  CHECK(s.complete(1, t0 + ms{70}));           // a.test: t0 + 170
-  CHECK(s.complete(5, t0 + ms{10}));           // c.test: nothing queued
+  CHECK(s.complete(3, 0, t0 + ms{50}, ms{400}));  // b.test: t0 + 450
+  CHECK(s.complete(1, 0, t0 + ms{70}));           // a.test: t0 + 170
+  CHECK(s.complete(5, 0, t0 + ms{10}));           // c.test: nothing queued
   REQUIRE(s.next_wakeup());
   CHECK(*s.next_wakeup() == t0 + ms{170});
   CHECK(seqs_of(s.take_ready(t0 + ms{170})) == std::vector<std::uint64_t>{2});
@@ -381,7 +381,7 @@ void simulate(HostScheduler::Settings settings) {
     // Complete whatever has finished by now.
     for (auto it = running.begin(); it != running.end();) {
       if (it->second.ends <= now) {
-        REQUIRE(s.complete(it->first, now, it->second.server_delay));
+        REQUIRE(s.complete(it->first, 0, now, it->second.server_delay));
         allowed_again[it->second.host] = now + std::max(delay, it->second.server_delay);
         it = running.erase(it);
       } else {
@@ -483,10 +483,10 @@ TEST_CASE("HostScheduler: with politeness off, up to max_connections_per_host re
   CHECK(seqs_of(ds) == std::vector<std::uint64_t>{1, 2, 3, 6});
   CHECK(s.take_ready(t0 + ms{1000}).empty());
   // Each completion lets exactly one more start.
-  CHECK(s.complete(2, t0 + ms{5}));
+  CHECK(s.complete(2, 0, t0 + ms{5}));
   CHECK(seqs_of(s.take_ready(t0 + ms{5})) == std::vector<std::uint64_t>{4});
   CHECK(s.take_ready(t0 + ms{5}).empty());
-  CHECK(s.abandon(1, t0 + ms{6}));
+  CHECK(s.abandon(1, 0, t0 + ms{6}));
   CHECK(seqs_of(s.take_ready(t0 + ms{6})) == std::vector<std::uint64_t>{5});
   CHECK(s.leased() == 4);
   CHECK(s.queued() == 0);
@@ -499,7 +499,7 @@ TEST_CASE("HostScheduler: per-host connections never exceed the worker's capacit
   for (std::uint64_t seq = 1; seq <= 5; ++seq)
     s.enqueue(job(seq, "a.test"), t0);
   CHECK(seqs_of(s.take_ready(t0)) == std::vector<std::uint64_t>{1, 2});
-  CHECK(s.complete(1, t0 + ms{1}));
+  CHECK(s.complete(1, 0, t0 + ms{1}));
   CHECK(seqs_of(s.take_ready(t0 + ms{1})) == std::vector<std::uint64_t>{3});
   // A dead worker's leases all come back, and the host's count with them.
   CHECK(seqs_of(s.remove_worker(1, t0 + ms{1})) == std::vector<std::uint64_t>{2, 3});
@@ -530,7 +530,7 @@ TEST_CASE("HostScheduler: any delay keeps one request per host whatever max_conn
     adaptive.enqueue(job(seq, "a.test"), t0);
   CHECK(adaptive.take_ready(t0).size() == 4);  // no response yet: no delay
   for (std::uint64_t seq = 1; seq <= 4; ++seq)
-    CHECK(adaptive.complete(seq, t0 + ms{40}, ms{0}, ms{40}));
+    CHECK(adaptive.complete(seq, 0, t0 + ms{40}, ms{0}, ms{40}));
   CHECK(adaptive.host_delay("a.test") == ms{40});
   CHECK(adaptive.take_ready(t0 + ms{79}).empty());
   CHECK(adaptive.take_ready(t0 + ms{80}).size() == 1);

@@ -45,10 +45,16 @@ TEST_CASE("5xx, 429 and no answer are unreachable: no rules, retried", "[robots_
   }
 }
 
-TEST_CASE("a name that does not resolve or a private address refuses the host at once", "[robots_verdict]") {
+TEST_CASE("a name that does not resolve or a definite failure ends the robots.txt retries at once",
+          "[robots_verdict]") {
   CHECK(judge_robots(answer(0, "", "dns_failure"), "ac", 0).final_reason == "dns_failure");
   CHECK(judge_robots(answer(0, "", "private_address"), "ac", 0).final_reason == "private_address");
+  CHECK(judge_robots(answer(0, "", "tls_error"), "ac", 0).final_reason == "tls_error");
+  CHECK(judge_robots(answer(0, "", "protocol_error"), "ac", 0).final_reason == "protocol_error");
+  // These may clear within seconds: tried again first.
   CHECK(judge_robots(answer(0, "", "connect_failed"), "ac", 0).final_reason.empty());
+  CHECK(judge_robots(answer(0, "", "timeout"), "ac", 0).final_reason.empty());
+  CHECK(judge_robots(answer(503, "", ""), "ac", 0).final_reason.empty());
 }
 
 TEST_CASE("outcome names", "[robots_verdict]") {

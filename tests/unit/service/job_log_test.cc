@@ -96,13 +96,14 @@ TEST_CASE("crawl events become metrics and the job's events", "[job_event_sink]"
   PageRow broken = ok;
   broken.error = "timeout";
   sink.page_stored(broken);
-  sink.url_failed(DeadLetterRow{"http://a.test/x", 1, "dns_failure", "", 1, 0, 0});
+  sink.url_failed(DeadLetterRow{"http://a.test/x", 1, "http_404", "", 1, 404, 0});
   sink.progress(ProgressSnapshot{3, 2, 10, 1, 1});
 
   const std::string text = metrics.render();
   CHECK(text.find("actorcrawl_pages_fetched_total{job=\"crawl_7\"} 1") != std::string::npos);
   CHECK(text.find("actorcrawl_bytes_fetched_total 100") != std::string::npos);
-  CHECK(text.find("actorcrawl_pages_failed_total{reason=\"dns_failure\"} 1") != std::string::npos);
+  CHECK(text.find("actorcrawl_pages_failed_total{reason=\"timeout\"} 1") != std::string::npos);
+  CHECK(text.find("actorcrawl_dead_letters_total{reason=\"http_404\"} 1") != std::string::npos);
 
   const auto batch = log->since(0, milliseconds{0});
   REQUIRE(batch.events.size() == 3);

@@ -139,7 +139,9 @@ TEST_CASE("load_resume_state counts refused rows as neither settled nor queued",
   CHECK(state.settled == 2);  // done and failed
   CHECK(state.next_seq == 10);
   // Refused URLs stay seen: they are not offered again.
-  const std::multiset<std::uint64_t> seen(state.seen.begin(), state.seen.end());
+  std::multiset<std::uint64_t> seen;
+  for (const SeenUrl& url : state.seen)
+    seen.insert(url.fingerprint);
   CHECK(seen == std::multiset<std::uint64_t>{url_fingerprint("http://a.test/"), url_fingerprint("http://a.test/1"),
                                              url_fingerprint("http://a.test/2"), url_fingerprint("http://a.test/3"),
                                              url_fingerprint("http://a.test/private")});

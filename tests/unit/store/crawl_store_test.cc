@@ -351,7 +351,9 @@ TEST_CASE("load_resume_state rebuilds the seen set and counters", "[store]") {
   CHECK(state.next_seq == 8);
   CHECK(state.queued == 2);
   CHECK(state.settled == 2);
-  const std::multiset<std::uint64_t> seen(state.seen.begin(), state.seen.end());
+  std::multiset<std::uint64_t> seen;
+  for (const SeenUrl& url : state.seen)
+    seen.insert(url.fingerprint);
   CHECK(seen == std::multiset<std::uint64_t>{
                     url_fingerprint("http://a.test/"), url_fingerprint("http://a.test/1"),
                     url_fingerprint("http://a.test/2"), url_fingerprint("http://b.test/")});
@@ -425,37 +427,88 @@ TEST_CASE("the destructor commits and a reopened store sees the data", "[store]"
   CHECK(scalar(path.str(), "PRAGMA user_version") == kCrawlSchemaVersion);
 }
 
-TEST_CASE("dead letters are taken for redrive once", "[store]") {
+TEST_CASE("re-drive takes letters by reason and age and queues their rows in one transaction", "[store]") {
   TempDbPath path;
   CrawlStore store(path.str());
-  store.record_dead_letter({"http://a.test/x", 2, "http_500", "Internal Server Error", 3, 500, 1111});
-  store.record_dead_letter({"http://b.test/", 0, "dns_failure", "", 1, 0, 2222});
+  store.add_frontier({FrontierEntry{1, "http://a.test/x", 2, ""}, FrontierEntry{2, "http://b.test/", 0, ""},
+                      FrontierEntry{3, "http://c.test/", 1, ""}, FrontierEntry{4, "http://d.test/", 1, ""}});
+  store.settle_frontier("http://a.test/x", FrontierState::failed);
+  store.settle_frontier("http://b.test/", FrontierState::failed);
+  store.refuse_frontier({FrontierRefusal{FrontierEntry{3, "http://c.test/", 1, ""}, "robots_txt"}});
+  store.settle_frontier("http://d.test/", FrontierState::done);  // fetched since its letter
+  store.record_dead_letter({"http://a.test/x", 2, "http_404", "Not Found", 1, 404, 1111});
+  store.record_dead_letter({"http://a.test/x", 2, "http_404", "Not Found", 1, 404, 1200});  // a later run
+  store.record_dead_letter({"http://b.test/", 0, "http_410", "", 1, 410, 2222});
+  store.record_dead_letter({"http://d.test/", 1, "http_404", "", 1, 404, 1300});
+  store.record_dead_letter({"http://e.test/", 3, "http_404", "", 1, 404, 1400});  // no frontier row
 
-  auto taken = store.take_dead_letters_for_redrive();
-  REQUIRE(taken.size() == 2);
-  CHECK(taken[0].url == "http://a.test/x");
-  CHECK(taken[0].depth == 2);
-  CHECK(taken[0].reason == "http_500");
-  CHECK(taken[0].detail == "Internal Server Error");
-  CHECK(taken[0].attempts == 3);
-  CHECK(taken[0].status_code == 500);
-  CHECK(taken[0].failed_at_ms == 1111);
-  CHECK(taken[1].url == "http://b.test/");
-  CHECK(taken[1].reason == "dns_failure");
-  CHECK(taken[1].detail.empty());
-  CHECK(taken[1].status_code == 0);
+  // By reason and age: b.test's letter is neither.
+  RedriveReport r = store.redrive_dead_letters(RedriveFilter{"http_404", 2000});
+  CHECK(r.letters == 4);
+  CHECK(r.requeued == 2);  // a.test/x once for its two letters, e.test new
+  CHECK(r.already_queued_or_done == 1);
+  REQUIRE(r.by_reason.size() == 1);
+  CHECK(r.by_reason[0] == std::pair<std::string, std::int64_t>{"http_404", 4});
+  CHECK(store.pending_ops() == 0);  // committed
+  CHECK(scalar(path.str(), "SELECT state FROM frontier WHERE url = 'http://a.test/x'") == 0);
+  CHECK(scalar(path.str(), "SELECT seq FROM frontier WHERE url = 'http://a.test/x'") == 1);
+  CHECK(scalar(path.str(), "SELECT state FROM frontier WHERE url = 'http://b.test/'") == 2);
+  CHECK(scalar(path.str(), "SELECT state FROM frontier WHERE url = 'http://d.test/'") == 1);
+  CHECK(scalar(path.str(), "SELECT seq FROM frontier WHERE url = 'http://e.test/'") == 5);
+  CHECK(scalar(path.str(), "SELECT depth FROM frontier WHERE url = 'http://e.test/'") == 3);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM dead_letters WHERE redriven = 1") == 4);
 
-  // Marked and committed with the read.
-  CHECK(store.pending_ops() == 0);
-  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM dead_letters WHERE redriven = 1") == 2);
-  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM dead_letters WHERE status_code IS NULL") == 1);
-  CHECK(store.take_dead_letters_for_redrive().empty());
+  // Taken once: the rest, of any reason.
+  r = store.redrive_dead_letters(RedriveFilter{});
+  CHECK(r.letters == 1);
+  CHECK(r.requeued == 1);
+  CHECK(scalar(path.str(), "SELECT state FROM frontier WHERE url = 'http://b.test/'") == 0);
+  CHECK(store.redrive_dead_letters(RedriveFilter{}).letters == 0);
+  // The re-driven rows are what the next run loads.
+  CHECK(store.load_queued(0, 100).size() == 3);
+}
 
-  store.record_dead_letter({"http://c.test/", 1, "timeout", "Operation timed out", 2, 0, 3333});
-  auto later = store.take_dead_letters_for_redrive();
-  REQUIRE(later.size() == 1);
-  CHECK(later[0].url == "http://c.test/");
-  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM dead_letters") == 3);
+TEST_CASE("re-drive keeps letters and rows together when the process dies before the commit", "[store]") {
+  TempDbPath path;
+  {
+    CrawlStore store(path.str());
+    store.add_frontier({FrontierEntry{1, "http://a.test/x", 2, ""}});
+    store.settle_frontier("http://a.test/x", FrontierState::failed);
+    store.record_dead_letter({"http://a.test/x", 2, "http_404", "", 1, 404, 1111});
+    store.flush();
+  }
+  // A writer that marks the letter and dies before committing: neither the
+  // mark nor the row survives.
+  {
+    SQLite::Database db(path.str(), SQLite::OPEN_READWRITE);
+    SQLite::Transaction t(db);
+    db.exec("UPDATE dead_letters SET redriven = 1");
+    db.exec("UPDATE frontier SET state = 0");
+  }  // rolled back
+  CHECK(scalar(path.str(), "SELECT redriven FROM dead_letters") == 0);
+  CrawlStore store(path.str());
+  CHECK(store.redrive_dead_letters(RedriveFilter{}).requeued == 1);
+}
+
+TEST_CASE("parked rows keep their reason and are queued again for the next run", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+  store.add_frontier({FrontierEntry{1, "http://a.test/", 0, ""}, FrontierEntry{2, "http://b.test/", 0, ""}});
+  store.park_frontier({FrontierRefusal{FrontierEntry{1, "http://a.test/", 0, ""}, "dns_failure"}});
+  store.flush();
+  CHECK(scalar(path.str(), "SELECT state FROM frontier WHERE seq = 1") == 4);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM frontier WHERE seq = 1 AND refusal = 'dns_failure'") == 1);
+  // Not loaded by refills of this run.
+  CHECK(store.load_queued(0, 100).size() == 1);
+  ResumeState before = store.load_resume_state();
+  CHECK(before.queued == 1);
+  CHECK(before.settled == 0);
+  CHECK(store.requeue_parked() == 1);
+  CHECK(store.load_resume_state().queued == 2);
+  // Fetched at last: no failure is named any more.
+  store.settle_frontier("http://a.test/", FrontierState::done);
+  store.flush();
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM frontier WHERE seq = 1 AND refusal IS NULL AND state = 1") == 1);
 }
 
 TEST_CASE("runs are recorded and written through", "[store]") {

@@ -131,4 +131,30 @@ TEST_CASE("a version 1 database is migrated: pages gains links_dropped", "[crawl
   CHECK(scalar(path.str(), "SELECT COUNT(*) FROM pages WHERE url = 'http://old.test/' AND links_dropped IS NULL") == 1);
 }
 
+TEST_CASE("a version 2 database is migrated: the frontier keeps its rows and takes parked ones", "[crawl_schema]") {
+  TempDbPath path;
+  {
+    SQLite::Database db(path.str(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("CREATE TABLE frontier (seq INTEGER PRIMARY KEY, url TEXT UNIQUE NOT NULL, depth INTEGER NOT NULL, "
+            "parent_url TEXT, state INTEGER NOT NULL DEFAULT 0 CHECK (state IN (0, 1, 2, 3)), discovered_at INTEGER, "
+            "settled_at INTEGER, refusal TEXT)");
+    db.exec("CREATE INDEX idx_frontier_state ON frontier(state, seq)");
+    db.exec("INSERT INTO frontier VALUES (1, 'http://a.test/', 0, NULL, 1, 10, 20, NULL), "
+            "(2, 'http://a.test/x', 1, 'http://a.test/', 3, 11, 21, 'robots_txt')");
+    db.exec("PRAGMA user_version = 2");
+  }
+  { auto db = open_crawl_database(path.str()); }
+  CHECK(scalar(path.str(), "PRAGMA user_version") == kCrawlSchemaVersion);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM frontier") == 2);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM frontier WHERE seq = 2 AND state = 3 AND refusal = 'robots_txt' "
+                           "AND parent_url = 'http://a.test/' AND settled_at = 21") == 1);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM sqlite_master WHERE name = 'idx_frontier_state'") == 1);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM sqlite_master WHERE name = 'frontier_v2'") == 0);
+  {
+    SQLite::Database db(path.str(), SQLite::OPEN_READWRITE);
+    db.exec("UPDATE frontier SET state = 4 WHERE seq = 1");  // the old CHECK refused this
+  }
+  CHECK(scalar(path.str(), "SELECT state FROM frontier WHERE seq = 1") == 4);
+}
+
 }  // namespace actorcrawl
