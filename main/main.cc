@@ -15,6 +15,7 @@
 #include "core/run/version.h"
 #include "core/store/crawl_store.h"
 #include "main/serve_command.h"
+#include "main/redrive_command.h"
 #include "main/trace_command.h"
 #include "testweb/test_web.h"
 
@@ -57,6 +58,9 @@ void usage(std::ostream& out) {
          "      Show message trace files, merged by time: one line per message, a\n"
          "      Mermaid sequence diagram of one URL's journey, or messages and mailbox\n"
          "      times per actor. See actorcrawl trace --help.\n"
+         "  actorcrawl redrive --db FILE [--reason REASON] [--older-than DURATION] [--json]\n"
+         "      Queue a crawl database's dead letters again, in one transaction; the\n"
+         "      next crawl run on it fetches them. See actorcrawl redrive --help.\n"
          "  actorcrawl --help | --version | --default-config\n\n"
          "options (each is also a YAML key of the config file, and an environment\n"
          "variable ACTORCRAWL_<KEY>; flags override the environment, which overrides\n"
@@ -177,6 +181,8 @@ int dispatch(std::vector<std::string> args) {
     return run_command(Role::worker, std::move(args));
   if (command == "trace")
     return trace_command(std::move(args));
+  if (command == "redrive")
+    return redrive_command(std::move(args));
   if (command == "serve") {
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);

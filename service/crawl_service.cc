@@ -16,6 +16,7 @@
 #include "core/run/clock.h"
 #include "core/run/console_log.h"
 #include "core/store/crawl_store.h"
+#include "service/api_error.h"
 #include "service/job_event_sink.h"
 #include "service/job_log.h"
 #include "service/prometheus_metrics.h"
@@ -219,6 +220,37 @@ bool CrawlService::cancel(const std::string& id) {
     return impl_->store.get(id).has_value();
   it->second->stop = 1;
   return true;
+}
+
+CrawlService::Redrive CrawlService::redrive(const std::string& id, const RedriveFilter& filter) {
+  std::lock_guard<std::mutex> lock{impl_->mutex};
+  impl_->reap();
+  const auto row = impl_->store.get(id);
+  if (!row)
+    throw ApiError(404, "job_not_found", "no job '" + id + "'");
+  // The running crawl owns its database: its dead letters are re-driven
+  // once it has ended.
+  if (impl_->running.count(id) > 0 || row->status == JobStatus::queued || row->status == JobStatus::running)
+    throw ApiError(409, "job_running",
+                   "job '" + id + "' is " + to_string(row->status) +
+                     ": re-drive its dead letters once it has ended (or cancel it first)");
+  // Checked before anything changes: letters taken must be fetched.
+  if (impl_->running.size() >= impl_->settings.max_concurrent_jobs)
+    throw ApiError(429, "too_many_jobs",
+                   std::to_string(impl_->running.size()) + " jobs are running, the most this service runs at once; "
+                   "try again when one has ended");
+  Redrive out;
+  {
+    CrawlStore db(row->db_path);
+    out.report = db.redrive_dead_letters(filter);
+  }
+  if (out.report.requeued > 0) {
+    log_line(LogLevel::info, "job " + id + ": " + std::to_string(out.report.requeued) +
+                               " dead letters queued again; the job runs again to fetch them");
+    impl_->launch(*row, job_request_from_json(row->request_json));
+    out.restarted = true;
+  }
+  return out;
 }
 
 std::optional<JobLive> CrawlService::live(const std::string& id) {

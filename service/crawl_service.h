@@ -20,6 +20,7 @@
 #include "core/crawl/crawl_events.h"
 #include "service/job_log.h"
 #include "service/job_request.h"
+#include "core/store/crawl_store.h"
 #include "core/store/job_store.h"
 
 namespace actorcrawl {
@@ -51,6 +52,16 @@ class CrawlService {
   bool cancel(const std::string& id);
   // Live counters of a running job.
   std::optional<JobLive> live(const std::string& id);
+
+  // Re-drives the dead letters of a job that is not running, in its own
+  // database (CrawlStore::redrive_dead_letters: one transaction), and starts
+  // the job again when that queued any URL, so they are fetched. Throws
+  // ApiError: 404 unknown_job, 409 job_running, 429 too_many_jobs.
+  struct Redrive {
+    RedriveReport report;
+    bool restarted = false;
+  };
+  Redrive redrive(const std::string& id, const RedriveFilter& filter);
 
   // Events after `after_seq`, waiting up to `wait` for one. `ended` is set
   // once the job is over and every event has been handed out.

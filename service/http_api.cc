@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <algorithm>
 #include <exception>
 #include <limits>
 #include <memory>
@@ -13,6 +14,8 @@
 #include <thread>
 #include <utility>
 
+#include "core/run/clock.h"
+#include "core/run/crawl_config.h"
 #include "core/run/version.h"
 #include "core/store/crawl_reader.h"
 #include "service/api_error.h"
@@ -216,10 +219,12 @@ struct HttpApi::Impl {
       throw ApiError(415, "unsupported_encoding",
                      "request bodies are read as sent: Content-Encoding '" +
                        clip_for_message(req.get_header_value("Content-Encoding"), 40) + "' is not accepted");
-    if (req.method == "POST" && route_of(req.path) == Route::jobs &&
+    const Route route = route_of(req.path);
+    if (req.method == "POST" && (route == Route::jobs || route == Route::job_redrive) &&
         !is_json_media_type(req.get_header_value("Content-Type")))
       throw ApiError(415, "unsupported_media_type",
-                     "POST /crawl takes Content-Type: application/json, not '" +
+                     "POST " + std::string{route == Route::jobs ? "/crawl" : "/crawl/{id}/redrive"} +
+                       " takes Content-Type: application/json, not '" +
                        clip_for_message(req.get_header_value("Content-Type"), 60) + "'");
   }
 
@@ -377,6 +382,45 @@ struct HttpApi::Impl {
     send_json(res, over ? 200 : 202, json{{"job_id", id}, {"status", over ? to_string(row.status) : "cancelling"}});
   }
 
+  // POST /crawl/:id/redrive  {"reason": "http_404", "older_than": "2h"}, both optional
+  void redrive_job(const httplib::Request& req, httplib::Response& res) {
+    const std::string id = req.matches[1];
+    known_job(id);
+    RedriveFilter filter;
+    if (!req.body.empty()) {
+      const json body = json::parse(req.body, nullptr, false);
+      if (body.is_discarded() || !body.is_object())
+        throw ApiError(400, "invalid_json", "the body is not a JSON object");
+      for (const auto& [key, value] : body.items()) {
+        if (key == "reason" && value.is_string()) {
+          filter.reason = value.get<std::string>();
+        } else if (key == "older_than" && value.is_string()) {
+          std::int64_t age = 0;
+          try {
+            age = parse_duration_ms(value.get<std::string>());
+          } catch (const ConfigError& e) {
+            throw ApiError(400, "invalid_field", std::string{"older_than: "} + e.what());
+          }
+          filter.failed_before_ms = epoch_ms() - std::max<std::int64_t>(age, 0);
+        } else {
+          throw ApiError(400, "invalid_field",
+                         "'" + clip_for_message(key, 40) + "' is not a field of a re-drive (reason and older_than are, "
+                         "both strings)");
+        }
+      }
+    }
+    const auto done = service.redrive(id, filter);
+    json by_reason = json::object();
+    for (const auto& [reason, n] : done.report.by_reason)
+      by_reason[reason] = n;
+    send_json(res, 200, json{{"job_id", id},
+                             {"letters", done.report.letters},
+                             {"requeued", done.report.requeued},
+                             {"already_queued_or_done", done.report.already_queued_or_done},
+                             {"by_reason", by_reason},
+                             {"restarted", done.restarted}});
+  }
+
   // GET /crawl/:id/graph
   void read_job_graph(const httplib::Request& req, httplib::Response& res) {
     const auto row = known_job(req.matches[1]);
@@ -475,6 +519,7 @@ struct HttpApi::Impl {
     http.Get(route_pattern::jobs, guarded<&Impl::list_jobs>());
     http.Get(route_pattern::job, guarded<&Impl::read_job>());
     http.Delete(route_pattern::job, guarded<&Impl::cancel_job>());
+    http.Post(route_pattern::job_redrive, guarded<&Impl::redrive_job>());
     http.Get(route_pattern::job_graph, guarded<&Impl::read_job_graph>());
     http.Get(route_pattern::job_events, guarded<&Impl::stream_events>());
     http.Get(route_pattern::metrics, guarded<&Impl::metrics>());

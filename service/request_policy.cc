@@ -415,6 +415,8 @@ Route job_route(std::string_view rest) {
     return Route::job_graph;
   if (tail == "/events")
     return Route::job_events;
+  if (tail == "/redrive")
+    return Route::job_redrive;
   return Route::none;
 }
 
@@ -441,6 +443,7 @@ const char* allowed_methods(Route route) {
   switch (route) {
     case Route::jobs: return "GET, HEAD, POST";
     case Route::job: return "GET, HEAD, DELETE";
+    case Route::job_redrive: return "POST";
     case Route::health:
     case Route::dashboard:
     case Route::info:

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <thread>
 
@@ -248,4 +249,57 @@ TEST_CASE("bytes that are not UTF-8 in a seed or a config file exit 2 with a mes
   out = run("crawl --config " + dup + " --db " + dir.path("x.db"));
   CHECK(out.exit_code == 2);
   CHECK(contains(out.output, "key 'max_pages' is given twice (first on line 2)"));
+}
+
+TEST_CASE("redrive queues dead letters again in one step, and the next run fetches them", "[cli][redrive]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html(page("Root", {"/moved", "/ok"})));
+  web.route(h, "/ok", html(page("OK", {})));
+  // A redirect to itself (a final failure: a dead letter) until the site is
+  // fixed, between the runs.
+  web.route(h, "/moved", std::function<testweb::Response(int)>([](int hit) {
+              return hit == 1 ? redirect(302, "/moved") : html(page("Moved", {}));
+            }));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  crawl(config);
+  const std::string moved = TestWeb::url(h, "/moved");
+  REQUIRE(column(config.db_path, "SELECT reason FROM dead_letters") == std::vector<std::string>{"redirect_loop"});
+  REQUIRE(column(config.db_path, "SELECT state FROM frontier WHERE url = '" + moved + "'") ==
+          std::vector<std::string>{"2"});
+
+  // Usage errors and a missing database change nothing.
+  CHECK(run("redrive").exit_code == 2);
+  CHECK(run("redrive --db " + config.db_path + " --older-than soon").exit_code == 2);
+  const auto missing = run("redrive --db " + dir.path("none.db"));
+  CHECK(missing.exit_code == 1);
+  CHECK(contains(missing.output, "no database at"));
+  // Another reason, or letters younger than asked: nothing taken.
+  auto other = run("redrive --db " + config.db_path + " --reason http_500");
+  CHECK(other.exit_code == 0);
+  CHECK(contains(other.output, "re-drove 0 dead letters"));
+  CHECK(run("redrive --db " + config.db_path + " --older-than 1d").exit_code == 0);
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM dead_letters WHERE redriven = 0") == 1);
+
+  auto r = run("redrive --db " + config.db_path + " --reason redirect_loop --json");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(r.output);
+  CHECK(report.at("letters") == 1);
+  CHECK(report.at("requeued") == 1);
+  CHECK(report.at("by_reason").at("redirect_loop") == 1);
+  CHECK(column(config.db_path, "SELECT state FROM frontier WHERE url = '" + moved + "'") ==
+        std::vector<std::string>{"0"});
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM dead_letters WHERE redriven = 1") == 1);
+
+  crawl(config);
+  CHECK(web.count(h, "/moved") == 2);
+  CHECK(web.count(h, "/ok") == 1);
+  CHECK(column(config.db_path, "SELECT state FROM frontier WHERE url = '" + moved + "'") ==
+        std::vector<std::string>{"1"});
+  CHECK(column(config.db_path, "SELECT title FROM pages WHERE url = '" + moved + "'") ==
+        std::vector<std::string>{"Moved"});
+  // Taken once.
+  CHECK(contains(run("redrive --db " + config.db_path).output, "re-drove 0 dead letters"));
 }

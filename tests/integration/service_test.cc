@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <signal.h>
 
+#include <functional>
 #include <regex>
 #include <set>
 #include <atomic>
@@ -465,4 +466,54 @@ TEST_CASE("serve: event streams are capped, so open dashboards never take every 
   }
   CHECK(reopened);
   c.Delete(("/crawl/" + id).c_str());
+}
+
+TEST_CASE("serve: POST /crawl/{id}/redrive queues a finished job's dead letters and runs it again",
+          "[integration][service][redrive]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html(page("Root", {"/moved"})));
+  web.route(h, "/moved", std::function<testweb::Response(int)>([](int hit) {
+              return hit == 1 ? redirect(302, "/moved") : html(page("Moved", {}));
+            }));
+  auto slow = chain_web(web, "127.0.0.2", 30, 200);
+  Service service(dir, {"--allow-private-networks"});
+  auto c = service.client();
+  const auto id = start_job(c, json{{"url", TestWeb::url(h, "/")}, {"max_pages", 10}});
+  auto job = wait_for_status(c, id, {"completed"});
+  REQUIRE(job.at("pages_failed") == 1);
+  const std::string path = "/crawl/" + id + "/redrive";
+
+  // A running job owns its database.
+  const auto busy = start_job(c, json{{"url", slow}, {"max_pages", 30}});
+  check_error(c.Post(("/crawl/" + busy + "/redrive").c_str(), "{}", "application/json"), 409, "job_running");
+  c.Delete(("/crawl/" + busy).c_str());
+  // Bad requests change nothing.
+  check_error(c.Post("/crawl/crawl_99/redrive", "{}", "application/json"), 404, "job_not_found");
+  check_error(c.Post(path.c_str(), "reason=redirect_loop", "application/x-www-form-urlencoded"), 415,
+              "unsupported_media_type");
+  check_error(c.Post(path.c_str(), R"({"reasons": "x"})", "application/json"), 400, "invalid_field");
+  check_error(c.Post(path.c_str(), R"({"older_than": "soon"})", "application/json"), 400, "invalid_field");
+  check_error(c.Post(path.c_str(), "[1]", "application/json"), 400, "invalid_json");
+  auto other = body_of(c.Post(path.c_str(), R"({"reason": "http_500"})", "application/json"));
+  CHECK(other.at("letters") == 0);
+  CHECK(other.at("restarted") == false);
+
+  auto r = c.Post(path.c_str(), R"({"reason": "redirect_loop", "older_than": "0s"})", "application/json");
+  REQUIRE(r);
+  INFO(r->body);
+  CHECK(r->status == 200);
+  const auto report = json::parse(r->body);
+  CHECK(report.at("letters") == 1);
+  CHECK(report.at("requeued") == 1);
+  CHECK(report.at("by_reason").at("redirect_loop") == 1);
+  CHECK(report.at("restarted") == true);
+  job = wait_for_status(c, id, {"completed"});
+  CHECK(web.count(h, "/moved") == 2);
+  CHECK(job.at("pages").size() == 2);
+  bool moved = false;
+  for (const auto& p : job.at("pages"))
+    moved = moved || (p.at("url") == TestWeb::url(h, "/moved") && p.at("title") == "Moved");
+  CHECK(moved);
 }
