@@ -27,7 +27,7 @@ std::unordered_map<std::string, ActorName> registry;  // by to_string(actor_addr
 std::string key_of(const caf::actor_addr& a) { return caf::to_string(a); }
 
 // "actorcrawl::fetch_job" -> "fetch_job",
-// "std::vector<actorcrawl::DeadLetterRow>" -> "std::vector<DeadLetterRow>".
+// "std::vector<actorcrawl::FrontierEntry>" -> "std::vector<FrontierEntry>".
 std::string short_name(const char* name) {
   std::string s = name;
   static const std::string ns = "actorcrawl::";

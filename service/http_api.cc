@@ -389,24 +389,27 @@ struct HttpApi::Impl {
     RedriveFilter filter;
     if (!req.body.empty()) {
       const json body = json::parse(req.body, nullptr, false);
-      if (body.is_discarded() || !body.is_object())
-        throw ApiError(400, "invalid_json", "the body is not a JSON object");
+      if (body.is_discarded())
+        throw ApiError(400, "malformed_json", "the body is not JSON");
+      if (!body.is_object())
+        throw ApiError(400, "invalid_body", "the body is not a JSON object");
       for (const auto& [key, value] : body.items()) {
-        if (key == "reason" && value.is_string()) {
+        if (key != "reason" && key != "older_than")
+          throw ApiError(400, "unknown_field",
+                         "'" + clip_for_message(key, 40) + "' is not a field of a re-drive (reason and older_than are)");
+        if (!value.is_string())
+          throw ApiError(400, "invalid_type", "'" + key + "' is a string");
+        if (key == "reason") {
           filter.reason = value.get<std::string>();
-        } else if (key == "older_than" && value.is_string()) {
-          std::int64_t age = 0;
-          try {
-            age = parse_duration_ms(value.get<std::string>());
-          } catch (const ConfigError& e) {
-            throw ApiError(400, "invalid_field", std::string{"older_than: "} + e.what());
-          }
-          filter.failed_before_ms = epoch_ms() - std::max<std::int64_t>(age, 0);
-        } else {
-          throw ApiError(400, "invalid_field",
-                         "'" + clip_for_message(key, 40) + "' is not a field of a re-drive (reason and older_than are, "
-                         "both strings)");
+          continue;
         }
+        std::int64_t age = 0;
+        try {
+          age = parse_duration_ms(value.get<std::string>());
+        } catch (const ConfigError& e) {
+          throw ApiError(400, "invalid_type", std::string{"older_than: "} + e.what());
+        }
+        filter.failed_before_ms = epoch_ms() - std::max<std::int64_t>(age, 0);
       }
     }
     const auto done = service.redrive(id, filter);

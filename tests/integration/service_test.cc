@@ -493,9 +493,11 @@ TEST_CASE("serve: POST /crawl/{id}/redrive queues a finished job's dead letters 
   check_error(c.Post("/crawl/crawl_99/redrive", "{}", "application/json"), 404, "job_not_found");
   check_error(c.Post(path.c_str(), "reason=redirect_loop", "application/x-www-form-urlencoded"), 415,
               "unsupported_media_type");
-  check_error(c.Post(path.c_str(), R"({"reasons": "x"})", "application/json"), 400, "invalid_field");
-  check_error(c.Post(path.c_str(), R"({"older_than": "soon"})", "application/json"), 400, "invalid_field");
-  check_error(c.Post(path.c_str(), "[1]", "application/json"), 400, "invalid_json");
+  check_error(c.Post(path.c_str(), R"({"reasons": "x"})", "application/json"), 400, "unknown_field");
+  check_error(c.Post(path.c_str(), R"({"reason": 404})", "application/json"), 400, "invalid_type");
+  check_error(c.Post(path.c_str(), R"({"older_than": "soon"})", "application/json"), 400, "invalid_type");
+  check_error(c.Post(path.c_str(), "[1]", "application/json"), 400, "invalid_body");
+  check_error(c.Post(path.c_str(), "{", "application/json"), 400, "malformed_json");
   auto other = body_of(c.Post(path.c_str(), R"({"reason": "http_500"})", "application/json"));
   CHECK(other.at("letters") == 0);
   CHECK(other.at("restarted") == false);

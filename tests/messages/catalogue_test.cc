@@ -153,7 +153,6 @@ FrontierEntry sample(tag<FrontierEntry>, const caf::actor&) { return FrontierEnt
 LinkRow sample(tag<LinkRow>, const caf::actor&) { return LinkRow{"http://a/", true}; }
 PageRow sample(tag<PageRow>, const caf::actor&) { return page(); }
 DeadLetterRow sample(tag<DeadLetterRow>, const caf::actor&) { return dead(); }
-std::vector<DeadLetterRow> sample(tag<std::vector<DeadLetterRow>>, const caf::actor&) { return {dead(), dead()}; }
 ResumeState sample(tag<ResumeState>, const caf::actor&) { return ResumeState{{SeenUrl{1, 0}, SeenUrl{2, 3}, SeenUrl{0xffffffffffffffffULL, 255}}, 10, 3, 4}; }
 StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6, 7}; }
 FrontierRefusal sample(tag<FrontierRefusal>, const caf::actor&) {

@@ -222,6 +222,38 @@ TEST_CASE("HostScheduler: nothing is dispatched without a worker", "[host_schedu
     CHECK(d.worker == 7);
 }
 
+// A dropped worker's report can arrive after its URL went out again (the
+// Frontier's next attempt): it must not end the new lease, free the host or
+// the new worker's slot.
+TEST_CASE("HostScheduler: a report of an earlier attempt does not end the lease that replaced it",
+          "[host_scheduler]") {
+  const Clock::time_point t0 = Clock::now();
+  HostScheduler s(ms{100});
+  s.add_worker(1, 4);
+  s.add_worker(2, 4);
+  CrawlJob first = job(1, "a.test");
+  first.attempt = 1;
+  s.enqueue(first, t0);
+  auto ds = s.take_ready(t0);
+  REQUIRE(ds.size() == 1);
+  const auto old_worker = ds[0].worker;
+  auto orphaned = s.remove_worker(old_worker, t0);
+  REQUIRE(orphaned.size() == 1);
+  CrawlJob second = orphaned[0];
+  second.attempt = 2;  // leased again by the Frontier
+  s.enqueue(second, t0);
+  ds = s.take_ready(t0 + ms{100});
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].job.attempt == 2);
+  CHECK(s.leased() == 1);
+  // The first attempt's late reports: not this lease.
+  CHECK_FALSE(s.complete(1, 1, t0 + ms{150}));
+  CHECK_FALSE(s.abandon(1, 1, t0 + ms{150}));
+  CHECK(s.leased() == 1);
+  CHECK(s.complete(1, 2, t0 + ms{200}));
+  CHECK(s.leased() == 0);
+}
+
 TEST_CASE("HostScheduler: remove_worker returns its leases and moves its hosts",
           "[host_scheduler]") {
   const Clock::time_point t0 = Clock::now();
