@@ -72,7 +72,8 @@ typename Inspector::result_type inspect(Inspector& f, SeenUrl& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StoreSummary& x) {
   return f(caf::meta::type_name("StoreSummary"), x.nodes_discovered, x.nodes_crawled,
-           x.edges_recorded, x.pages_fetched, x.pages_failed, x.avg_fetch_time_ms, x.links_dropped);
+           x.edges_recorded, x.pages_fetched, x.pages_failed, x.avg_fetch_time_ms, x.links_dropped,
+           x.urls_parked);
 }
 
 // Frontier -> Storage: new queued rows, rows queued again under a new seq

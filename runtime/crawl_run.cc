@@ -234,10 +234,13 @@ CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, c
         result.error = e.what();
     }
   }
-  char line[256];
-  std::snprintf(line, sizeof line, "crawl finished (%s): %lld pages fetched, %lld failed, %lld nodes, %lld edges in %.1f s",
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "crawl finished (%s): %lld pages fetched, %lld failed, %lld URLs parked to try again, %lld nodes, "
+                "%lld edges in %.1f s",
                 result.termination_reason.c_str(), static_cast<long long>(result.summary.pages_fetched),
-                static_cast<long long>(result.summary.pages_failed), static_cast<long long>(result.summary.nodes_discovered),
+                static_cast<long long>(result.summary.pages_failed), static_cast<long long>(result.summary.urls_parked),
+                static_cast<long long>(result.summary.nodes_discovered),
                 static_cast<long long>(result.summary.edges_recorded),
                 static_cast<double>(result.end_ms - result.start_ms) / 1000.0);
   log_line(LogLevel::info, line);

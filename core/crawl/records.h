@@ -137,6 +137,7 @@ struct StoreSummary {
   std::int64_t pages_failed = 0;      // pages with an error, fetched_at >= since
   std::int64_t avg_fetch_time_ms = 0; // over pages_fetched
   std::int64_t links_dropped = 0;     // over pages fetched since: hrefs past max_links_per_page
+  std::int64_t urls_parked = 0;       // frontier rows parked after a transient failure, now
 };
 
 }  // namespace actorcrawl

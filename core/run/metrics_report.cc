@@ -37,6 +37,7 @@ std::string metrics_json(const RunMetrics& m) {
   j["pages_failed"] = m.summary.pages_failed;
   j["avg_fetch_time_ms"] = m.summary.avg_fetch_time_ms;
   j["links_dropped"] = m.summary.links_dropped;
+  j["urls_parked"] = m.summary.urls_parked;
   j["urls_queued_at_end"] = m.urls_queued_at_end;
   j["termination_reason"] = m.termination_reason;
   if (!m.timings.empty()) {

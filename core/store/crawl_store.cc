@@ -361,6 +361,11 @@ struct CrawlStore::Impl {
       out.avg_fetch_time_ms = summary_pages.getColumn(2).getInt64();
       out.links_dropped = summary_pages.getColumn(3).getInt64();
     }
+    {
+      StatementUse use(summary_parked);
+      summary_parked.executeStep();
+      out.urls_parked = summary_parked.getColumn(0).getInt64();
+    }
     return out;
   }
 
@@ -484,6 +489,7 @@ struct CrawlStore::Impl {
   SQLite::Statement summary_nodes{
       db, "SELECT COUNT(*), COALESCE(SUM(crawl_count > 0), 0) FROM nodes"};
   SQLite::Statement summary_edges{db, "SELECT COUNT(*) FROM edges"};
+  SQLite::Statement summary_parked{db, "SELECT COUNT(*) FROM frontier WHERE state = 4"};
   SQLite::Statement summary_pages{db, R"sql(
       SELECT COALESCE(SUM(COALESCE(error, '') = ''), 0),
              COALESCE(SUM(COALESCE(error, '') <> ''), 0),

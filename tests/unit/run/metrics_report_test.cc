@@ -26,6 +26,7 @@ RunMetrics sample() {
   m.summary.pages_failed = 4;
   m.summary.avg_fetch_time_ms = 87;
   m.summary.links_dropped = 79000;
+  m.summary.urls_parked = 12;
   m.termination_reason = "max_pages";
   m.urls_queued_at_end = 1234;
   return m;
@@ -44,6 +45,7 @@ const char* const kSampleJson = R"({
   "pages_failed": 4,
   "avg_fetch_time_ms": 87,
   "links_dropped": 79000,
+  "urls_parked": 12,
   "urls_queued_at_end": 1234,
   "termination_reason": "max_pages"
 }
@@ -99,6 +101,7 @@ TEST_CASE("metrics_json: a run with nothing done", "[metrics_report]") {
   "pages_failed": 0,
   "avg_fetch_time_ms": 0,
   "links_dropped": 0,
+  "urls_parked": 0,
   "urls_queued_at_end": 0,
   "termination_reason": "queue_empty"
 }
