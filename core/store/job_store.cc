@@ -4,6 +4,7 @@
 
 #include <mutex>
 
+#include "core/store/database_lock.h"
 #include "core/store/sqlite_statements.h"
 #include "core/store/store_error.h"
 
@@ -75,10 +76,13 @@ JobRow row_of(SQLite::Statement& q) {
 struct JobStore::Impl {
   std::string path;
   std::mutex mutex;  // HTTP handler threads and job threads share it
+  // One service per service.db: a second `actorcrawl serve` on the same
+  // directory would resume the same jobs. Taken before the file is opened.
+  DatabaseLock lock;
   SQLite::Database db;
 
   explicit Impl(const std::string& p)
-      : path(p), db(p, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_FULLMUTEX) {
+      : path(p), lock(p), db(p, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_FULLMUTEX) {
     db.setBusyTimeout(5000);
     db.execAndGet("PRAGMA journal_mode = WAL");
     db.exec(kSchema);

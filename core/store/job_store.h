@@ -34,7 +34,9 @@ struct JobRow {
 
 class JobStore {
  public:
-  // Opens or creates `path`. Throws StoreError.
+  // Takes the database's lock (database_lock.h), then opens or creates
+  // `path`. Throws DatabaseInUse when another service holds it, StoreError
+  // otherwise.
   explicit JobStore(const std::string& path);
   ~JobStore();
   JobStore(const JobStore&) = delete;

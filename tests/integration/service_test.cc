@@ -466,3 +466,20 @@ TEST_CASE("serve: event streams are capped, so open dashboards never take every 
   CHECK(reopened);
   c.Delete(("/crawl/" + id).c_str());
 }
+
+TEST_CASE("serve: a second service on the same directory exits 1, naming the first", "[integration][service][lock]") {
+  ScratchDir dir;
+  Service first(dir, {}, "first.log");
+  ChildProcess second(ACTORCRAWL_BINARY, {"serve", "--listen", "127.0.0.1:0", "--db-dir", dir.path("service")},
+                      dir.path("second.log"));
+  const auto code = second.wait(20s);
+  REQUIRE(code.has_value());
+  INFO(second.output());
+  CHECK(*code == 1);
+  CHECK(second.output().find("service.db' is in use by another actorcrawl (pid " +
+                             std::to_string(first.process().pid()) + " on host ") != std::string::npos);
+  // The first goes on serving.
+  auto health = first.client().Get("/healthz");
+  REQUIRE(health);
+  CHECK(health->status == 200);
+}
