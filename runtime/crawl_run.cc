@@ -17,6 +17,7 @@
 #include "core/run/crawl_setup.h"
 #include "core/run/metrics_report.h"
 #include "core/store/crawl_store.h"
+#include "core/store/database_lock.h"
 #include "core/web/url.h"
 #include "messages/catalogue.h"
 
@@ -24,7 +25,9 @@ namespace actorcrawl {
 
 namespace {
 
-CrawlParts prepare(const CrawlConfig& config) {
+// The parts of a crawl, the database opened last (under `lock` when the
+// caller has taken it already).
+CrawlParts prepare(const CrawlConfig& config, std::unique_ptr<DatabaseLock> lock = nullptr) {
   validate(config, true);
   std::vector<Url> seeds;
   for (const auto& s : config.seeds)
@@ -35,7 +38,9 @@ CrawlParts prepare(const CrawlConfig& config) {
     throw ConfigError(error);
   CrawlParts parts;
   parts.pipeline = page_pipeline(config, std::move(scope));
-  parts.store = std::make_shared<CrawlStore>(config.db_path, static_cast<std::size_t>(config.storage_batch));
+  const auto batch = static_cast<std::size_t>(config.storage_batch);
+  parts.store = lock ? std::make_shared<CrawlStore>(std::move(lock), config.db_path, batch)
+                     : std::make_shared<CrawlStore>(config.db_path, batch);
   return parts;
 }
 
@@ -60,6 +65,10 @@ std::vector<StageTimes> gather_timings(caf::scoped_actor& self, const CrawlTopol
   return {fetch, select, parse, frontier, store};
 }
 
+// Runs the crawl `parts` were prepared for; defined below.
+CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, const CrawlRunOptions& options,
+                            CrawlParts parts);
+
 }  // namespace
 
 CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& options) {
@@ -70,18 +79,31 @@ CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& optio
   if (options.coordinator)
     parse_node_address(config.listen, "listen");
   validate(config, true);
+  // The database's lock before anything is opened: a crawl refused because
+  // another process writes the database (DatabaseInUse) must not have
+  // truncated that process's trace file either.
+  auto lock = std::make_unique<DatabaseLock>(config.db_path);
   const auto trace = TraceSession::open(config.trace_path, node_name(config));
+  CrawlParts parts = prepare(config, std::move(lock));
   caf::actor_system_config cfg;
   configure_node(cfg, config);
   caf::actor_system sys{cfg};
-  return run_crawl_on(sys, config, options);
+  return run_prepared(sys, config, options, std::move(parts));
 }
 
 CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, const CrawlRunOptions& options) {
   if (config.concurrent_workers == 0 && !options.coordinator)
     throw ConfigError("concurrent_workers is 0: nothing would fetch (only a coordinator may run without local workers)");
+  if (options.coordinator)
+    parse_node_address(config.listen, "listen");
+  return run_prepared(sys, config, options, prepare(config));
+}
+
+namespace {
+
+CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, const CrawlRunOptions& options,
+                            CrawlParts parts) {
   const NodeAddress listen = options.coordinator ? parse_node_address(config.listen, "listen") : NodeAddress{};
-  CrawlParts parts = prepare(config);
   parts.events = options.events;
   caf::scoped_actor self{sys};
   name_actor(self->address(), "crawl_run", node_name(config));
@@ -248,5 +270,7 @@ CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, c
     log_line(LogLevel::info, "where the time went:\n" + format_stage_times(result.timings, result.end_ms - result.start_ms));
   return result;
 }
+
+}  // namespace
 
 }  // namespace actorcrawl

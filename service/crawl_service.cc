@@ -15,6 +15,7 @@
 #include "runtime/mailbox_gauges.h"
 #include "core/run/clock.h"
 #include "core/run/console_log.h"
+#include "core/store/crawl_reader.h"
 #include "core/store/crawl_store.h"
 #include "service/api_error.h"
 #include "service/job_event_sink.h"
@@ -44,6 +45,9 @@ struct CrawlService::Impl {
   struct Running {
     std::string id;
     std::atomic<int> stop{0};
+    // Set with `stop` by a cancel, so a shutdown that comes before the job
+    // has wound down does not leave it to be resumed.
+    std::atomic<bool> cancelled{false};
     std::shared_ptr<JobLog> log = std::make_shared<JobLog>();
     std::thread thread;
     std::atomic<bool> done{false};
@@ -95,7 +99,12 @@ struct CrawlService::Impl {
     std::string error;
     std::int64_t fetched = 0, failed = 0;
     try {
-      store.set_running(job->id, epoch_ms());
+      if (!store.set_running(job->id, epoch_ms())) {
+        // Cancelled while it was queued: it never starts.
+        const auto counts = counts_of(job->id, config.db_path);
+        finish(job, JobStatus::cancelled, "cancelled", counts.fetched, counts.failed);
+        return;
+      }
       job->log->push("progress", progress_event(ProgressSnapshot{}, 0, epoch_ms()));
       CrawlRunOptions options;
       options.stop_requests = &job->stop;
@@ -107,6 +116,10 @@ struct CrawlService::Impl {
       failed = result.summary.pages_failed;
       if (!result.error.empty()) {
         error = result.error;
+      } else if (job->cancelled) {
+        // Before the shutdown case: the table already says cancel.
+        status = JobStatus::cancelled;
+        error = "cancelled";
       } else if (job->stop.load() > 0 && shutting_down) {
         // Interrupted by the service's own shutdown: the row stays
         // "running", and the next start resumes the job.
@@ -124,6 +137,12 @@ struct CrawlService::Impl {
     } catch (const std::exception& e) {
       error = e.what();
     }
+    finish(job, status, error, fetched, failed);
+  }
+
+  // The job's final status, in the table and its event log.
+  void finish(const std::shared_ptr<Running>& job, JobStatus status, const std::string& error, std::int64_t fetched,
+              std::int64_t failed) {
     try {
       store.set_finished(job->id, status, epoch_ms(), error, fetched, failed);
     } catch (const std::exception& e) {
@@ -133,6 +152,23 @@ struct CrawlService::Impl {
       log_line(LogLevel::warn, "job " + job->id + " failed: " + error);
     job->log->end(status);
     job->done = true;
+  }
+
+  // What a job's database holds, for a job that ends with no crawl to
+  // report it; a database that cannot be read counts nothing.
+  static PageCounts counts_of(const std::string& id, const std::string& db_path) {
+    try {
+      return count_pages(db_path);
+    } catch (const StoreError& e) {
+      log_line(LogLevel::warn, "job " + id + ": " + e.what());
+      return {};
+    }
+  }
+
+  // A job asked to cancel that has no crawl to wind down: cancelled now.
+  void finish_cancelled(const JobRow& row) {
+    const auto counts = counts_of(row.id, row.db_path);
+    store.set_finished(row.id, JobStatus::cancelled, epoch_ms(), "cancelled", counts.fetched, counts.failed);
   }
 
   // Joins jobs that ended; keeps their logs for late SSE readers. Caller
@@ -167,6 +203,12 @@ struct CrawlService::Impl {
 
 CrawlService::CrawlService(ServiceSettings settings) : impl_(std::make_unique<Impl>(std::move(settings))) {
   std::lock_guard<std::mutex> lock{impl_->mutex};
+  // Asked to cancel, but the service stopped before they had wound down:
+  // the cancel stands, they are not resumed.
+  for (const auto& row : impl_->store.unfinished_cancels()) {
+    log_line(LogLevel::info, "job " + row.id + " was being cancelled when the service stopped: it is cancelled");
+    impl_->finish_cancelled(row);
+  }
   for (const auto& row : impl_->store.unfinished()) {
     try {
       const auto request = job_request_from_json(row.request_json);
@@ -215,9 +257,19 @@ std::vector<JobRow> CrawlService::jobs() { return impl_->store.list(); }
 
 bool CrawlService::cancel(const std::string& id) {
   std::lock_guard<std::mutex> lock{impl_->mutex};
+  // Written before anything is stopped: from now on no restart, graceful
+  // or after a crash, resumes the job.
+  const bool requested = impl_->store.request_cancel(id, epoch_ms());
   auto it = impl_->running.find(id);
-  if (it == impl_->running.end())
+  if (it == impl_->running.end() || it->second->done) {
+    // No thread of this process will end it (it is over, or was never
+    // launched): a cancel that took ends it here.
+    if (requested)
+      if (auto row = impl_->store.get(id))
+        impl_->finish_cancelled(*row);
     return impl_->store.get(id).has_value();
+  }
+  it->second->cancelled = true;
   it->second->stop = 1;
   return true;
 }
@@ -247,6 +299,7 @@ CrawlService::Redrive CrawlService::redrive(const std::string& id, const Redrive
   if (out.report.requeued > 0) {
     log_line(LogLevel::info, "job " + id + ": " + std::to_string(out.report.requeued) +
                                " dead letters queued again; the job runs again to fetch them");
+    impl_->store.reopen(id);  // a job cancelled before runs again: asked for
     impl_->launch(*row, job_request_from_json(row->request_json));
     out.restarted = true;
   }

@@ -3,7 +3,8 @@
 // Storage and database file) on one shared actor system, so jobs run side
 // by side and never see each other's frontier. The job table (service.db)
 // is the source of truth: it survives a restart, and jobs that were queued
-// or running when the service stopped are resumed from their databases.
+// or running when the service stopped are resumed from their databases,
+// unless their cancel had been asked for: those end cancelled.
 //
 // Thread-safe: HTTP handler threads call it; each job runs on a thread of
 // its own that drives the crawl (run_crawl_on).
@@ -47,8 +48,10 @@ class CrawlService {
   JobRow submit(const JobRequest& request);
   std::optional<JobRow> job(const std::string& id);
   std::vector<JobRow> jobs();
-  // Cancels a queued or running job: in-flight transfers end, what was
-  // crawled stays. False for an unknown id.
+  // Cancels a queued or running job: the cancel is written to the job table
+  // at once (so no restart resumes the job), then in-flight transfers end;
+  // what was crawled stays. False for an unknown id. Throws StoreError when
+  // the cancel cannot be written (then nothing was stopped).
   bool cancel(const std::string& id);
   // Live counters of a running job.
   std::optional<JobLive> live(const std::string& id);

@@ -85,7 +85,8 @@ json job_summary(const JobRow& row) {
               {"pages_failed", row.pages_failed},
               {"created_at", row.created_at},
               {"started_at", time_or_null(row.started_at)},
-              {"ended_at", time_or_null(row.ended_at)}};
+              {"ended_at", time_or_null(row.ended_at)},
+              {"cancel_requested_at", time_or_null(row.cancel_requested_at)}};
 }
 
 // A running job's live counters over the table's (which it writes at the end).
@@ -369,6 +370,7 @@ struct HttpApi::Impl {
       throw ApiError(409, "job_finished",
                      "job '" + clip_for_message(id, 100) + "' is already " + to_string(row.status));
     service.cancel(id);
+    // The cancel is in the job table now, so no restart resumes the job.
     // In-flight transfers end (bounded by the request timeout); answer with
     // the final state when it comes soon enough.
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds{30};

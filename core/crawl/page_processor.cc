@@ -47,9 +47,11 @@ class HtmlLinksProcessor final : public PageProcessor {
   }
 };
 
-// Writes each body under <dir>/<host>/<fingerprint>.<ext>. The file name is
+// Writes each body under <dir>/<host>/<hash>.<ext>. The file name is
 // derived from a hash, never from the URL's path, so no URL can name a file
-// outside the directory; the host part keeps only [A-Za-z0-9.-_].
+// outside the directory; the host part keeps only [A-Za-z0-9.-_]. The hash
+// is stable_url_hash, not the seen-set's keyed fingerprint: a page fetched
+// again by a later run must land on the same file.
 class SavePagesProcessor final : public PageProcessor {
  public:
   explicit SavePagesProcessor(std::string dir) : dir_(std::move(dir)) {}
@@ -66,7 +68,7 @@ class SavePagesProcessor final : public PageProcessor {
     if (safe_host.empty() || safe_host == "." || safe_host == "..")
       safe_host = "_";
     std::ostringstream name;
-    name << std::hex << std::setw(16) << std::setfill('0') << url_fingerprint(page.url)
+    name << std::hex << std::setw(16) << std::setfill('0') << stable_url_hash(page.url)
          << (is_html(page.content_type) ? ".html" : ".bin");
     std::filesystem::path dir = std::filesystem::path(dir_) / safe_host;
     std::error_code ec;

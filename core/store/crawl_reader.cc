@@ -81,4 +81,14 @@ GraphView read_graph(const std::string& db_path) {
   });
 }
 
+PageCounts count_pages(const std::string& db_path) {
+  return read_db(db_path, "count pages", [&](SQLite::Database& db) {
+    SQLite::Statement q(db,
+                        "SELECT COALESCE(SUM(COALESCE(error, '') = ''), 0), COALESCE(SUM(COALESCE(error, '') <> ''), 0) "
+                        "FROM pages");
+    q.executeStep();
+    return PageCounts{q.getColumn(0).getInt64(), q.getColumn(1).getInt64()};
+  });
+}
+
 }  // namespace actorcrawl

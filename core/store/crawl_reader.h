@@ -47,4 +47,12 @@ PageSlice read_pages(const std::string& db_path, std::int64_t offset, std::int64
                      std::int64_t links_offset = 0, std::int64_t links_limit = 100);
 GraphView read_graph(const std::string& db_path);
 
+struct PageCounts {
+  std::int64_t fetched = 0;  // pages without an error
+  std::int64_t failed = 0;   // pages with one
+};
+// Over every run: the counts of a job that ends without a crawl to report
+// them (cancelled while the service was down, or before it started).
+PageCounts count_pages(const std::string& db_path);
+
 }  // namespace actorcrawl

@@ -14,6 +14,7 @@
 
 #include "core/run/clock.h"
 #include "core/store/crawl_schema.h"
+#include "core/store/database_lock.h"
 #include "core/store/sqlite_statements.h"
 #include "core/store/write_batch.h"
 #include "core/web/url_fingerprint.h"
@@ -499,7 +500,13 @@ struct CrawlStore::Impl {
       FROM pages WHERE fetched_at >= ?1)sql"};
 };
 
-CrawlStore::CrawlStore(const std::string& path, std::size_t batch_ops) {
+// The lock comes before the file is opened: a second writer is refused
+// before it creates, migrates or writes anything.
+CrawlStore::CrawlStore(const std::string& path, std::size_t batch_ops)
+    : CrawlStore(std::make_unique<DatabaseLock>(path), path, batch_ops) {}
+
+CrawlStore::CrawlStore(std::unique_ptr<DatabaseLock> lock, const std::string& path, std::size_t batch_ops)
+    : lock_(std::move(lock)) {
   try {
     impl_ = std::make_unique<Impl>(path, batch_ops);
   } catch (const SQLite::Exception& e) {

@@ -1,6 +1,9 @@
 // The crawl's SQLite database: the domain graph (nodes, edges — the domain-graph
 // schema), the page graph (pages, links), the persistent frontier, dead
-// letters and a log of runs. One writer (the StorageActor) owns an instance.
+// letters and a log of runs. One writer (the StorageActor) owns an instance,
+// and one instance at a time may write a database: opening it takes the
+// database's lock (database_lock.h), so a second writer, in this process or
+// another, is refused with DatabaseInUse before it touches the file.
 //
 // The tables are in crawl_schema.sql. Writes are batched (write_batch.h):
 // the first write opens a transaction, and it commits when `batch_ops`
@@ -42,10 +45,18 @@ struct RedriveReport {
   std::vector<std::pair<std::string, std::int64_t>> by_reason;  // letters per reason
 };
 
+class DatabaseLock;
+
 class CrawlStore {
  public:
-  // Opens or creates the database and its schema. Throws StoreError.
+  // Takes the database's lock, then opens or creates the database and its
+  // schema. Throws DatabaseInUse when another writer holds the lock,
+  // StoreError otherwise.
   explicit CrawlStore(const std::string& path, std::size_t batch_ops = 512);
+  // The same under the database's lock taken already by the caller, who
+  // wants to know the database is free before it opens anything else (a
+  // crawl's trace file).
+  CrawlStore(std::unique_ptr<DatabaseLock> lock, const std::string& path, std::size_t batch_ops = 512);
   ~CrawlStore();
   CrawlStore(const CrawlStore&) = delete;
   CrawlStore& operator=(const CrawlStore&) = delete;
@@ -104,6 +115,9 @@ class CrawlStore {
 
  private:
   struct Impl;
+  // Declared first: taken before the database is opened, released after it
+  // is closed.
+  std::unique_ptr<DatabaseLock> lock_;
   std::unique_ptr<Impl> impl_;
 };
 

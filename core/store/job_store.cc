@@ -4,6 +4,7 @@
 
 #include <mutex>
 
+#include "core/store/database_lock.h"
 #include "core/store/sqlite_statements.h"
 #include "core/store/store_error.h"
 
@@ -29,6 +30,11 @@ JobStatus status_from(const std::string& s) {
   return JobStatus::failed;
 }
 
+// PRAGMA user_version of service.db. A newer one is refused; an older one
+// is migrated when opened:
+//   0 -> 1  jobs.cancel_requested_at (a cancel is written when asked for)
+constexpr int kJobSchemaVersion = 1;
+
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS jobs (
     seq INTEGER PRIMARY KEY,
@@ -43,13 +49,14 @@ CREATE TABLE IF NOT EXISTS jobs (
     ended_at INTEGER,
     error TEXT,
     pages_fetched INTEGER NOT NULL DEFAULT 0,
-    pages_failed INTEGER NOT NULL DEFAULT 0
+    pages_failed INTEGER NOT NULL DEFAULT 0,
+    cancel_requested_at INTEGER
 );
 )sql";
 
 constexpr const char* kColumns =
   "id, status, seed_url, max_pages, request, db_path, created_at, started_at, ended_at, error, pages_fetched, "
-  "pages_failed";
+  "pages_failed, cancel_requested_at";
 
 JobRow row_of(SQLite::Statement& q) {
   JobRow r;
@@ -67,6 +74,8 @@ JobRow row_of(SQLite::Statement& q) {
   r.error = column_text(q.getColumn(9));
   r.pages_fetched = q.getColumn(10).getInt64();
   r.pages_failed = q.getColumn(11).getInt64();
+  if (!q.getColumn(12).isNull())
+    r.cancel_requested_at = q.getColumn(12).getInt64();
   return r;
 }
 
@@ -75,13 +84,28 @@ JobRow row_of(SQLite::Statement& q) {
 struct JobStore::Impl {
   std::string path;
   std::mutex mutex;  // HTTP handler threads and job threads share it
+  // One service per service.db: a second `actorcrawl serve` on the same
+  // directory would resume the same jobs. Taken before the file is opened.
+  DatabaseLock lock;
   SQLite::Database db;
 
   explicit Impl(const std::string& p)
-      : path(p), db(p, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_FULLMUTEX) {
+      : path(p), lock(p), db(p, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_FULLMUTEX) {
     db.setBusyTimeout(5000);
+    const int version = db.execAndGet("PRAGMA user_version").getInt();
+    if (version > kJobSchemaVersion)
+      throw SQLite::Exception("schema version " + std::to_string(version) + " is newer than the supported version " +
+                              std::to_string(kJobSchemaVersion));
     db.execAndGet("PRAGMA journal_mode = WAL");
+    SQLite::Transaction schema(db);
+    // A table from before a column was added gains it; CREATE TABLE IF NOT
+    // EXISTS would leave it as it is.
+    if (version < 1 && db.tableExists("jobs"))
+      db.exec("ALTER TABLE jobs ADD COLUMN cancel_requested_at INTEGER");
     db.exec(kSchema);
+    if (version != kJobSchemaVersion)
+      db.exec("PRAGMA user_version = " + std::to_string(kJobSchemaVersion));
+    schema.commit();
   }
 
   template <typename Body>
@@ -133,14 +157,35 @@ JobRow JobStore::create(const std::string& seed_url, std::int64_t max_pages, con
   });
 }
 
-void JobStore::set_running(const std::string& id, std::int64_t now_ms) {
-  impl_->guarded("start job", [&] {
+bool JobStore::set_running(const std::string& id, std::int64_t now_ms) {
+  return impl_->guarded("start job", [&] {
     SQLite::Statement q(impl_->db,
                         "UPDATE jobs SET status = 'running', started_at = COALESCE(started_at, ?), ended_at = NULL, "
-                        "error = NULL WHERE id = ?");
+                        "error = NULL WHERE id = ? AND cancel_requested_at IS NULL");
     q.bind(1, now_ms);
     q.bind(2, id);
-    q.exec();
+    return q.exec() > 0;
+  });
+}
+
+bool JobStore::request_cancel(const std::string& id, std::int64_t now_ms) {
+  return impl_->guarded("cancel job", [&] {
+    SQLite::Statement q(impl_->db,
+                        "UPDATE jobs SET cancel_requested_at = COALESCE(cancel_requested_at, ?) "
+                        "WHERE id = ? AND status IN ('queued', 'running')");
+    q.bind(1, now_ms);
+    q.bind(2, id);
+    return q.exec() > 0;
+  });
+}
+
+bool JobStore::reopen(const std::string& id) {
+  return impl_->guarded("reopen job", [&] {
+    SQLite::Statement q(impl_->db,
+                        "UPDATE jobs SET cancel_requested_at = NULL "
+                        "WHERE id = ? AND status NOT IN ('queued', 'running')");
+    q.bind(1, id);
+    return q.exec() > 0;
   });
 }
 
@@ -194,7 +239,20 @@ std::vector<std::pair<JobStatus, std::int64_t>> JobStore::count_by_status() {
 std::vector<JobRow> JobStore::unfinished() {
   return impl_->guarded("list unfinished jobs", [&] {
     SQLite::Statement q(impl_->db, std::string{"SELECT "} + kColumns +
-                                     " FROM jobs WHERE status IN ('queued', 'running') ORDER BY seq");
+                                     " FROM jobs WHERE status IN ('queued', 'running') AND cancel_requested_at IS NULL "
+                                     "ORDER BY seq");
+    std::vector<JobRow> out;
+    while (q.executeStep())
+      out.push_back(row_of(q));
+    return out;
+  });
+}
+
+std::vector<JobRow> JobStore::unfinished_cancels() {
+  return impl_->guarded("list unfinished cancels", [&] {
+    SQLite::Statement q(impl_->db, std::string{"SELECT "} + kColumns +
+                                     " FROM jobs WHERE status IN ('queued', 'running') AND cancel_requested_at IS NOT "
+                                     "NULL ORDER BY seq");
     std::vector<JobRow> out;
     while (q.executeStep())
       out.push_back(row_of(q));

@@ -3,6 +3,11 @@
 // in a database of its own (the path is in the row), so jobs never share a
 // frontier; this table is what survives a restart of the service and what
 // GET /crawl lists.
+//
+// A cancel is written here the moment it is asked for
+// (cancel_requested_at), not when the job's crawl has wound down: a job
+// whose cancel was requested is never resumed by a restart, whether the
+// service stopped gracefully or died meanwhile.
 #pragma once
 
 #include <cstdint>
@@ -30,11 +35,16 @@ struct JobRow {
   std::string error;  // why it failed, or the termination reason
   std::int64_t pages_fetched = 0;
   std::int64_t pages_failed = 0;
+  // When a cancel was asked for (epoch ms); the status says whether the
+  // job has ended since.
+  std::optional<std::int64_t> cancel_requested_at;
 };
 
 class JobStore {
  public:
-  // Opens or creates `path`. Throws StoreError.
+  // Takes the database's lock (database_lock.h), then opens or creates
+  // `path`. Throws DatabaseInUse when another service holds it, StoreError
+  // otherwise.
   explicit JobStore(const std::string& path);
   ~JobStore();
   JobStore(const JobStore&) = delete;
@@ -44,15 +54,30 @@ class JobStore {
   // database. Returns the row.
   JobRow create(const std::string& seed_url, std::int64_t max_pages, const std::string& request_json,
                 const std::string& jobs_dir, std::int64_t now_ms);
-  void set_running(const std::string& id, std::int64_t now_ms);
+  // Marks the job running, unless its cancel was requested first (a queued
+  // job cancelled before its thread came to it): then nothing changes and
+  // it returns false, and the job must not start.
+  bool set_running(const std::string& id, std::int64_t now_ms);
+  // Records at once that the job is to be cancelled. True when the job is
+  // queued or running (a second request keeps the first time); false for an
+  // unknown or finished job, which is left as it is.
+  bool request_cancel(const std::string& id, std::int64_t now_ms);
+  // Takes back an earlier cancel of a job that has ended, so that it can
+  // run again (a re-drive asked for that). False for an unknown job or one
+  // still queued or running, which keeps its cancel.
+  bool reopen(const std::string& id);
   // A final status, with the counts the crawl ended with.
   void set_finished(const std::string& id, JobStatus status, std::int64_t now_ms, const std::string& error,
                     std::int64_t pages_fetched, std::int64_t pages_failed);
   std::optional<JobRow> get(const std::string& id);
   // Newest first, at most `limit`.
   std::vector<JobRow> list(std::size_t limit = 1000);
-  // Jobs that were queued or running: what a restart takes up again.
+  // Jobs that were queued or running, and not asked to cancel: what a
+  // restart takes up again.
   std::vector<JobRow> unfinished();
+  // Jobs asked to cancel that never ended (the service stopped first): what
+  // a restart finishes as cancelled instead of resuming.
+  std::vector<JobRow> unfinished_cancels();
   // How many jobs have each status (statuses with none are left out).
   std::vector<std::pair<JobStatus, std::int64_t>> count_by_status();
 

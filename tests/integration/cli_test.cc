@@ -303,3 +303,67 @@ TEST_CASE("redrive queues dead letters again in one step, and the next run fetch
   // Taken once.
   CHECK(contains(run("redrive --db " + config.db_path).output, "re-drove 0 dead letters"));
 }
+
+TEST_CASE("a second crawl of a database in use exits 1 naming the first, and changes nothing", "[cli][lock]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = serve_chain(web);
+  const std::string db = dir.path("c.db");
+  const std::string trace = dir.path("trace.jsonl");
+  const std::string args = "crawl --quiet --seed " + TestWeb::url(h, "/p0") +
+                           " --politeness-delay 80ms --max-depth 100 --db " + db + " --trace " + trace;
+  const pid_t first = start(args + " --metrics " + dir.path("first.log"));
+  // Until the first has written part of its trace (it writes 64 KiB at a
+  // time), so that a second opening the same trace file would show.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{20};
+  const auto trace_bytes = [&] {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(trace, ec);
+    return ec ? 0 : size;
+  };
+  while ((page_requests(web) < 3 || trace_bytes() == 0) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds{5});
+  REQUIRE(trace_bytes() > 0);
+  REQUIRE(page_requests(web) < 40);  // the first is still crawling
+
+  auto out = run(args + " --metrics " + dir.path("second.log"));
+  INFO(out.output);
+  CHECK(out.exit_code == 1);
+  CHECK(contains(out.output, "actorcrawl: database error: database '" + db +
+                                 "' is in use by another actorcrawl (pid " + std::to_string(first) + " on host "));
+  CHECK(contains(out.output, ", actorcrawl crawl); one process writes a database at a time"));
+  // Refused before it touched anything: no run of its own, no metrics.
+  CHECK(count(db, "SELECT COUNT(*) FROM crawl_runs") == 1);
+  CHECK_FALSE(std::filesystem::exists(dir.path("second.log")));
+
+  // The first crawl never noticed: it completes, every page fetched once.
+  int status = 0;
+  REQUIRE(waitpid(first, &status, 0) == first);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  auto seen = targets_seen(web, h);
+  CHECK(seen.size() == 42);  // p0..p39, and p40, p41 which answer 404
+  for (const auto& [target, times] : seen) {
+    INFO(target);
+    CHECK(times == 1);
+  }
+  CHECK(column(db, "PRAGMA integrity_check") == std::vector<std::string>{"ok"});
+  CHECK(count(db, "SELECT COUNT(*) FROM crawl_runs WHERE ended_at IS NOT NULL") == 1);
+  // Nor was the first one's trace file (the same path) truncated under it:
+  // every line is a whole record, no hole of NUL bytes at the start.
+  std::ifstream in(trace, std::ios::binary);
+  std::string line;
+  std::size_t lines = 0;
+  while (std::getline(in, line)) {
+    INFO("trace line " << lines);
+    REQUIRE(nlohmann::json::accept(line));
+    ++lines;
+  }
+  CHECK(lines > 42);
+  CHECK(count(db, "SELECT COUNT(*) FROM frontier WHERE state = 0") == 0);
+  // The lock went with its holder.
+  CHECK_FALSE(std::filesystem::exists(db + ".lock"));
+  // And the database is free for the next run.
+  out = run(args + " --metrics " + dir.path("third.log"));
+  CHECK(out.exit_code == 0);
+}

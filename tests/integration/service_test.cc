@@ -322,6 +322,69 @@ TEST_CASE("serve: a job survives a crash of the service and is resumed on restar
   CHECK(start_job(c, json{{"url", slow}, {"max_pages", 1}}) == "crawl_2");
 }
 
+TEST_CASE("serve: a cancel is written at once: killed before the job wound down, the service restarts it cancelled",
+          "[integration][service][cancel]") {
+  ScratchDir dir;
+  TestWeb web;
+  // The root links to pages that take 20 s each (the request timeout is
+  // 30 s): once the cancel is asked for, the job waits for the page in
+  // flight, and the service is killed meanwhile.
+  auto h = web.add_host("127.0.0.1");
+  std::vector<std::string> links;
+  for (int i = 1; i <= 8; ++i) {
+    links.push_back("/p" + std::to_string(i));
+    auto slow = html(page("P" + std::to_string(i), {}));
+    slow.delay_ms = 20000;
+    web.route(h, "/p" + std::to_string(i), slow);
+  }
+  web.route(h, "/", html(page("Root", links)));
+  std::string id;
+  {
+    Service first(dir, {"--allow-private-networks", "--request-timeout-ms", "30000"}, "first.log");
+    auto c = first.client();
+    id = start_job(c, json{{"url", TestWeb::url(h, "/")}, {"max_pages", 9}});
+    auto until = std::chrono::steady_clock::now() + 30s;
+    while (page_requests(web) < 2 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(10ms);
+    REQUIRE(page_requests(web) >= 2);
+    // DELETE answers once the job has stopped, which the slow page holds
+    // up: it is sent from a thread of its own.
+    std::thread canceller([&] { first.client().Delete(("/crawl/" + id).c_str()); });
+    json job;
+    until = std::chrono::steady_clock::now() + 10s;
+    while (std::chrono::steady_clock::now() < until) {
+      job = body_of(c.Get(("/crawl/" + id).c_str())).at("job");
+      if (!job.at("cancel_requested_at").is_null())
+        break;
+      std::this_thread::sleep_for(10ms);
+    }
+    INFO(job.dump());
+    CHECK(job.at("cancel_requested_at").is_number());
+    CHECK(job.at("status") == "running");
+    first.process().signal(SIGKILL);
+    REQUIRE(first.process().wait(10s).has_value());
+    canceller.join();
+  }
+  const auto requests_before = page_requests(web);
+
+  Service second(dir, {"--allow-private-networks"}, "second.log");
+  INFO(second.process().output());
+  CHECK(second.process().output().find("resuming job " + id) == std::string::npos);
+  CHECK(second.process().output().find("job " + id + " was being cancelled when the service stopped") !=
+        std::string::npos);
+  auto c = second.client();
+  const auto job = body_of(c.Get(("/crawl/" + id).c_str())).at("job");
+  CHECK(job.at("status") == "cancelled");
+  CHECK(job.at("error") == "cancelled");
+  CHECK(job.at("ended_at").is_number());
+  CHECK(job.at("cancel_requested_at").is_number());
+  CHECK(job.at("pages_fetched") == job.at("pages").size());
+  check_error(c.Delete(("/crawl/" + id).c_str()), 409, "job_finished");
+  // Nothing more was fetched for it.
+  std::this_thread::sleep_for(500ms);
+  CHECK(page_requests(web) == requests_before);
+}
+
 TEST_CASE("serve: jobs may not fetch private addresses unless the service allows it", "[integration][service]") {
   ScratchDir dir;
   TestWeb web;
@@ -518,4 +581,21 @@ TEST_CASE("serve: POST /crawl/{id}/redrive queues a finished job's dead letters 
   for (const auto& p : job.at("pages"))
     moved = moved || (p.at("url") == TestWeb::url(h, "/moved") && p.at("title") == "Moved");
   CHECK(moved);
+}
+
+TEST_CASE("serve: a second service on the same directory exits 1, naming the first", "[integration][service][lock]") {
+  ScratchDir dir;
+  Service first(dir, {}, "first.log");
+  ChildProcess second(ACTORCRAWL_BINARY, {"serve", "--listen", "127.0.0.1:0", "--db-dir", dir.path("service")},
+                      dir.path("second.log"));
+  const auto code = second.wait(20s);
+  REQUIRE(code.has_value());
+  INFO(second.output());
+  CHECK(*code == 1);
+  CHECK(second.output().find("service.db' is in use by another actorcrawl (pid " +
+                             std::to_string(first.process().pid()) + " on host ") != std::string::npos);
+  // The first goes on serving.
+  auto health = first.client().Get("/healthz");
+  REQUIRE(health);
+  CHECK(health->status == 200);
 }

@@ -1,5 +1,6 @@
 // Test support: a scratch path unique to this process and test, removed at
-// scope exit together with the side files SQLite keeps beside a database.
+// scope exit together with the side files SQLite keeps beside a database
+// (and the lock file a writer keeps there, database_lock.h).
 #pragma once
 
 #include <unistd.h>
@@ -27,7 +28,7 @@ class TempPath {
   }
   ~TempPath() {
     std::error_code ignored;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+    for (const char* suffix : {"", "-wal", "-shm", "-journal", ".lock"})
       std::filesystem::remove(path_ + suffix, ignored);
   }
   TempPath(const TempPath&) = delete;

@@ -49,7 +49,7 @@ std::string read_file(const fs::path& p) {
 
 std::string hex_name(const std::string& url, const char* ext) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(url_fingerprint(url)));
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(stable_url_hash(url)));
   return std::string(buf) + ext;
 }
 
@@ -159,7 +159,7 @@ TEST_CASE("html_links: error pages and other media types are not parsed", "[page
   }
 }
 
-TEST_CASE("save_pages: writes the body under <dir>/<host>/<fingerprint>.<ext>",
+TEST_CASE("save_pages: writes the body under <dir>/<host>/<hash>.<ext>",
           "[page_processor]") {
   TempDir tmp;
   const fs::path dir = tmp.path() / "pages";

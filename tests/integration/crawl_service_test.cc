@@ -1,0 +1,135 @@
+// CrawlService in this process: what a start and a shutdown do with the job
+// table when a cancel has been asked for (service_test.cc drives the same
+// over HTTP, with kill -9).
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/store/crawl_store.h"
+#include "core/store/job_store.h"
+#include "crawl_fixture.h"
+#include "service/crawl_service.h"
+#include "service/job_request.h"
+
+using namespace actorcrawl;
+using namespace actorcrawl::testing;
+using testweb::TestWeb;
+using namespace std::chrono_literals;
+
+namespace {
+
+ServiceSettings settings_in(const ScratchDir& dir) {
+  ServiceSettings s;
+  s.base = fast_config(dir, "http://127.0.0.1:1/");
+  s.data_dir = dir.path("service");
+  s.allow_private_networks = true;
+  return s;
+}
+
+JobRequest request_for(const std::string& url, int max_pages) {
+  return parse_job_request(nlohmann::json{{"url", url}, {"max_pages", max_pages}}.dump());
+}
+
+// A root page linking to `children` pages that each take `delay_ms`.
+std::string slow_children(TestWeb& web, int children, int delay_ms) {
+  auto h = web.add_host("127.0.0.1");
+  std::vector<std::string> links;
+  for (int i = 1; i <= children; ++i) {
+    links.push_back("/p" + std::to_string(i));
+    auto r = html(page("P" + std::to_string(i), {}));
+    r.delay_ms = delay_ms;
+    web.route(h, "/p" + std::to_string(i), r);
+  }
+  web.route(h, "/", html(page("Root", links)));
+  return TestWeb::url(h, "/");
+}
+
+}  // namespace
+
+TEST_CASE("service start: jobs whose cancel was asked for end cancelled and are not resumed",
+          "[integration][service][cancel]") {
+  ScratchDir dir;
+  TestWeb web;
+  const auto seed = slow_children(web, 3, 0);
+  const auto settings = settings_in(dir);
+  const std::string jobs_dir = settings.data_dir + "/jobs";
+  std::filesystem::create_directories(jobs_dir);
+  std::string queued, running, resumed;
+  {
+    // What a service that died mid-cancel leaves: one job cancelled while
+    // still queued, one while running (two pages stored), and one job
+    // nobody cancelled.
+    JobStore jobs(settings.data_dir + "/service.db");
+    const std::string request = to_json(request_for(seed, 4));
+    queued = jobs.create(seed, 4, request, jobs_dir, 1000).id;
+    running = jobs.create(seed, 4, request, jobs_dir, 1000).id;
+    resumed = jobs.create(seed, 4, request, jobs_dir, 1000).id;
+    REQUIRE(jobs.set_running(running, 1100));
+    {
+      CrawlStore store(jobs.get(running)->db_path);
+      PageRow ok, failed;
+      ok.url = seed;
+      ok.host_key = "127.0.0.1";
+      ok.status_code = 200;
+      failed.url = seed + "p1";
+      failed.host_key = "127.0.0.1";
+      failed.error = "timeout";
+      store.record_page(ok);
+      store.record_page(failed);
+    }
+    REQUIRE(jobs.request_cancel(queued, 1200));
+    REQUIRE(jobs.request_cancel(running, 1300));
+  }
+
+  CrawlService service(settings);
+  const auto q = *service.job(queued);
+  CHECK(q.status == JobStatus::cancelled);
+  CHECK(q.ended_at.has_value());
+  CHECK(q.error == "cancelled");
+  CHECK(q.pages_fetched == 0);
+  const auto r = *service.job(running);
+  CHECK(r.status == JobStatus::cancelled);
+  CHECK(*r.cancel_requested_at == 1300);
+  CHECK(r.pages_fetched == 1);
+  CHECK(r.pages_failed == 1);
+  CHECK_FALSE(service.live(running).has_value());
+  // The job nobody cancelled is resumed, and is the only one that fetches.
+  const auto until = std::chrono::steady_clock::now() + 30s;
+  while (service.job(resumed)->status != JobStatus::completed && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(20ms);
+  CHECK(service.job(resumed)->status == JobStatus::completed);
+  CHECK(targets_seen(web, web.requests().front().host_key) ==
+        std::map<std::string, int>{{"/", 1}, {"/p1", 1}, {"/p2", 1}, {"/p3", 1}});
+}
+
+TEST_CASE("service shutdown: a job cancelled but still winding down ends cancelled, not to be resumed",
+          "[integration][service][cancel]") {
+  ScratchDir dir;
+  TestWeb web;
+  // The children answer after 1.2 s (the request timeout is 2 s): the
+  // cancelled job waits for the one in flight.
+  const auto seed = slow_children(web, 4, 1200);
+  const auto settings = settings_in(dir);
+  std::string id;
+  {
+    CrawlService service(settings);
+    id = service.submit(request_for(seed, 5)).id;
+    const auto until = std::chrono::steady_clock::now() + 20s;
+    while (page_requests(web) < 2 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(5ms);
+    REQUIRE(page_requests(web) >= 2);
+    REQUIRE(service.cancel(id));
+    // Written at once, while the job still waits for its page.
+    const auto row = *service.job(id);
+    CHECK(row.cancel_requested_at.has_value());
+    CHECK(row.status == JobStatus::running);
+  }  // the service stops here, before the job has wound down
+  JobStore jobs(settings.data_dir + "/service.db");
+  CHECK(jobs.get(id)->status == JobStatus::cancelled);
+  CHECK(jobs.unfinished().empty());
+  CHECK(jobs.unfinished_cancels().empty());
+}
