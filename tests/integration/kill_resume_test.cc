@@ -417,7 +417,10 @@ TEST_CASE("a cluster whose worker processes are killed with SIGKILL at random mo
 
   // A page is asked for again only when a kill came between the two
   // requests (its worker died with the transfer in flight), and a kill can
-  // catch no more transfers than the worker runs at once.
+  // catch no more transfers than the worker runs at once. A request the
+  // victim sent just before it died may be read by the web a moment after
+  // the kill: kKillSlack allows for that.
+  constexpr auto kKillSlack = 100ms;
   std::map<std::string, std::vector<Clock::time_point>> asked;
   for (const auto& r : web.page_requests_of())
     asked[url_of(r)].push_back(r.at);
@@ -428,7 +431,7 @@ TEST_CASE("a cluster whose worker processes are killed with SIGKILL at random mo
     for (std::size_t i = 1; i < times.size(); ++i) {
       INFO(url << " asked for " << times.size() << " times");
       CHECK(std::any_of(kill_times.begin(), kill_times.end(),
-                        [&](Clock::time_point kill) { return times[i - 1] <= kill && kill <= times[i]; }));
+                        [&](Clock::time_point kill) { return times[i - 1] <= kill + kKillSlack && kill <= times[i]; }));
       ++asked_again;
     }
   }
