@@ -10,7 +10,6 @@
 #include "core/run/console_log.h"
 #include "core/fetch/fetch_engine.h"
 #include "core/fetch/retry_policy.h"
-#include "core/web/http_status.h"
 #include "core/web/robots_txt.h"
 #include "core/run/stage_times.h"
 #include "messages/catalogue.h"
@@ -197,20 +196,14 @@ class fetch_worker : public caf::blocking_actor {
     // first attempt to the outcome.
     times_.add(monotonic_us() - f.first_started_us, f.mailbox_wait_us);
     inflight_.erase(it);
-    // Which of fetch_done and the result goes first. The HostSelector ends
-    // the lease on fetch_done, and a worker that dies (or whose link drops)
-    // after it but before the result leaves a lease nobody reports: the
-    // Frontier would wait for it forever. So the result goes first, and a
-    // worker dying between the two only sends the lease back to the
-    // Frontier, whose LeaseLedger keeps the first report. A redirect is the
-    // exception: the Processor sends its next hop to the HostSelector as
-    // follow_redirect, which must find this lease ended, so there the
-    // HostSelector hears first.
-    const bool may_redirect = d.verdict == FetchVerdict::fetched && is_redirect_status(outcome.status_code) &&
-                              !outcome.location.empty();
+    // The result goes before fetch_done. The HostSelector ends the lease on
+    // fetch_done, and a worker that dies (or whose link drops) after it but
+    // before the result would leave a lease nobody reports: the Frontier
+    // would wait for it forever. With the result first, a worker dying
+    // between the two only sends the lease back to the Frontier, whose
+    // LeaseLedger keeps the first report. A redirect's next hop may then
+    // reach the HostSelector before this fetch_done; it waits for it there.
     const fetch_done done{job, false, server_delay, outcome.elapsed_ms};
-    if (may_redirect)
-      send(actors_.host_selector, done);
     if (d.verdict == FetchVerdict::fetched) {
       fetch_result r;
       r.job = job;
@@ -234,8 +227,7 @@ class fetch_worker : public caf::blocking_actor {
                             outcome.elapsed_ms, epoch_ms()};
       send(actors_.dead_letter, std::move(failure));
     }
-    if (!may_redirect)
-      send(actors_.host_selector, done);
+    send(actors_.host_selector, done);
   }
 
   // "fetch_worker/worker-1" for "worker-1@node".

@@ -154,14 +154,16 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
       dispatch(self);
     },
     // The next hop of a redirect: the same lease, now for the hop's host,
-    // behind its robots.txt and politeness clock like any URL of it.
+    // behind its robots.txt and politeness clock like any URL of it. It may
+    // come before the worker's fetch_done for the previous hop: then it
+    // waits for it (HostScheduler::follow).
     [self](follow_redirect& hop) {
       auto& st = self->state;
       if (st.stopping) {
         return_to_frontier(self, {std::move(hop.job)});
         return;
       }
-      st.scheduler.enqueue(std::move(hop.job), self->clock().now());
+      st.scheduler.follow(std::move(hop.job), self->clock().now());
       dispatch(self);
     },
     [self](fetch_done& done) {
@@ -171,6 +173,8 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
       if (!done.returned) {
         st.scheduler.complete(done.job.seq, done.job.attempt, now, std::chrono::milliseconds{done.server_delay_ms},
                               std::chrono::milliseconds{done.response_ms});
+        if (st.stopping)  // a redirect's hop that waited on this lease
+          return_to_frontier(self, st.scheduler.drain_queued());
       } else if (auto job = st.scheduler.abandon(done.job.seq, done.job.attempt, now)) {
         return_to_frontier(self, {std::move(*job)});
       }

@@ -124,6 +124,13 @@ void describe(const frontier_delta& m, TraceRecord& r) {
     r.fields["refused"] = m.refused.size();
   if (!m.parked.empty())
     r.fields["parked"] = m.parked.size();
+  // Named, since a URL fetched already is fetched again for them (its
+  // subtree, found closer to a seed, may now be allowed).
+  if (!m.requeued.empty()) {
+    auto& urls = r.fields["requeued"] = nlohmann::json::array();
+    for (const auto& e : m.requeued)
+      urls.push_back(e.url);
+  }
 }
 void describe(const robots_fetch& m, TraceRecord& r) { add_url(r, m.url); }
 void describe(const robots_result& m, TraceRecord& r) {

@@ -132,6 +132,15 @@ void HostScheduler::enqueue(CrawlJob job, Clock::time_point) {
   schedule(key, host);
 }
 
+void HostScheduler::follow(CrawlJob hop, Clock::time_point now) {
+  auto it = leases_.find(hop.seq);
+  if (it != leases_.end() && it->second.job.attempt == hop.attempt) {
+    it->second.next_hop = std::move(hop);
+    return;
+  }
+  enqueue(std::move(hop), now);
+}
+
 void HostScheduler::schedule(const std::string& host_key, Host& host) {
   if (host.scheduled || full(host) || host.queue.empty())
     return;
@@ -340,6 +349,8 @@ bool HostScheduler::complete(std::uint64_t seq, std::uint32_t attempt, Clock::ti
       h->second.adaptive_delay = response_time * settings_.delay_factor_percent / 100;
   }
   release(lease, now, server_delay);
+  if (lease.next_hop)
+    enqueue(std::move(*lease.next_hop), now);
   return true;
 }
 

@@ -85,6 +85,13 @@ class HostScheduler {
   std::size_t worker_count() const { return workers_.size(); }
 
   void enqueue(CrawlJob job, Clock::time_point now);
+  // The next hop of a redirect, under the lease that fetched the previous
+  // one. A worker reports the result (which the Processor turns into this
+  // hop) before it ends the lease, so the hop can arrive first: it then
+  // waits for that lease to complete(). If the lease ends otherwise (its
+  // worker gone, or given up) the hop is dropped, since the job itself goes
+  // back to the frontier as a new attempt.
+  void follow(CrawlJob hop, Clock::time_point now);
 
   // Leases every job that may start now.
   std::vector<Dispatch> take_ready(Clock::time_point now);
@@ -156,6 +163,7 @@ class HostScheduler {
   struct Lease {
     WorkerId worker;
     CrawlJob job;
+    std::optional<CrawlJob> next_hop;  // follow()ed before the lease ended
   };
   using ReadyEntry = std::pair<Clock::time_point, std::string>;
 

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <random>
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <nlohmann/json.hpp>
 
 #include "child_process.h"
 #include "crawl_fixture.h"
@@ -122,6 +124,28 @@ std::string url_of(const testweb::ServedRequest& r) { return TestWeb::url(r.host
 // The flags a crawl and a coordinator share: the web's hosts in scope,
 // depth enough for the whole web, a fixed politeness delay (not stretched by
 // response times, so the crawl's pace is known), quick retries.
+// URLs the Frontier queued again because they were found closer to a seed
+// after they had been fetched (frontier_delta's "requeued" in a trace): the
+// one case where a URL is fetched again without a kill.
+std::multiset<std::string> requeued_urls(const std::string& trace_path) {
+  std::multiset<std::string> out;
+  std::ifstream in(trace_path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("\"requeued\"") == std::string::npos)
+      continue;
+    const auto record = nlohmann::json::parse(line, nullptr, false);
+    if (record.is_discarded())
+      continue;  // the last line of a killed run may be cut short
+    const auto fields = record.find("fields");
+    if (fields == record.end() || !fields->is_object() || !fields->contains("requeued"))
+      continue;
+    for (const auto& url : fields->at("requeued"))
+      out.insert(url.get<std::string>());
+  }
+  return out;
+}
+
 std::vector<std::string> crawl_flags(const KillWeb& web, const ScratchDir& dir, int politeness_ms) {
   std::vector<std::string> flags = {"--seed", web.seed(), "--db", dir.path("crawl.db"), "--metrics",
                                     dir.path("metrics.log"), "--max-depth", "10", "--politeness-delay-ms",
@@ -263,7 +287,8 @@ TEST_CASE("a crawl killed with SIGKILL at random moments and resumed each time l
     const std::string user_agent = "actorcrawl-kill-test/run-" + std::to_string(run);
     auto args = flags;
     args.insert(args.begin(), "crawl");
-    args.insert(args.end(), {"--user-agent", user_agent});
+    const std::string trace = dir.path("run-" + std::to_string(run) + ".trace.jsonl");
+    args.insert(args.end(), {"--user-agent", user_agent, "--trace", trace});
     ChildProcess crawler(ACTORCRAWL_BINARY, args, dir.path("run-" + std::to_string(run) + ".log"));
     const auto started = Clock::now();
     std::optional<int> code;
@@ -290,14 +315,18 @@ TEST_CASE("a crawl killed with SIGKILL at random moments and resumed each time l
 
     // Within a run each URL is fetched once, and no run fetches a URL an
     // earlier run had settled as done: only URLs the kills caught between
-    // fetch and commit are fetched again.
+    // fetch and commit are fetched again, and those found closer to a seed
+    // after their fetch (queued again once for each time, as the trace
+    // tells).
+    const auto requeued = requeued_urls(trace);
     std::map<std::string, int> fetched;
     for (const auto& r : requests)
       ++fetched[url_of(r)];
     for (const auto& [url, times] : fetched) {
-      INFO(url);
-      CHECK(times == 1);
-      CHECK(done_before.count(url) == 0);
+      INFO(url << " (queued again " << requeued.count(url) << " times for a smaller depth)");
+      CHECK(static_cast<std::size_t>(times) <= 1 + requeued.count(url));
+      if (requeued.count(url) == 0)
+        CHECK(done_before.count(url) == 0);
     }
 
     const auto snapshot =
@@ -337,6 +366,7 @@ TEST_CASE("a cluster whose worker processes are killed with SIGKILL at random mo
   constexpr int kWorkerKills = 4;
   auto coordinator_args = crawl_flags(web, dir, 150);
   coordinator_args.insert(coordinator_args.begin(), {"coordinator", "--listen", "127.0.0.1:0"});
+  coordinator_args.insert(coordinator_args.end(), {"--trace", dir.path("coordinator.trace.jsonl")});
   ChildProcess coordinator(ACTORCRAWL_BINARY, coordinator_args, dir.path("coordinator.log"));
   REQUIRE(coordinator.wait_for_output("listening on", 20s));
   const int port = coordinator_port(coordinator.output());
@@ -427,19 +457,29 @@ TEST_CASE("a cluster whose worker processes are killed with SIGKILL at random mo
   std::map<std::string, std::vector<Clock::time_point>> asked;
   for (const auto& r : web.page_requests_of())
     asked[url_of(r)].push_back(r.at);
+  // A URL found closer to a seed after its fetch is asked for once more too
+  // (the trace names it).
+  const auto requeued = requeued_urls(dir.path("coordinator.trace.jsonl"));
   std::set<std::string> asked_urls;
   std::size_t asked_again = 0;
   for (const auto& [url, times] : asked) {
     asked_urls.insert(url);
+    std::size_t unexplained = 0;
     for (std::size_t i = 1; i < times.size(); ++i) {
-      INFO(url << " asked for " << times.size() << " times");
-      CHECK(std::any_of(kill_times.begin(), kill_times.end(),
-                        [&](Clock::time_point kill) { return times[i - 1] <= kill + kKillSlack && kill <= times[i]; }));
-      ++asked_again;
+      const bool killed_between = std::any_of(kill_times.begin(), kill_times.end(), [&](Clock::time_point kill) {
+        return times[i - 1] <= kill + kKillSlack && kill <= times[i];
+      });
+      if (killed_between)
+        ++asked_again;
+      else
+        ++unexplained;
     }
+    INFO(url << " asked for " << times.size() << " times, queued again " << requeued.count(url)
+             << " times for a smaller depth");
+    CHECK(unexplained <= requeued.count(url));
   }
   CHECK(asked_urls == web_urls);
-  CHECK(asked_again <= kill_times.size() * kTransfersPerWorker);
+  CHECK(asked_again <= kill_times.size() * kTransfersPerWorker + requeued.size());
   const auto took_s = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - test_started).count() / 1000.0;
   CHECK(took_s < 60.0);
 }

@@ -254,6 +254,52 @@ TEST_CASE("HostScheduler: a report of an earlier attempt does not end the lease 
   CHECK(s.leased() == 0);
 }
 
+// A worker reports a fetch's result before it ends the lease, so a
+// redirect's next hop (sent on by the Processor) can arrive first: it waits
+// for the lease to end, and is dropped if the lease goes back instead.
+TEST_CASE("HostScheduler: a redirect hop that arrives before its lease ended waits for it",
+          "[host_scheduler]") {
+  const Clock::time_point t0 = Clock::now();
+  HostScheduler s(ms{100});
+  s.add_worker(1, 4);
+  s.enqueue(job(1, "a.test"), t0);
+  auto ds = s.take_ready(t0);
+  REQUIRE(ds.size() == 1);
+  CrawlJob hop = job(1, "a.test");
+  hop.fetch_url = "http://a.test/moved";
+  hop.fetch_host_key = "a.test";
+  s.follow(hop, t0 + ms{5});
+  CHECK(s.queued() == 0);
+  CHECK(s.leased() == 1);
+  CHECK(s.take_ready(t0 + ms{500}).empty());  // the lease still holds the host
+  CHECK(s.complete(1, 0, t0 + ms{10}));
+  CHECK(s.queued() == 1);
+  CHECK(s.take_ready(t0 + ms{109}).empty());  // and then the host's delay
+  ds = s.take_ready(t0 + ms{110});
+  REQUIRE(ds.size() == 1);
+  CHECK(ds[0].job.target_url() == "http://a.test/moved");
+  // A hop of a lease that has ended already is queued at once.
+  CHECK(s.complete(1, 0, t0 + ms{120}));
+  hop.fetch_url = "http://a.test/again";
+  s.follow(hop, t0 + ms{120});
+  CHECK(s.queued() == 1);
+
+  // The worker dies with a hop waiting: the job goes back, the hop with it.
+  HostScheduler d(ms{100});
+  d.add_worker(1, 4);
+  d.enqueue(job(7, "b.test"), t0);
+  REQUIRE(d.take_ready(t0).size() == 1);
+  CrawlJob lost = job(7, "b.test");
+  lost.fetch_url = "http://b.test/next";
+  lost.fetch_host_key = "b.test";
+  d.follow(lost, t0);
+  const auto back = d.remove_worker(1, t0);
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].target_url() == "http://b.test/p7");
+  CHECK(d.queued() == 0);
+  CHECK(d.leased() == 0);
+}
+
 TEST_CASE("HostScheduler: remove_worker returns its leases and moves its hosts",
           "[host_scheduler]") {
   const Clock::time_point t0 = Clock::now();
