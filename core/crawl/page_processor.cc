@@ -30,12 +30,13 @@ namespace {
 // error page's links describe the error page, not the site.
 class HtmlLinksProcessor final : public PageProcessor {
  public:
+  explicit HtmlLinksProcessor(HtmlParser parser) : parser_(parser) {}
   const char* name() const override { return "html_links"; }
   void process(const FetchedPage& page, PageAnalysis& a) override {
     if (!is_html(page.content_type) || page.status_code < 200 || page.status_code >= 300)
       return;
-    // gumbo reads UTF-8: a page in another charset is converted first, so
-    // its title and description are stored as valid UTF-8.
+    // Both parsers read UTF-8: a page in another charset is converted
+    // first, so its title and description are stored as valid UTF-8.
     const std::string charset = sniff_charset(page.body, page.charset);
     std::string converted;
     std::string_view body = page.body;
@@ -43,8 +44,11 @@ class HtmlLinksProcessor final : public PageProcessor {
       converted = to_utf8(page.body, charset);
       body = converted;
     }
-    take_document(parse_html(body), a);
+    take_document(parse_html(body, parser_), a);
   }
+
+ private:
+  HtmlParser parser_;
 };
 
 // Writes each body under <dir>/<host>/<hash>.<ext>. The file name is
@@ -93,7 +97,7 @@ ProcessorChain ProcessorChain::make(const std::vector<std::string>& names, const
   ProcessorChain chain;
   for (const auto& n : names) {
     if (n == "html_links") {
-      chain.processors_.push_back(std::make_shared<HtmlLinksProcessor>());
+      chain.processors_.push_back(std::make_shared<HtmlLinksProcessor>(options.html_parser));
     } else if (n == "save_pages") {
       chain.processors_.push_back(std::make_shared<SavePagesProcessor>(options.save_pages_dir));
     } else {

@@ -53,6 +53,7 @@ class ProcessorChain {
  public:
   struct Options {
     std::string save_pages_dir = "pages";
+    HtmlParser html_parser = HtmlParser::fast;  // html_links' parser
   };
   // Builds the chain from processor names. An unknown name is reported in
   // `error` (listing the known ones) and an empty chain returned.

@@ -69,6 +69,8 @@ const std::vector<ConfigKey>& config_keys() {
     {"max_query_variants_per_path", ValueKind::integer, "trap defence: distinct query strings per path (0: unlimited)", &C::max_query_variants_per_path, 0, 1'000'000'000},
     {"excluded_domains", ValueKind::text_list, "domains profile: RE2 patterns of hosts never linked or crawled", &C::excluded_domains},
     {"resolve", ValueKind::text_list, "host:port:address entries that bypass DNS (as curl --resolve)", &C::resolve},
+    {"html_parser", ValueKind::text, "html_links' HTML parser: fast (a streaming HTML5 tokenizer, no tree) or html5 (gumbo's full HTML5 tree; slower, for tree semantics)",
+     &C::html_parser, 0, 0, {"fast", "html5"}},
     {"processors", ValueKind::text_list, "processor chain: html_links, save_pages", &C::processors, 0, 0, {}, true},
     {"save_pages_dir", ValueKind::text, "where save_pages writes bodies", &C::save_pages_dir},
     {"transfers_per_worker", ValueKind::integer, "transfers one FetchWorker runs at once", &C::transfers_per_worker, 1, 4096},

@@ -21,6 +21,7 @@ namespace actorcrawl {
 struct CrawlConfig {
   std::vector<std::string> seeds;  // `seed_url` and `seeds` both land here
   std::string profile = "site";  // one of crawl_profile.h's names; validated
+  std::string html_parser = "fast";  // html_document.h's names; validated
   std::int64_t max_depth = 5;
   std::int64_t max_pages = 1000;
   std::int64_t max_crawls_per_node = 3;

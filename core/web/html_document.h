@@ -1,7 +1,12 @@
-// What the crawler reads out of an HTML page, parsed with gumbo (the HTML5
-// parsing algorithm, so malformed markup parses the way browsers see it).
+// What the crawler reads out of an HTML page. Two parsers read it:
+//  - fast (the default): a streaming HTML5 tokenizer that builds no tree and
+//    keeps only the elements below (core/web/html_stream_parser.cc);
+//  - html5: gumbo, the whole HTML5 tree builder, then a walk of the tree
+//    (core/web/html_tree_parser.cc); the reference the fast one is tested
+//    against (tests/unit/web/html_parser_differential_test.cc).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,9 +29,18 @@ struct HtmlDocument {
                                 // empty/fragment-only/javascript: dropped
 };
 
-// Never fails: gumbo recovers from any byte sequence. Text is truncated to
+enum class HtmlParser { fast, html5 };
+
+// "fast" / "html5", and back (nullopt for any other name).
+const char* to_string(HtmlParser parser);
+std::optional<HtmlParser> html_parser_from_name(std::string_view name);
+
+// The body is UTF-8 (page_processor converts other charsets first). Never
+// fails: both parsers recover from any byte sequence. Text is truncated to
 // sane lengths (title 1,000 bytes, description 4,000) so a hostile page
 // cannot bloat the database; truncation never splits a UTF-8 sequence.
-HtmlDocument parse_html(std::string_view body);
+HtmlDocument parse_html(std::string_view body, HtmlParser parser = HtmlParser::fast);
+HtmlDocument parse_html_fast(std::string_view body);
+HtmlDocument parse_html_html5(std::string_view body);
 
 }  // namespace actorcrawl
