@@ -3,8 +3,9 @@
 // The gumbo benchmarks are the floor: BM_GumboParse is gumbo with its
 // default options (it records every parse error), BM_GumboParseNoErrors is
 // gumbo as parse_html calls it (max_errors = 0). The difference between
-// BM_ParseHtml and BM_GumboParseNoErrors is what parse_html adds (nesting
-// pre-scan, tree walk, copies); BM_ParseHtmlSelectLinks adds link
+// BM_ParseHtml/html5:1 and BM_GumboParseNoErrors is what the html5 parser
+// adds (nesting pre-scan, tree walk, copies); BM_ParseHtml/html5:0 is the
+// default, streaming parser. BM_ParseHtmlSelectLinks adds link
 // resolution, normalization, scope checks and de-duplication.
 #include <benchmark/benchmark.h>
 #include <gumbo.h>
@@ -87,11 +88,12 @@ void BM_GumboParseNoErrors(benchmark::State& state) {
 BENCHMARK(BM_GumboParseNoErrors);
 
 void BM_ParseHtml(benchmark::State& state) {
+  const HtmlParser parser = state.range(0) == 0 ? HtmlParser::fast : HtmlParser::html5;
   const auto& pages = bench::pages();
   std::size_t i = 0, bytes = 0, links = 0;
   for (auto _ : state) {
     const std::string& body = pages[i++ % pages.size()].body;
-    HtmlDocument doc = parse_html(body);
+    HtmlDocument doc = parse_html(body, parser);
     links += doc.links.size();
     benchmark::DoNotOptimize(doc);
     bytes += body.size();
@@ -99,7 +101,8 @@ void BM_ParseHtml(benchmark::State& state) {
   set_page_throughput(state, bytes);
   state.counters["links"] = benchmark::Counter(static_cast<double>(links), benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_ParseHtml);
+// html5:0 is the fast (streaming) parser, the default; html5:1 gumbo's tree.
+BENCHMARK(BM_ParseHtml)->ArgName("html5")->Arg(0)->Arg(1);
 
 // Link selection alone, on pages parsed beforehand.
 void BM_SelectLinks(benchmark::State& state) {

@@ -40,7 +40,9 @@ class HtmlLinksProcessor final : public PageProcessor {
     const std::string charset = sniff_charset(page.body, page.charset);
     std::string converted;
     std::string_view body = page.body;
-    if (charset != "utf-8") {
+    // A page that says UTF-8 but is not is repaired the same way (U+FFFD
+    // for each bad sequence), so both parsers read only valid UTF-8.
+    if (charset != "utf-8" || !is_valid_utf8(page.body)) {
       converted = to_utf8(page.body, charset);
       body = converted;
     }

@@ -1,6 +1,7 @@
 #include "core/web/html_fields.h"
 
 #include "core/web/ascii.h"
+#include "core/web/charset.h"
 
 namespace actorcrawl {
 namespace {
@@ -65,6 +66,13 @@ void finish_collapsed(std::string& s, std::size_t limit) {
   if (!s.empty() && s.back() == ' ') s.pop_back();
 }
 
+// What a parser read is kept as valid UTF-8 even when the page was not
+// (page_processor repairs a page before parsing; a caller of parse_html may
+// not have): each bad sequence becomes U+FFFD.
+void repair_utf8(std::string& s) {
+  if (!is_valid_utf8(s)) s = to_utf8(s, "utf-8");
+}
+
 // Links a crawler can never fetch, or that point back into the same page.
 bool is_fetchable_href(std::string_view href) {
   if (href.empty() || href.front() == '#') return false;
@@ -82,6 +90,7 @@ void HtmlFieldCollector::anchor(const char* href, const char* rel) {
   if (!is_fetchable_href(trimmed)) return;
   HtmlLink link;
   link.href.assign(trimmed);
+  repair_utf8(link.href);
   if (rel != nullptr) {
     link.nofollow = has_token(rel, "nofollow") || has_token(rel, "ugc") || has_token(rel, "sponsored");
   }
@@ -92,6 +101,7 @@ void HtmlFieldCollector::title(std::string_view text) {
   if (title_seen_) return;
   title_seen_ = true;
   append_collapsed(text, kMaxTitleBytes, doc_.title);
+  repair_utf8(doc_.title);
   finish_collapsed(doc_.title, kMaxTitleBytes);
 }
 
@@ -102,6 +112,7 @@ void HtmlFieldCollector::meta(const char* name, const char* content) {
     if (description_seen_) return;
     description_seen_ = true;
     append_collapsed(content, kMaxDescriptionBytes, doc_.description);
+    repair_utf8(doc_.description);
     finish_collapsed(doc_.description, kMaxDescriptionBytes);
   } else if (ascii::iequals(n, "robots")) {
     // Directives add up across several robots tags.
@@ -118,12 +129,14 @@ void HtmlFieldCollector::base(const char* href) {
   if (base_seen_ || href == nullptr) return;
   base_seen_ = true;
   doc_.base_href.assign(trim_html_space(href));
+  repair_utf8(doc_.base_href);
 }
 
 void HtmlFieldCollector::link(const char* rel, const char* href) {
   if (!doc_.canonical.empty()) return;
   if (rel == nullptr || href == nullptr || !has_token(rel, "canonical")) return;
   doc_.canonical.assign(trim_html_space(href));
+  repair_utf8(doc_.canonical);
 }
 
 }  // namespace actorcrawl

@@ -1,7 +1,711 @@
+// The fast parser: the HTML Standard's tokenizer, streaming, with just
+// enough of its tree builder to read what the crawler keeps.
+//
+// A crawler reads about 30 links, a title and a few <meta>/<base>/<link>
+// elements from a page. Building the whole HTML5 tree for that (gumbo) costs
+// an allocation per node, attribute and text run, and most of a page's CPU.
+// This parser runs the tokenizer's state machine over the bytes instead,
+// looking only at tags, and decodes attribute values only for the elements
+// HtmlFieldCollector reads. What it takes from the tree builder is what
+// changes which tags exist or how the next bytes tokenize:
+//  - the elements whose content is not markup: <title> and <textarea>
+//    (RCDATA), <style>, <xmp>, <iframe>, <noembed>, <noframes> (RAWTEXT),
+//    <script> (with its escaped states), <plaintext>;
+//  - foreign content (<svg>, <math>): there those elements are ordinary,
+//    <title> is SVG's tooltip and CDATA sections exist; tags that break out
+//    of it, and the integration points where HTML resumes;
+//  - <select>, where start tags other than a handful are dropped, <a>
+//    included.
+// The differential test (tests/unit/web/html_parser_differential_test.cc)
+// holds it to gumbo's result on real and hostile pages; where it differs on
+// purpose is listed there with the reason.
 #include "core/web/html_document.h"
 
-namespace actorcrawl {
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
 
-HtmlDocument parse_html_fast(std::string_view body) { return parse_html_html5(body); }
+#include "core/web/ascii.h"
+#include "core/web/html_char_refs.h"
+#include "core/web/html_fields.h"
+
+namespace actorcrawl {
+namespace {
+
+using ascii::is_alpha;
+
+// The tokenizer's whitespace: tab, LF, FF, CR, space.
+inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f'; }
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD, for NUL
+
+// The elements whose attributes are read, and the few that change parsing.
+enum class Tag {
+  other,
+  a, area, base, link, meta, title,
+  textarea, style, xmp, iframe, noembed, noframes, script, plaintext,
+  svg, math, select, option, optgroup, hr, input, keygen, template_, html,
+  font, annotation_xml, foreign_object, desc, mi, mo, mn, ms, mtext, mglyph, malignmark,
+  br, p,
+  breakout,  // other start tags that end foreign content
+};
+
+Tag tag_of(std::string_view n) {
+  switch (n.size()) {
+    case 1:
+      if (n == "a") return Tag::a;
+      if (n == "p") return Tag::p;
+      if (n == "b" || n == "i" || n == "s" || n == "u") return Tag::breakout;
+      break;
+    case 2:
+      if (n == "hr") return Tag::hr;
+      if (n == "br") return Tag::br;
+      if (n == "mi") return Tag::mi;
+      if (n == "mo") return Tag::mo;
+      if (n == "mn") return Tag::mn;
+      if (n == "ms") return Tag::ms;
+      if (n == "dd" || n == "dl" || n == "dt" || n == "em" || n == "li" || n == "ol" || n == "tt" || n == "ul" ||
+          (n[0] == 'h' && n[1] >= '1' && n[1] <= '6'))
+        return Tag::breakout;
+      break;
+    case 3:
+      if (n == "svg") return Tag::svg;
+      if (n == "xmp") return Tag::xmp;
+      if (n == "big" || n == "div" || n == "img" || n == "pre" || n == "sub" || n == "sup" || n == "var")
+        return Tag::breakout;
+      break;
+    case 4:
+      if (n == "area") return Tag::area;
+      if (n == "base") return Tag::base;
+      if (n == "link") return Tag::link;
+      if (n == "meta") return Tag::meta;
+      if (n == "math") return Tag::math;
+      if (n == "font") return Tag::font;
+      if (n == "desc") return Tag::desc;
+      if (n == "html") return Tag::html;
+      if (n == "body" || n == "code" || n == "head" || n == "menu" || n == "nobr" || n == "ruby" || n == "span")
+        return Tag::breakout;
+      break;
+    case 5:
+      if (n == "title") return Tag::title;
+      if (n == "style") return Tag::style;
+      if (n == "input") return Tag::input;
+      if (n == "mtext") return Tag::mtext;
+      if (n == "embed" || n == "small" || n == "table") return Tag::breakout;
+      break;
+    case 6:
+      if (n == "iframe") return Tag::iframe;
+      if (n == "script") return Tag::script;
+      if (n == "select") return Tag::select;
+      if (n == "option") return Tag::option;
+      if (n == "keygen") return Tag::keygen;
+      if (n == "mglyph") return Tag::mglyph;
+      if (n == "center" || n == "strike" || n == "strong") return Tag::breakout;
+      break;
+    case 7:
+      if (n == "noembed") return Tag::noembed;
+      if (n == "listing") return Tag::breakout;
+      break;
+    case 8:
+      if (n == "textarea") return Tag::textarea;
+      if (n == "noframes") return Tag::noframes;
+      if (n == "optgroup") return Tag::optgroup;
+      if (n == "template") return Tag::template_;
+      break;
+    case 9:
+      if (n == "plaintext") return Tag::plaintext;
+      break;
+    case 10:
+      if (n == "blockquote") return Tag::breakout;
+      if (n == "malignmark") return Tag::malignmark;
+      break;
+    case 13:
+      if (n == "foreignobject") return Tag::foreign_object;
+      break;
+    case 14:
+      if (n == "annotation-xml") return Tag::annotation_xml;
+      break;
+    default:
+      break;
+  }
+  return Tag::other;
+}
+
+// Elements whose attributes HtmlFieldCollector (or the tree builder, for
+// foreign content) reads.
+bool reads_attributes(Tag t) {
+  switch (t) {
+    case Tag::a: case Tag::area: case Tag::base: case Tag::link: case Tag::meta:
+    case Tag::font: case Tag::annotation_xml:
+      return true;
+    default:
+      return false;
+  }
+}
+
+struct Attribute {
+  std::string name;
+  std::string value;
+  bool has_value = false;  // "<a href>" has the attribute with an empty value
+};
+
+// One tag as the tokenizer emits it.
+struct TagToken {
+  bool end = false;
+  bool self_closing = false;
+  std::string name;  // lowercased
+  Tag tag = Tag::other;
+  std::vector<Attribute> attributes;  // only when reads_attributes(tag)
+  std::size_t attribute_count = 0;
+
+  const char* attribute(std::string_view wanted) const {
+    for (std::size_t i = 0; i < attribute_count; ++i)
+      if (attributes[i].name == wanted) return attributes[i].value.c_str();
+    return nullptr;
+  }
+};
+
+enum class Namespace { html, svg, math };
+
+// An open element of foreign content (or the <svg>/<math> that began it).
+struct ForeignElement {
+  std::string name;
+  Namespace ns;
+  bool html_integration_point;  // svg foreignObject/desc/title, math annotation-xml (html)
+  bool text_integration_point;  // math mi/mo/mn/ms/mtext
+};
+
+class StreamParser {
+ public:
+  StreamParser(std::string_view in, HtmlFieldCollector& fields) : in_(in), fields_(fields) {}
+
+  void run() {
+    // A byte order mark is not part of the document.
+    if (in_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+    while (pos_ < in_.size()) {
+      const void* lt = std::memchr(in_.data() + pos_, '<', in_.size() - pos_);
+      if (lt == nullptr) return;
+      pos_ = static_cast<std::size_t>(static_cast<const char*>(lt) - in_.data()) + 1;
+      if (!markup()) return;
+    }
+  }
+
+ private:
+  // After a '<' in the data state. False once the rest of the input is
+  // text (<plaintext>) or used up.
+  bool markup() {
+    if (pos_ >= in_.size()) return false;
+    const char c = in_[pos_];
+    if (c == '!') {
+      ++pos_;
+      declaration();
+      return true;
+    }
+    if (c == '/') {
+      ++pos_;
+      if (pos_ >= in_.size()) return false;
+      if (is_alpha(in_[pos_])) {
+        if (!read_tag(true)) return false;
+        end_tag();
+        return true;
+      }
+      if (in_[pos_] == '>') {  // "</>": nothing
+        ++pos_;
+        return true;
+      }
+      skip_bogus_comment();
+      return true;
+    }
+    if (c == '?') {
+      skip_bogus_comment();
+      return true;
+    }
+    if (is_alpha(c)) {
+      if (!read_tag(false)) return false;
+      return start_tag();
+    }
+    return true;  // a '<' that is text
+  }
+
+  // After "<!".
+  void declaration() {
+    const std::string_view rest = in_.substr(pos_);
+    if (rest.substr(0, 2) == "--") {
+      comment();
+    } else if (rest.size() >= 7 && ascii::iequals(rest.substr(0, 7), "doctype")) {
+      skip_bogus_comment();  // a DOCTYPE ends at the first '>', quoted or not
+    } else if (rest.substr(0, 7) == "[CDATA[" && !foreign_.empty()) {
+      const std::size_t end = in_.find("]]>", pos_ + 7);
+      pos_ = end == std::string_view::npos ? in_.size() : end + 3;
+    } else {
+      skip_bogus_comment();
+    }
+  }
+
+  // After "<!" at "--": ends at "-->" or "--!>"; "<!-->" and "<!--->" are
+  // whole (empty) comments.
+  void comment() {
+    std::size_t i = pos_ + 2;
+    if (i < in_.size() && in_[i] == '>') {
+      pos_ = i + 1;
+      return;
+    }
+    if (i + 1 < in_.size() && in_[i] == '-' && in_[i + 1] == '>') {
+      pos_ = i + 2;
+      return;
+    }
+    while (true) {
+      const std::size_t dashes = in_.find("--", i);
+      if (dashes == std::string_view::npos) {
+        pos_ = in_.size();
+        return;
+      }
+      std::size_t j = dashes + 2;
+      while (j < in_.size() && in_[j] == '-') ++j;  // "--->" ends too
+      if (j < in_.size() && in_[j] == '>') {
+        pos_ = j + 1;
+        return;
+      }
+      if (j + 1 < in_.size() && in_[j] == '!' && in_[j + 1] == '>') {
+        pos_ = j + 2;
+        return;
+      }
+      i = j;
+    }
+  }
+
+  void skip_bogus_comment() {
+    const void* gt = std::memchr(in_.data() + pos_, '>', in_.size() - pos_);
+    pos_ = gt == nullptr ? in_.size() : static_cast<std::size_t>(static_cast<const char*>(gt) - in_.data()) + 1;
+  }
+
+  // The tag name and attributes, pos_ at the name's first letter; leaves
+  // pos_ after the '>'. False when the input ends inside the tag (the
+  // tokenizer then emits nothing).
+  bool read_tag(bool end) {
+    tag_.end = end;
+    tag_.self_closing = false;
+    tag_.name.clear();
+    tag_.attribute_count = 0;
+    // The name runs to whitespace, '/' or '>'.
+    const std::size_t name_begin = pos_;
+    while (pos_ < in_.size() && !is_space(in_[pos_]) && in_[pos_] != '/' && in_[pos_] != '>') ++pos_;
+    if (pos_ >= in_.size()) return false;
+    append_lowered(in_.substr(name_begin, pos_ - name_begin), tag_.name);
+    tag_.tag = tag_of(tag_.name);
+    const bool keep = !end && reads_attributes(tag_.tag);
+    // The attributes.
+    while (true) {
+      while (pos_ < in_.size() && is_space(in_[pos_])) ++pos_;
+      if (pos_ >= in_.size()) return false;
+      char c = in_[pos_];
+      if (c == '>') {
+        ++pos_;
+        return true;
+      }
+      if (c == '/') {
+        ++pos_;
+        if (pos_ >= in_.size()) return false;
+        if (in_[pos_] == '>') {
+          tag_.self_closing = true;
+          ++pos_;
+          return true;
+        }
+        continue;  // a stray '/': the next attribute begins
+      }
+      // The name: an '=' as its first character belongs to it.
+      const std::size_t attr_begin = pos_;
+      ++pos_;
+      while (pos_ < in_.size() && !is_space(in_[pos_]) && in_[pos_] != '/' && in_[pos_] != '>' && in_[pos_] != '=')
+        ++pos_;
+      if (pos_ >= in_.size()) return false;
+      Attribute* attr = keep ? new_attribute(in_.substr(attr_begin, pos_ - attr_begin)) : nullptr;
+      while (pos_ < in_.size() && is_space(in_[pos_])) ++pos_;
+      if (pos_ >= in_.size()) return false;
+      if (in_[pos_] != '=') continue;  // no value: '/', '>' or the next name
+      ++pos_;
+      while (pos_ < in_.size() && is_space(in_[pos_])) ++pos_;
+      if (pos_ >= in_.size()) return false;
+      c = in_[pos_];
+      if (c == '>') {  // "href=>": an empty value, and the tag ends
+        ++pos_;
+        return true;
+      }
+      std::size_t value_end;
+      std::size_t next;
+      if (c == '"' || c == '\'') {
+        const void* q = std::memchr(in_.data() + pos_ + 1, c, in_.size() - pos_ - 1);
+        if (q == nullptr) return false;
+        value_end = static_cast<std::size_t>(static_cast<const char*>(q) - in_.data());
+        ++pos_;
+        next = value_end + 1;
+      } else {
+        value_end = pos_;
+        while (value_end < in_.size() && !is_space(in_[value_end]) && in_[value_end] != '>') ++value_end;
+        if (value_end >= in_.size()) return false;
+        next = value_end;
+      }
+      if (attr != nullptr) {
+        attr->has_value = true;
+        decode_value(in_.substr(pos_, value_end - pos_), attr->value);
+      }
+      pos_ = next;
+    }
+  }
+
+  // A new attribute slot, or null for a name the tag already has (the
+  // first one wins).
+  Attribute* new_attribute(std::string_view raw_name) {
+    lowered_.clear();
+    append_lowered(raw_name, lowered_);
+    for (std::size_t i = 0; i < tag_.attribute_count; ++i)
+      if (tag_.attributes[i].name == lowered_) return nullptr;
+    if (tag_.attribute_count == tag_.attributes.size()) tag_.attributes.emplace_back();
+    Attribute& a = tag_.attributes[tag_.attribute_count++];
+    a.name.swap(lowered_);
+    a.value.clear();
+    a.has_value = false;
+    return &a;
+  }
+
+  // ASCII letters lowercased, NUL as U+FFFD.
+  static void append_lowered(std::string_view raw, std::string& out) {
+    for (char c : raw) {
+      if (c == '\0') {
+        out.append(kReplacement);
+      } else {
+        out.push_back(ascii::to_lower(c));
+      }
+    }
+  }
+
+  // An attribute value with its character references decoded, NUL as
+  // U+FFFD, and CR LF / CR as LF (the input stream's newline rule).
+  static void decode_value(std::string_view raw, std::string& out) {
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+      const char c = raw[i];
+      if (c == '&') {
+        const std::size_t used = decode_char_ref(raw.substr(i + 1), CharRefContext::attribute, out);
+        if (used == 0) {
+          out.push_back('&');
+        } else {
+          i += used;
+        }
+      } else if (c == '\0') {
+        out.append(kReplacement);
+      } else if (c == '\r') {
+        out.push_back('\n');
+        if (i + 1 < raw.size() && raw[i + 1] == '\n') ++i;
+      } else {
+        out.push_back(c);
+      }
+    }
+  }
+
+  // --- The tree builder's part ---------------------------------------------
+
+  bool in_foreign() const {
+    return !foreign_.empty() && !foreign_.back().html_integration_point && !foreign_.back().text_integration_point;
+  }
+
+  // Whether the start tag in `tag_` goes by HTML rules here: outside foreign
+  // content, or at an integration point that lets it.
+  bool html_rules_for_start_tag() const {
+    if (foreign_.empty()) return true;
+    const ForeignElement& top = foreign_.back();
+    if (top.html_integration_point) return true;
+    if (top.text_integration_point) return tag_.tag != Tag::mglyph && tag_.tag != Tag::malignmark;
+    // <math><annotation-xml><svg>: the svg is SVG, by HTML rules.
+    return top.ns == Namespace::math && top.name == "annotation-xml" && tag_.tag == Tag::svg;
+  }
+
+  bool breaks_out_of_foreign_content() const {
+    switch (tag_.tag) {
+      case Tag::breakout: case Tag::br: case Tag::p: case Tag::meta: case Tag::hr:
+        return true;
+      case Tag::font:
+        return tag_.attribute("color") != nullptr || tag_.attribute("face") != nullptr ||
+               tag_.attribute("size") != nullptr;
+      default:
+        return false;
+    }
+  }
+
+  // Pops foreign elements until HTML (or an integration point) is current.
+  void leave_foreign_content() {
+    while (!foreign_.empty() && !foreign_.back().html_integration_point && !foreign_.back().text_integration_point)
+      foreign_.pop_back();
+  }
+
+  bool start_tag() {
+    if (!html_rules_for_start_tag()) {
+      if (breaks_out_of_foreign_content()) {
+        leave_foreign_content();
+      } else {
+        foreign_start_tag();
+        return true;
+      }
+    }
+    if (select_open_) return select_start_tag();
+    return html_start_tag();
+  }
+
+  void foreign_start_tag() {
+    const Namespace ns = foreign_.back().ns;
+    if (tag_.tag == Tag::a || tag_.tag == Tag::area) {
+      // An SVG <a> is a link too, and its xlink:href is its href (the tree
+      // builder's adjustment of foreign attributes; the first of the two
+      // written counts).
+      for (std::size_t i = 0; i < tag_.attribute_count; ++i)
+        if (tag_.attributes[i].name == "xlink:href") tag_.attributes[i].name = "href";
+      read_element();
+    }
+    if (tag_.self_closing) return;
+    ForeignElement e{tag_.name, ns, false, false};
+    if (ns == Namespace::svg) {
+      e.html_integration_point = tag_.tag == Tag::foreign_object || tag_.tag == Tag::desc || tag_.tag == Tag::title;
+    } else if (ns == Namespace::math) {
+      e.text_integration_point =
+        tag_.tag == Tag::mi || tag_.tag == Tag::mo || tag_.tag == Tag::mn || tag_.tag == Tag::ms || tag_.tag == Tag::mtext;
+      if (tag_.tag == Tag::annotation_xml) {
+        const char* encoding = tag_.attribute("encoding");
+        e.html_integration_point = encoding != nullptr && (ascii::iequals(encoding, "text/html") ||
+                                                           ascii::iequals(encoding, "application/xhtml+xml"));
+      }
+    }
+    foreign_.push_back(std::move(e));
+  }
+
+  // "in select": only these start tags do anything; the rest, <a> included,
+  // are dropped.
+  bool select_start_tag() {
+    switch (tag_.tag) {
+      case Tag::select:  // a <select> inside one closes it
+        select_open_ = false;
+        return true;
+      case Tag::input: case Tag::keygen: case Tag::textarea:
+        select_open_ = false;
+        return html_start_tag();
+      case Tag::script:
+        script_data();
+        return true;
+      case Tag::template_:  // a template's content is parsed in its own mode
+      case Tag::option: case Tag::optgroup: case Tag::hr: case Tag::html:
+      default:
+        return true;
+    }
+  }
+
+  bool html_start_tag() {
+    switch (tag_.tag) {
+      case Tag::a: case Tag::area: case Tag::base: case Tag::link: case Tag::meta:
+        read_element();
+        return true;
+      case Tag::title:
+        rcdata(true);
+        return true;
+      case Tag::textarea:
+        rcdata(false);
+        return true;
+      case Tag::style: case Tag::xmp: case Tag::iframe: case Tag::noembed: case Tag::noframes:
+        rawtext();
+        return true;
+      case Tag::script:
+        script_data();
+        return true;
+      case Tag::plaintext:
+        return false;  // the rest of the page is text
+      case Tag::select:
+        select_open_ = true;
+        return true;
+      case Tag::svg: case Tag::math:
+        if (!tag_.self_closing)
+          foreign_.push_back(ForeignElement{tag_.name, tag_.tag == Tag::svg ? Namespace::svg : Namespace::math, false, false});
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  void end_tag() {
+    if (!foreign_.empty()) {
+      // In foreign content (or at an integration point) an end tag closes
+      // the nearest open foreign element of its name; </br> and </p> break
+      // out like their start tags.
+      if (in_foreign() && (tag_.tag == Tag::br || tag_.tag == Tag::p)) {
+        leave_foreign_content();
+        return;
+      }
+      for (std::size_t i = foreign_.size(); i-- > 0;) {
+        if (foreign_[i].name == tag_.name) {
+          foreign_.resize(i);
+          return;
+        }
+      }
+    }
+    if (tag_.tag == Tag::select) select_open_ = false;
+  }
+
+  void read_element() {
+    switch (tag_.tag) {
+      case Tag::a:
+      case Tag::area: fields_.anchor(tag_.attribute("href"), tag_.attribute("rel")); break;
+      case Tag::meta: fields_.meta(tag_.attribute("name"), tag_.attribute("content")); break;
+      case Tag::base: fields_.base(tag_.attribute("href")); break;
+      case Tag::link: fields_.link(tag_.attribute("rel"), tag_.attribute("href")); break;
+      default: break;
+    }
+  }
+
+  // --- Text that is not markup ---------------------------------------------
+
+  // Where "</name" followed by whitespace, '/' or '>' begins, from pos_
+  // (the end of input when there is none).
+  std::size_t appropriate_end_tag(std::string_view name) const {
+    std::size_t i = pos_;
+    while ((i = in_.find("</", i)) != std::string_view::npos) {
+      const std::size_t after = i + 2 + name.size();
+      if (after < in_.size() && ascii::iequals(in_.substr(i + 2, name.size()), name) &&
+          (is_space(in_[after]) || in_[after] == '/' || in_[after] == '>'))
+        return i;
+      i += 2;
+    }
+    return in_.size();
+  }
+
+  // <title> and <textarea>: text with character references, up to the end
+  // tag, which is then read as a tag.
+  void rcdata(bool is_title) {
+    const std::string name = tag_.name;
+    const std::size_t end = appropriate_end_tag(name);
+    if (is_title && fields_.wants_title()) {
+      std::string text;
+      const std::string_view raw = in_.substr(pos_, end - pos_);
+      for (std::size_t i = 0; i < raw.size(); ++i) {
+        const char c = raw[i];
+        if (c == '&') {
+          const std::size_t used = decode_char_ref(raw.substr(i + 1), CharRefContext::text, text);
+          if (used == 0) {
+            text.push_back('&');
+          } else {
+            i += used;
+          }
+        } else if (c == '\0') {
+          text.append(kReplacement);
+        } else {
+          text.push_back(c);
+        }
+      }
+      fields_.title(text);
+    }
+    close_raw(end);
+  }
+
+  void rawtext() { close_raw(appropriate_end_tag(tag_.name)); }
+
+  // Skips to `end` (an appropriate end tag's '<', or the end of input) and
+  // reads that end tag.
+  void close_raw(std::size_t end) {
+    pos_ = end;
+    if (pos_ < in_.size()) {
+      pos_ += 2;
+      if (read_tag(true)) end_tag();
+      else pos_ = in_.size();
+    }
+  }
+
+  // <script>: the script data states, escaped ("<!--") and double escaped
+  // ("<!--<script>"), where "</script>" does not end the script.
+  void script_data() {
+    enum class State { data, escaped, double_escaped } state = State::data;
+    std::size_t i = pos_;
+    const std::size_t n = in_.size();
+    auto word_at = [&](std::size_t at, std::string_view word) {
+      const std::size_t after = at + word.size();
+      return after < n && ascii::iequals(in_.substr(at, word.size()), word) &&
+             (is_space(in_[after]) || in_[after] == '/' || in_[after] == '>');
+    };
+    while (i < n) {
+      const char c = in_[i];
+      if (state == State::data) {
+        const void* lt = std::memchr(in_.data() + i, '<', n - i);
+        if (lt == nullptr) break;
+        i = static_cast<std::size_t>(static_cast<const char*>(lt) - in_.data());
+        if (i + 1 < n && in_[i + 1] == '/' && word_at(i + 2, "script")) {
+          close_raw(i);
+          return;
+        }
+        if (in_.substr(i + 1, 3) == "!--") {
+          state = State::escaped;
+          i += 4;
+          // "<!--" then '-'s and '>' is back to plain script data at once.
+          while (i < n && in_[i] == '-') ++i;
+          if (i < n && in_[i] == '>') {
+            state = State::data;
+            ++i;
+          }
+          continue;
+        }
+        ++i;
+        continue;
+      }
+      // Escaped and double escaped: "-->" ends both; '<' may start a tag.
+      if (c == '-') {
+        if (i + 1 < n && in_[i + 1] == '-') {
+          std::size_t j = i + 2;
+          while (j < n && in_[j] == '-') ++j;
+          if (j < n && in_[j] == '>') {
+            state = State::data;
+            i = j + 1;
+          } else {
+            i = j;
+          }
+          continue;
+        }
+        ++i;
+        continue;
+      }
+      if (c == '<') {
+        if (i + 1 < n && in_[i + 1] == '/') {
+          if (word_at(i + 2, "script")) {
+            if (state == State::escaped) {
+              close_raw(i);
+              return;
+            }
+            state = State::escaped;  // a double-escaped </script> only undoes <script>
+            i += 8;
+            continue;
+          }
+        } else if (state == State::escaped && word_at(i + 1, "script")) {
+          state = State::double_escaped;
+          i += 7;
+          continue;
+        }
+        ++i;
+        continue;
+      }
+      ++i;
+    }
+    pos_ = n;
+  }
+
+  std::string_view in_;
+  std::size_t pos_ = 0;
+  HtmlFieldCollector& fields_;
+  TagToken tag_;
+  std::string lowered_;
+  std::vector<ForeignElement> foreign_;
+  bool select_open_ = false;
+};
+
+}  // namespace
+
+HtmlDocument parse_html_fast(std::string_view body) {
+  HtmlDocument doc;
+  HtmlFieldCollector fields(doc);
+  StreamParser(body, fields).run();
+  return doc;
+}
 
 }  // namespace actorcrawl
