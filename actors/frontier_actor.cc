@@ -29,6 +29,8 @@ struct frontier_state {
   frontier_delta delta;          // rows to persist, sent once per message
   LeaseLedger leases;            // each lease ends once (see lease_ledger.h)
   std::int64_t demand = 0;       // jobs the HostSelector asked for
+  std::int64_t deltas_sent = 0;     // frontier_delta messages to the Storage
+  std::int64_t deltas_written = 0;  // of which it has written (deltas_written)
   std::int64_t fetched = 0;
   std::int64_t failed = 0;
   std::int64_t refused = 0;
@@ -58,6 +60,7 @@ void persist(frontier_ptr self) {
       d.parked.empty())
     return;
   self->send(self->state.actors.storage, std::move(d));
+  ++self->state.deltas_sent;
   d = frontier_delta{};
 }
 
@@ -133,7 +136,11 @@ void dispatch_more(frontier_ptr self) {
   persist(self);
   const std::size_t in_flight = st.frontier->in_flight();
   const std::size_t room = in_flight >= st.settings.max_in_flight ? 0 : st.settings.max_in_flight - in_flight;
-  if (st.started && !st.stopping && st.demand > 0 && room > 0) {
+  // A store behind by max_unwritten_deltas: no new lease until it catches
+  // up, so what waits in its mailbox stays bounded.
+  const bool store_behind =
+    st.deltas_sent - st.deltas_written >= static_cast<std::int64_t>(st.settings.max_unwritten_deltas);
+  if (st.started && !st.stopping && st.demand > 0 && room > 0 && !store_behind) {
     // What the selector asked for beyond the room stays owed, and is paid
     // as settled URLs make room.
     auto jobs = st.frontier->take(std::min(static_cast<std::size_t>(st.demand), room));
@@ -195,6 +202,10 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierSettings settings, caf::
           st.started = true;
           dispatch_more(self);
         });
+    },
+    [self](deltas_written& w) {
+      self->state.deltas_written = std::max(self->state.deltas_written, w.count);
+      dispatch_more(self);
     },
     [self](work_demand& d) {
       self->state.demand += d.slots;

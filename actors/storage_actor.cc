@@ -22,6 +22,11 @@ struct storage_state {
   std::vector<PageRow> uncommitted_pages;
   std::vector<DeadLetterRow> uncommitted_letters;
   std::chrono::milliseconds flush_interval{250};
+  // frontier_delta messages written, and the count last told to their
+  // sender (the Frontier), which bounds how many may wait here.
+  caf::actor_addr frontier;
+  std::int64_t deltas = 0;
+  std::int64_t deltas_told = 0;
   bool flush_scheduled = false;
   StageTimes times{"store"};
   static inline const char* name = "StorageActor";
@@ -29,9 +34,23 @@ struct storage_state {
 
 using storage_ptr = traced_actor<storage_state>*;
 
+// Often enough that the Frontier never waits on a count it could have had:
+// well under FrontierSettings::max_unwritten_deltas.
+constexpr std::int64_t kDeltasWrittenEvery = 32;
+
+void tell_deltas_written(storage_ptr self) {
+  auto& st = self->state;
+  if (st.deltas == st.deltas_told || !st.frontier)
+    return;
+  st.deltas_told = st.deltas;
+  if (auto frontier = caf::actor_cast<caf::actor>(st.frontier))
+    self->send(frontier, deltas_written{st.deltas});
+}
+
 // Tells the events of every write committed so far.
 void tell_committed(storage_ptr self) {
   auto& st = self->state;
+  tell_deltas_written(self);
   if (!st.events) {
     st.uncommitted_pages.clear();
     st.uncommitted_letters.clear();
@@ -96,6 +115,11 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
         db.refuse_frontier(d.refused);
       if (!d.parked.empty())
         db.park_frontier(d.parked);
+      ++self->state.deltas;
+      if (!self->state.frontier)
+        self->state.frontier = self->current_sender() ? self->current_sender()->address() : caf::actor_addr{};
+      if (self->state.deltas - self->state.deltas_told >= kDeltasWrittenEvery)
+        tell_deltas_written(self);
       after_write(self);
     },
     [self, &db](store_page& m) {

@@ -67,6 +67,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(actorcrawl, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::FrontierResume))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::resume_request))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::StageTimes))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::deltas_written))
 
 CAF_END_TYPE_ID_BLOCK(actorcrawl)
 

@@ -93,6 +93,19 @@ typename Inspector::result_type inspect(Inspector& f, frontier_delta& x) {
   return f(caf::meta::type_name("frontier_delta"), x.added, x.requeued, x.done, x.failed, x.refused, x.parked);
 }
 
+// Storage -> Frontier: how many frontier_delta messages it has written so
+// far, sent every kDeltasWrittenEvery deltas and after each commit; the
+// Frontier holds back leases while too many are unwritten
+// (FrontierSettings::max_unwritten_deltas).
+struct deltas_written {
+  std::int64_t count = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, deltas_written& x) {
+  return f(caf::meta::type_name("deltas_written"), x.count);
+}
+
 // HostSelector -> Storage: a host's robots.txt, for the record.
 struct store_robots {
   RobotsRecord record;

@@ -138,6 +138,7 @@ void describe(const robots_result& m, TraceRecord& r) {
   r.fields["status"] = m.status_code;
 }
 void describe(const store_robots& m, TraceRecord& r) { add_url(r, m.record.url); }
+void describe(const deltas_written& m, TraceRecord& r) { r.fields["count"] = m.count; }
 void describe(const worker_hello& m, TraceRecord& r) {
   r.fields["name"] = m.name;
   r.fields["capacity"] = m.capacity;

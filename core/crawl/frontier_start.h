@@ -28,6 +28,12 @@ struct FrontierSettings {
   // URLs leased and not yet settled, at most: bounds the fetched pages that
   // can wait for the Processor, whatever the HostSelector asks for.
   std::size_t max_in_flight = 256;
+  // frontier_delta messages sent and not yet written by the Storage actor,
+  // at most: past it the Frontier leases nothing until the store catches up
+  // (deltas_written). Without it a store slower than the fetches (a web of
+  // many new links a page, a slow disk) lets its mailbox, and the process,
+  // grow without bound. Each delta is one settled page's rows.
+  std::size_t max_unwritten_deltas = 512;
   // How long a URL parked after a transient failure waits at first
   // (transient_failure.h's park_delay doubles it).
   std::chrono::milliseconds host_backoff{5 * 60 * 1000};

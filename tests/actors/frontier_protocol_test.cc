@@ -325,6 +325,33 @@ CAF_TEST(max_in_flight_bounds_leases) {
   CAF_CHECK_EQUAL(p.queued, 0);
 }
 
+// A store that falls behind holds back new leases: with
+// max_unwritten_deltas frontier_deltas unwritten, demand stays owed until
+// Storage reports it has written them (deltas_written).
+CAF_TEST(unwritten_deltas_hold_back_leases) {
+  auto settings = site_settings();
+  settings.max_unwritten_deltas = 2;
+  start(settings, {a1, a2, b3, b4});  // the seeds' rows: one delta unwritten
+  demand(1);
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, a1, "a.test")}})));
+  deliver(processor, frontier, page_links{job(1, a1, "a.test"), {}, 0});
+  frontier_delta done;
+  done.done = {a1};
+  expect((frontier_delta), from(frontier).to(storage).with(equals(done)));
+  // Two deltas unwritten: the demand is owed, not paid.
+  demand(5);
+  CAF_CHECK_EQUAL(pending(), "");
+  CAF_CHECK(!has_mail(selector));
+  // Storage wrote the first: one unwritten, room again.
+  deliver(storage, frontier, deltas_written{1});
+  expect((crawl_batch), from(frontier).to(selector)
+                          .with(equals(crawl_batch{{job(2, a2, "a.test"), job(3, b3, "b.test"), job(4, b4, "b.test")}})));
+  CAF_CHECK_EQUAL(pending(), "");
+  // A stale count (messages may cross) changes nothing.
+  deliver(storage, frontier, deltas_written{0});
+  CAF_CHECK_EQUAL(pending(), "");
+}
+
 // stop_crawl drains the selector, leases nothing more, and ends the crawl
 // with the stop's reason once the last lease is settled.
 CAF_TEST(stop_waits_for_leases_out) {

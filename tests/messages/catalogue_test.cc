@@ -190,6 +190,7 @@ FrontierResume sample(tag<FrontierResume>, const caf::actor& a) {
 }
 resume_request sample(tag<resume_request>, const caf::actor& a) { return resume_request{sample(tag<ResumeQuery>{}, a)}; }
 StageTimes sample(tag<StageTimes>, const caf::actor&) { return StageTimes{"parse", 3, 400, 50, 20}; }
+deltas_written sample(tag<deltas_written>, const caf::actor&) { return deltas_written{4242}; }
 
 template <caf::type_id_t... Is>
 void round_trip_every_type(const caf::actor& a, std::integer_sequence<caf::type_id_t, Is...>) {
