@@ -167,9 +167,14 @@ EOF
 
 # measured CMD...: /usr/bin/time -v (into time.txt) around a command bounded by
 # TOOL_TIMEOUT seconds, in the current directory
+# With TOOL_CPUS set (a taskset CPU list, e.g. 0), every measured tool runs
+# on those CPUs only: TOOL_CPUS=0 is the one-core case (a Raspberry Pi's
+# budget), with nginx left the other core.
 measured() {
   local rc=0
-  /usr/bin/time -v -o time.txt timeout -k 10 "$TOOL_TIMEOUT" "$@" || rc=$?
+  local -a pin=()
+  if [ -n "${TOOL_CPUS:-}" ]; then pin=(taskset -c "$TOOL_CPUS"); fi
+  /usr/bin/time -v -o time.txt timeout -k 10 "$TOOL_TIMEOUT" "${pin[@]}" "$@" || rc=$?
   return $rc
 }
 

@@ -29,6 +29,8 @@
 #                                   1,000,000 URLs; port 8083; its SCALE_* variables apply)
 #                                   Both append their section to latest.md; 0 skips one.
 #   AC_WORKERS [2] AC_TRANSFERS [32] AC_ARGS []   actorcrawl's fetch settings, extra flags
+#   TOOL_CPUS []                    run every tool under taskset -c TOOL_CPUS (0: one core;
+#                                   with AC_ARGS="--parse-lanes 1" the Pi case); cppreference too
 #   ACTORCRAWL_BIN [build/actorcrawl] the binary to measure (never rebuilt when given)
 #   BENCH_PORT [8080] POLITE_PORT [8081]  nginx ports (SMOKE: a random high port)
 #   NGINX_WORKERS [1]               nginx worker_processes
@@ -283,6 +285,7 @@ versions() {
   echo "- web: $HOSTS hosts x $PAGES pages, ~$PAGE_KB KiB, ~$LINKS links a page, one seed; $ROUNDS alternating round(s), medians shown"
   echo "- tools: $TOOLS"
   echo "- actorcrawl: --workers $AC_WORKERS --transfers-per-worker $AC_TRANSFERS, politeness off (delay 0, adaptive delay off, robots.txt off)${AC_ARGS:+, extra: $AC_ARGS}"
+  if [ -n "${TOOL_CPUS:-}" ]; then echo "- every tool pinned to CPU(s) $TOOL_CPUS (taskset -c $TOOL_CPUS); nginx is not"; fi
   echo "- machine: $(machine_line)"
   versions
   echo
