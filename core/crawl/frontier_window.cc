@@ -61,12 +61,11 @@ std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
   // Trap rules run after the seen-set, so each URL is judged (and counted)
   // once; a refused URL stays seen and is recorded with the rule's name.
   if (traps_) {
-    if (auto parsed = Url::parse(url)) {
-      if (auto rule = traps_->admit(*parsed)) {
-        seen_.pin(url_fingerprint(url));
-        refusals_.push_back(FrontierRefusal{std::move(entry), std::move(*rule)});
-        return std::nullopt;
-      }
+    // The URL is a Url's text (the Processor resolved it): not parsed again.
+    if (auto rule = traps_->admit(Url::from_canonical(url))) {
+      seen_.pin(url_fingerprint(url));
+      refusals_.push_back(FrontierRefusal{std::move(entry), std::move(*rule)});
+      return std::nullopt;
     }
   }
   enqueue(entry, host_key);
@@ -213,9 +212,9 @@ void FrontierWindow::refilled(const std::vector<FrontierEntry>& rows, std::size_
     if (row.seq >= refill_asked_seq_ && unseen_late > 0)
       --unseen_late;
     refill_cursor_ = std::max(refill_cursor_, row.seq + 1);
-    // Rows store only the URL; the host key is derived again from it.
-    auto url = Url::parse(row.url);
-    window_.push_back(Queued{row.seq, row.url, url ? url->host_key() : std::string{}, row.depth});
+    // Rows store only the URL (a Url's text); the host key is derived again
+    // from it.
+    window_.push_back(Queued{row.seq, row.url, Url::from_canonical(row.url).host_key(), row.depth});
   }
   // Fewer rows than asked for means the store held no more when it was read:
   // whatever the count said, only rows spilled after the request can remain.

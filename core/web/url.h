@@ -42,6 +42,11 @@ class Url {
   // section 5, then normalizes. Fails for non-http(s) results.
   std::optional<Url> resolve(std::string_view ref, UrlError* why = nullptr) const;
 
+  // A URL from text that str() gave (a link the Processor resolved, a
+  // frontier row), without parsing it again: its parts are found by a scan.
+  // Text that did not come from str() must go through parse().
+  static Url from_canonical(std::string text) { return Url(std::move(text)); }
+
   const std::string& str() const { return text_; }
   std::string scheme() const;  // "http" or "https"
   std::string host() const;    // lowercased; IPv6 without brackets
