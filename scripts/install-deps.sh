@@ -20,6 +20,7 @@ PACKAGES=(
   catch2
   libboost-url1.81-dev
   libpsl-dev
+  libicu-dev
   libre2-dev
   nlohmann-json3-dev
   libcpp-httplib-dev

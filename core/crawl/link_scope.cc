@@ -1,6 +1,7 @@
 #include "core/crawl/link_scope.h"
 
 #include "core/web/ascii.h"
+#include "core/web/url_host.h"
 
 #include <re2/re2.h>
 
@@ -58,7 +59,15 @@ std::optional<AllowedDomain> parse_allowed_domain(std::string_view entry) {
     if (port.empty()) return std::nullopt;
   }
   if (host.empty()) return std::nullopt;
-  AllowedDomain domain{std::string(host), std::nullopt};
+  // A name or IPv4 address is spelled as URLs spell it once parsed: an
+  // internationalized name in punycode, "0x7f.1" as 127.0.0.1.
+  std::string canonical(host);
+  if (text.front() != '[' && host.find(':') == std::string_view::npos) {
+    const auto parsed = parse_url_host(host);
+    if (!parsed) return std::nullopt;
+    canonical = *parsed;
+  }
+  AllowedDomain domain{std::move(canonical), std::nullopt};
   if (!port.empty()) {
     domain.port = parse_port(port);
     if (!domain.port) return std::nullopt;

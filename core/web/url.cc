@@ -11,25 +11,23 @@
 #include <utility>
 
 #include "core/web/ascii.h"
+#include "core/web/url_parser.h"
 
 // How the pieces fit together:
 //
-//  1. lenient_reference() turns whatever a page or a user wrote into a valid
-//     RFC 3986 reference the way a browser would read it: trimmed, tabs and
-//     newlines removed, fragment cut, '\' read as '/', userinfo dropped, and
-//     every byte a component may not hold percent-encoded.
-//  2. Boost.URL parses that reference and is the judge of its syntax
-//     (notably of the authority: IPv4, IPv6, reg-name, port).
-//  3. Reference resolution (RFC 3986 section 5.2) and the path and
-//     percent-encoding normalization are done here rather than with
-//     url_base::resolve()/normalize(), because Boost.URL 1.81 keeps ".."
-//     segments that climb above the root ("http://a/../g", following erratum
-//     4547, where browsers and section 5.4.2 give "http://a/g") and decodes
-//     every character a component allows, not only the unreserved ones, so
-//     "?q=a%26b" would become "?q=a&b", a different query.
-//
-// Internationalized host names are not converted to punycode: a host with a
-// non-ASCII byte (raw or percent-encoded) is refused as malformed.
+//  1. parse_url() (url_parser.h) parses a URL, or resolves a reference
+//     against a base, by the WHATWG URL Standard's basic URL parser, as a
+//     browser does; the host by url_host.h (UTS #46, IPv4 numbers, IPv6).
+//  2. canonical_text() then applies the crawler's own normalization for
+//     dedup: userinfo and fragment are gone already, the default port too;
+//     an empty query is dropped; percent-encoding is put in one form
+//     (triplets of unreserved characters decoded, other hex uppercased) and
+//     the few characters the standard leaves raw but RFC 3986 forbids ('|',
+//     '^', '[', ']', '\' in a query, a '%' that starts no triplet, ...) are
+//     encoded, so every stored URL is also a valid RFC 3986 URI for the tools
+//     that read the database. docs/politeness.md lists these differences.
+//  3. Boost.URL only edits a query's parameters (without_query_params) and
+//     finds the parts of a text that is not in canonical form.
 
 namespace actorcrawl {
 
@@ -45,10 +43,6 @@ using ascii::to_lower;
 using ascii::to_upper;
 
 namespace urls = boost::urls;
-
-
-
-
 
 bool is_unreserved(char c) {
   return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' || c == '~';
@@ -69,44 +63,6 @@ bool allowed_in_path(char c) {
 }
 
 bool allowed_in_query(char c) { return allowed_in_path(c) || c == '?'; }
-
-bool allowed_in_reg_name(char c) { return is_unreserved(c) || is_sub_delim(c); }
-
-// The C0 controls and space: what browsers trim from both ends of a URL.
-bool is_trimmed(char c) { return static_cast<unsigned char>(c) <= 0x20; }
-
-bool is_valid_scheme(std::string_view s) {
-  if (s.empty() || !is_alpha(s[0])) return false;
-  for (char c : s) {
-    if (!is_alpha(c) && !is_digit(c) && c != '+' && c != '-' && c != '.') return false;
-  }
-  return true;
-}
-
-bool is_http_scheme(std::string_view s) {
-  const std::string lower = lowercase(s);
-  return lower == "http" || lower == "https";
-}
-
-void fail(UrlError* why, UrlError e) {
-  if (why != nullptr) *why = e;
-}
-
-// Tabs and newlines anywhere in an href come from wrapped HTML attributes and
-// are removed by browsers, as are leading and trailing controls and spaces.
-std::string strip_whitespace(std::string_view raw) {
-  std::size_t begin = 0;
-  std::size_t end = raw.size();
-  while (begin < end && is_trimmed(raw[begin])) ++begin;
-  while (end > begin && is_trimmed(raw[end - 1])) --end;
-  std::string out;
-  out.reserve(end - begin);
-  for (std::size_t i = begin; i < end; ++i) {
-    const char c = raw[i];
-    if (c != '\t' && c != '\n' && c != '\r') out += c;
-  }
-  return out;
-}
 
 // One pass that both makes a component valid and puts its percent-encoding in
 // canonical form: triplets of unreserved characters are decoded, other
@@ -140,272 +96,37 @@ std::string canonical_component(std::string_view in, bool (*allowed)(char)) {
   return out;
 }
 
-// The "lenient" step: the cleaned-up reference text plus what had to be
-// learned about it lexically.
-struct LenientReference {
-  std::string text;
-  bool empty = false;  // nothing but whitespace
-};
-
-// Returns the authority without a "user:pass@" prefix. The last '@' ends the
-// userinfo, as in browsers, so an unencoded '@' in a password is tolerated.
-std::string_view without_userinfo(std::string_view authority) {
-  const std::size_t at = authority.rfind('@');
-  return at == std::string_view::npos ? authority : authority.substr(at + 1);
-}
-
-// Rewrites `raw` into a reference that Boost.URL can parse, or fails with
-// unsupported_scheme. The split into scheme, authority, path and query is the
-// lexical one of RFC 3986 appendix B; it only decides which characters each
-// part may hold, the parse that follows still validates everything.
-// `base_scheme` is the scheme of the URL the reference is resolved against,
-// empty when there is none.
-std::optional<LenientReference> lenient_reference(std::string_view raw,
-                                                  std::string_view base_scheme, UrlError* why) {
-  std::string s = strip_whitespace(raw);
-  LenientReference ref;
-  ref.empty = s.empty();
-  // The fragment is never kept, and '#' can start nothing else.
-  const std::size_t hash = s.find('#');
-  if (hash != std::string::npos) s.resize(hash);
-
-  std::string_view rest = s;
-  std::string_view scheme;
-  const std::size_t colon = rest.find_first_of(":/?");
-  if (colon != std::string_view::npos && rest[colon] == ':' &&
-      is_valid_scheme(rest.substr(0, colon))) {
-    scheme = rest.substr(0, colon);
-    rest.remove_prefix(colon + 1);
-  }
-  if (!scheme.empty() && !is_http_scheme(scheme)) {
-    fail(why, UrlError::unsupported_scheme);
-    return std::nullopt;
-  }
-
-  // For http(s) browsers read '\' as '/' everywhere before the query.
-  std::string body(rest);
-  const std::size_t query_start = body.find('?');
-  for (std::size_t i = 0; i < body.size() && i < query_start; ++i) {
-    if (body[i] == '\\') body[i] = '/';
-  }
-  rest = body;
-
-  const bool has_authority = rest.substr(0, 2) == "//";
-  // "http:g" against an http base is the relative "g": the non-strict
-  // reading of RFC 3986 section 5.2.2, and what browsers do.
-  if (!has_authority && !base_scheme.empty() && lowercase(scheme) == base_scheme) scheme = {};
-
-  if (!scheme.empty()) {
-    ref.text.append(scheme);
-    ref.text += ':';
-  }
-  if (has_authority) {
-    rest.remove_prefix(2);
-    const std::size_t end = rest.find_first_of("/?");
-    ref.text += "//";
-    ref.text.append(without_userinfo(rest.substr(0, end)));
-    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end);
-  }
-
-  const std::size_t q = rest.find('?');
-  std::string path = canonical_component(rest.substr(0, q), allowed_in_path);
-  // "a:b" whose "a" is no scheme (say "1a:b") is a relative path to a
-  // browser, but a ':' in the first segment is only valid after "./".
-  if (scheme.empty() && !has_authority && !path.empty() && path[0] != '/') {
-    const std::size_t first_colon = path.find(':');
-    if (first_colon != std::string::npos && first_colon < path.find('/')) path.insert(0, "./");
-  }
-  ref.text += path;
-  if (q != std::string_view::npos) {
-    ref.text += '?';
-    ref.text += canonical_component(rest.substr(q + 1), allowed_in_query);
-  }
-  return ref;
-}
-
-// RFC 3986 section 5.2.4 on an absolute path, with ".." at the root
-// discarded as section 5.4.2 and browsers do.
-std::string remove_dot_segments(std::string_view path) {
-  std::vector<std::string_view> kept;
-  bool trailing_slash = false;
-  std::size_t pos = path.empty() || path[0] != '/' ? 0 : 1;
-  while (pos <= path.size()) {
-    std::size_t end = path.find('/', pos);
-    if (end == std::string_view::npos) end = path.size();
-    const std::string_view segment = path.substr(pos, end - pos);
-    const bool last = end == path.size();
-    if (segment == "." || segment == "..") {
-      if (segment == ".." && !kept.empty()) kept.pop_back();
-      // "a/." and "a/.." name a directory: the result ends with '/'.
-      trailing_slash = last;
-    } else {
-      kept.push_back(segment);
-      trailing_slash = false;
-    }
-    pos = end + 1;
-  }
-  std::string out;
-  for (const std::string_view segment : kept) {
-    out += '/';
-    out.append(segment);
-  }
-  if (trailing_slash || out.empty()) out += '/';
-  return out;
-}
-
-// RFC 3986 section 5.2.3.
-std::string merge_paths(std::string_view base_path, std::string_view ref_path) {
-  const std::size_t slash = base_path.rfind('/');
-  std::string out(slash == std::string_view::npos ? std::string_view("/")
-                                                  : base_path.substr(0, slash + 1));
-  out.append(ref_path);
-  return out;
-}
-
-// The components of a resolved reference, before normalization. The
-// authority views into a buffer that the caller keeps alive.
-struct Target {
-  std::string scheme;
-  std::optional<urls::authority_view> authority;
-  std::string path;
-  std::optional<std::string> query;
-};
-
-std::optional<std::string> query_of(const urls::url_view& u) {
-  if (!u.has_query()) return std::nullopt;
-  return std::string(u.encoded_query());
-}
-
-std::optional<urls::authority_view> authority_of(const urls::url_view& u) {
-  if (!u.has_authority()) return std::nullopt;
-  return u.authority();
-}
-
-Target target_of_absolute(const urls::url_view& ref) {
-  return Target{std::string(ref.scheme()), authority_of(ref), std::string(ref.encoded_path()),
-                query_of(ref)};
-}
-
-// RFC 3986 section 5.2.2 for a reference without a scheme.
-Target target_of_relative(const urls::url_view& base, const urls::url_view& ref) {
-  Target t{std::string(base.scheme()), authority_of(base), "", std::nullopt};
-  const std::string_view ref_path = ref.encoded_path();
-  if (ref.has_authority()) {
-    t.authority = ref.authority();
-    t.path = std::string(ref_path);
-    t.query = query_of(ref);
-  } else if (ref_path.empty()) {
-    t.path = std::string(base.encoded_path());
-    t.query = ref.has_query() ? query_of(ref) : query_of(base);
-  } else if (ref_path[0] == '/') {
-    t.path = std::string(ref_path);
-    t.query = query_of(ref);
-  } else {
-    t.path = merge_paths(base.encoded_path(), ref_path);
-    t.query = query_of(ref);
-  }
-  return t;
-}
-
-// The host as it appears in the canonical text, or nothing (with `why` set).
-std::optional<std::string> canonical_host(const urls::authority_view& a, UrlError* why) {
-  switch (a.host_type()) {
-    case urls::host_type::ipv4:
-      return std::string(a.encoded_host());
-    case urls::host_type::ipv6:
-      return "[" + a.host_ipv6_address().to_string() + "]";
-    case urls::host_type::name: {
-      const std::string host = lowercase(canonical_component(a.encoded_host(), allowed_in_reg_name));
-      if (host.empty()) {
-        fail(why, UrlError::missing_host);
-        return std::nullopt;
-      }
-      // What stays encoded is non-ASCII (an IDN) or a byte no DNS name holds.
-      if (host.find('%') != std::string::npos) {
-        fail(why, UrlError::malformed);
-        return std::nullopt;
-      }
-      // A decoded host must parse when written plainly, or the canonical
-      // text would not parse again: "%31.2.3.4x" decodes to "1.2.3.4x", which
-      // Boost.URL 1.81 refuses (it reads an IPv4 address, then fails on the
-      // rest). Such a host is as malformed as its plain form.
-      if (a.encoded_host().find('%') != std::string_view::npos) {
-        if (!urls::parse_authority(host)) {
-          fail(why, UrlError::malformed);
-          return std::nullopt;
-        }
-      }
-      return host;
-    }
-    case urls::host_type::none:
-      fail(why, UrlError::missing_host);
-      return std::nullopt;
-    default:  // ipvfuture: nothing can connect to it
-      fail(why, UrlError::malformed);
-      return std::nullopt;
-  }
-}
-
 std::uint16_t default_port(std::string_view scheme) { return scheme == "https" ? 443 : 80; }
 
-// The ":port" suffix of the canonical text: empty for no port or the default
-// one, nothing (malformed) for a port no socket can use.
-std::optional<std::string> canonical_port_suffix(const urls::authority_view& a,
-                                                 std::string_view scheme) {
-  const std::string_view digits = a.port();
-  if (!a.has_port() || digits.empty()) return std::string();
-  unsigned long value = 0;
-  for (const char c : digits) {
-    value = value * 10 + static_cast<unsigned long>(c - '0');
-    if (value > 65535) return std::nullopt;
-  }
-  if (value == 0) return std::nullopt;
-  if (value == default_port(scheme)) return std::string();
-  return ":" + std::to_string(value);
+void fail(UrlError* why, UrlError e) {
+  if (why != nullptr) *why = e;
 }
 
-// Builds the canonical text of a resolved target. Its path and query are
-// already valid and percent-normalized (see lenient_reference).
-std::optional<std::string> canonical_text(const Target& t, UrlError* why) {
-  const std::string scheme = lowercase(t.scheme);
-  if (!is_http_scheme(scheme)) {
-    fail(why, UrlError::unsupported_scheme);
-    return std::nullopt;
-  }
-  if (!t.authority) {
-    fail(why, UrlError::missing_host);
-    return std::nullopt;
-  }
-  // Boost.URL 1.81 ends a port at its first non-digit and takes the rest
-  // for the path ("h:8o/" -> port "8", path "o/"); an authority must be
-  // followed by an absolute path or nothing.
-  if (!t.path.empty() && t.path[0] != '/') {
+// The crawler's canonical text of a parsed URL (step 2 above).
+std::optional<std::string> canonical_text(const ParsedUrl& u, UrlError* why) {
+  // Port 0 is a URL the standard accepts, but no server listens there: a
+  // crawler refuses it rather than fail to connect, again and again.
+  if (u.port && *u.port == 0) {
     fail(why, UrlError::malformed);
     return std::nullopt;
   }
-  const std::optional<std::string> host = canonical_host(*t.authority, why);
-  if (!host) return std::nullopt;
-  const std::optional<std::string> port = canonical_port_suffix(*t.authority, scheme);
-  if (!port) {
-    fail(why, UrlError::malformed);
-    return std::nullopt;
+  std::string text = u.scheme;
+  text += "://";
+  text += u.host;
+  if (u.port) {
+    text += ':';
+    text += std::to_string(*u.port);
   }
-  std::string text = scheme + "://" + *host + *port + remove_dot_segments(t.path);
-  if (t.query && !t.query->empty()) text += "?" + *t.query;
+  text += canonical_component(u.path, allowed_in_path);
+  if (u.query && !u.query->empty()) {
+    text += '?';
+    text += canonical_component(*u.query, allowed_in_query);
+  }
   if (text.size() > Url::kMaxLength) {
     fail(why, UrlError::too_long);
     return std::nullopt;
   }
   return text;
-}
-
-std::optional<urls::url_view> parse_reference(const std::string& text, UrlError* why) {
-  auto parsed = urls::parse_uri_reference(text);
-  if (!parsed) {
-    fail(why, UrlError::malformed);
-    return std::nullopt;
-  }
-  return *parsed;
 }
 
 // text_ is always canonical, so parsing it again cannot fail; an empty view
@@ -430,48 +151,26 @@ const char* to_string(UrlError e) {
 }
 
 std::optional<Url> Url::parse(std::string_view raw, UrlError* why) {
-  fail(why, UrlError::none);
-  // Boost.URL signals some misuse by throwing; fuzzed input must never escape
-  // as an exception.
-  try {
-    const std::optional<LenientReference> ref = lenient_reference(raw, {}, why);
-    if (!ref) return std::nullopt;
-    if (ref->empty) {
-      fail(why, UrlError::empty);
-      return std::nullopt;
-    }
-    const std::optional<urls::url_view> view = parse_reference(ref->text, why);
-    if (!view) return std::nullopt;
-    if (!view->has_scheme()) {
-      fail(why, UrlError::malformed);
-      return std::nullopt;
-    }
-    std::optional<std::string> text = canonical_text(target_of_absolute(*view), why);
-    if (!text) return std::nullopt;
-    return Url(std::move(*text));
-  } catch (const std::exception&) {
-    fail(why, UrlError::malformed);
-    return std::nullopt;
-  }
+  const std::optional<ParsedUrl> parsed = parse_url(raw, nullptr, why);
+  if (!parsed) return std::nullopt;
+  std::optional<std::string> text = canonical_text(*parsed, why);
+  if (!text) return std::nullopt;
+  return Url(std::move(*text));
 }
 
-std::optional<Url> Url::resolve(std::string_view ref_raw, UrlError* why) const {
-  fail(why, UrlError::none);
-  try {
-    const urls::url_view base = view_of(text_);
-    const std::optional<LenientReference> ref = lenient_reference(ref_raw, base.scheme(), why);
-    if (!ref) return std::nullopt;
-    const std::optional<urls::url_view> view = parse_reference(ref->text, why);
-    if (!view) return std::nullopt;
-    const Target target =
-        view->has_scheme() ? target_of_absolute(*view) : target_of_relative(base, *view);
-    std::optional<std::string> text = canonical_text(target, why);
-    if (!text) return std::nullopt;
-    return Url(std::move(*text));
-  } catch (const std::exception&) {
-    fail(why, UrlError::malformed);
-    return std::nullopt;
-  }
+std::optional<Url> Url::resolve(std::string_view ref, UrlError* why) const {
+  ParsedUrl base;
+  base.scheme = scheme();
+  base.port = port_ == default_port(base.scheme) ? std::nullopt : std::optional<std::uint16_t>{port_};
+  base.host = host_key();
+  if (base.port) base.host.resize(base.host.size() - 1 - std::to_string(*base.port).size());
+  base.path = path();
+  if (has_query_) base.query = query();
+  const std::optional<ParsedUrl> parsed = parse_url(ref, &base, why);
+  if (!parsed) return std::nullopt;
+  std::optional<std::string> text = canonical_text(*parsed, why);
+  if (!text) return std::nullopt;
+  return Url(std::move(*text));
 }
 
 Url::Url(std::string text) : text_(std::move(text)) {

@@ -151,3 +151,43 @@ TEST_CASE("consecutive requests to one host are at least the politeness delay ap
   // The two hosts were crawled side by side, not one after the other.
   CHECK(elapsed < std::chrono::milliseconds{7 * 150 + 6 * 150});
 }
+
+// Links spelled the ways the URL Standard reads and RFC 3986 does not: an
+// internationalized host, IPv4 addresses in hex and as one number, and
+// backslashes. Each leads to the host a browser would ask (names mapped to
+// loopback with `resolve`); a number out of range is no link at all.
+TEST_CASE("links are resolved as browsers resolve them: IDN, numeric IPv4, backslashes",
+          "[integration][links][whatwg]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  auto c = web.add_host("127.0.0.3");
+  auto d = web.add_host("127.0.0.4");
+  const auto port_of = [](const std::string& key) { return key.substr(key.find(':') + 1); };
+  const std::string idn_host = "xn--mnchen-3ya.test:" + port_of(d);
+  web.route(a, "/", html(page("Seed", {"http://0x7f.0.0.2:" + port_of(b) + "/hex",
+                                        "http://2130706435:" + port_of(c) + "/number",
+                                        "\\\\127.0.0.3:" + port_of(c) + "\\back\\slash",
+                                        "http://M\xC3\x9CNCHEN.test:" + port_of(d) + "/idn",
+                                        "http://1.2.3.256:" + port_of(b) + "/out-of-range"})));
+  web.route(b, "/hex", html(page("Hex", {})));
+  web.route(c, "/number", html(page("Number", {})));
+  web.route(c, "/back/slash", html(page("Backslash", {})));
+  web.route(d, "/idn", html(page("IDN", {})));
+
+  auto config = fast_config(dir, TestWeb::url(a, "/"));
+  config.resolve = {idn_host + ":127.0.0.4"};
+  // Scope entries are read the same way: a Unicode name, a hex address.
+  config.allowed_domains = {"127.0.0.1", "0x7f.0.0.2", "2130706435", "m\xC3\xBCnchen.test"};
+  auto result = crawl(config);
+
+  CHECK(result.termination_reason == "queue_empty");
+  CHECK(column(config.db_path, "SELECT url || ' ' || title FROM pages WHERE depth = 1 ORDER BY url") ==
+        std::vector<std::string>{"http://" + b + "/hex Hex", "http://" + c + "/back/slash Backslash",
+                                 "http://" + c + "/number Number", "http://" + idn_host + "/idn IDN"});
+  CHECK(targets_seen(web, b) == std::map<std::string, int>{{"/hex", 1}});
+  CHECK(targets_seen(web, c) == std::map<std::string, int>{{"/back/slash", 1}, {"/number", 1}});
+  CHECK(targets_seen(web, d) == std::map<std::string, int>{{"/idn", 1}});
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM links WHERE to_url LIKE '%out-of-range%'") == 0);
+}

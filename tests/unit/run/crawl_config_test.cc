@@ -658,9 +658,9 @@ TEST_CASE("validate: seeds are required when asked for and must be crawlable", "
   c.seeds = {"http://ok.example/", "ftp://files.example/"};
   CHECK(error_of([&] { validate(c, true); }) ==
         "seed 'ftp://files.example/' is not a crawlable URL (unsupported_scheme)");
-  c.seeds = {"http:///nohost"};
+  c.seeds = {"http://user@/nohost"};
   CHECK(error_of([&] { validate(c, false); }) ==
-        "seed 'http:///nohost' is not a crawlable URL (missing_host)");
+        "seed 'http://user@/nohost' is not a crawlable URL (missing_host)");
   c.seeds = {"   "};
   CHECK(error_of([&] { validate(c, false); }) == "seed '   ' is not a crawlable URL (empty)");
 
