@@ -110,6 +110,12 @@ std::optional<std::string> canonical_text(const ParsedUrl& u, UrlError* why) {
     fail(why, UrlError::malformed);
     return std::nullopt;
   }
+  // The standard lets a host hold '"', '`', '{' and '}', which no DNS name
+  // and no RFC 3986 host can: refused, so that every stored URL is a URI.
+  if (u.host.find_first_of("\"`{}") != std::string::npos) {
+    fail(why, UrlError::malformed);
+    return std::nullopt;
+  }
   std::string text = u.scheme;
   text += "://";
   text += u.host;
@@ -291,7 +297,11 @@ bool matches_name(std::string_view key, const std::vector<std::string>& names) {
 
 Url Url::without_query_params(const std::vector<std::string>& names) const {
   if (!has_query() || names.empty()) return *this;
-  urls::url u(text_);
+  // Canonical text always parses; a URL that does not is left as it is
+  // rather than let Boost.URL's exception out.
+  auto parsed = urls::parse_uri(text_);
+  if (!parsed) return *this;
+  urls::url u(*parsed);
   auto params = u.encoded_params();
   for (auto it = params.begin(); it != params.end();) {
     const std::string key = (*it).key.decode();

@@ -402,6 +402,17 @@ TEST_CASE("serve: jobs may not fetch private addresses unless the service allows
   auto metrics = c.Get("/metrics");
   REQUIRE(metrics);
   CHECK(metrics->body.find(R"(actorcrawl_pages_failed_total{reason="private_address"} 1)") != std::string::npos);
+  // Every spelling of the address is judged by the address it means.
+  for (const std::string spelling : {"0x7f.1", "2130706433", "0177.0.0.1", "127.1"}) {
+    std::string url = seed;
+    url.replace(url.find("127.0.0.1"), 9, spelling);
+    INFO(url);
+    const auto other = wait_for_status(
+      c, start_job(c, json{{"url", url}, {"max_pages", 3}, {"respect_robots_txt", false}}), {"completed"});
+    CHECK(other.at("pages_failed") == 1);
+    CHECK(other.at("seed_url").get<std::string>().find("127.0.0.1") != std::string::npos);
+  }
+  CHECK(web.requests().empty());
 }
 
 TEST_CASE("serve: a bearer token guards every route but /healthz", "[integration][service]") {

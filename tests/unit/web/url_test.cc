@@ -456,8 +456,15 @@ TEST_CASE("parse: as browsers read URLs", "[url][parse][whatwg]") {
   CHECK(parsed("http:example.com/x") == "http://example.com/x");
   CHECK(parsed("  http://exa\tmple.com/a\nb  ") == "http://example.com/ab");
   CHECK(parsed("\x01http://example.com/\x1f") == "http://example.com/");
-  // Port 0 parses, but no server listens there (a deliberate refusal).
+  // Port 0 parses, but no server listens there; '"', '`', '{' and '}' are
+  // in no DNS name or RFC 3986 host (deliberate refusals, docs/urls.md).
   CHECK(parsed("http://example.com:0/") == "<malformed>");
+  CHECK(parsed("http://exa`mple.com/") == "<malformed>");
+  CHECK(parsed("http://{example}.com/") == "<malformed>");
+  // Every stored URL is a valid RFC 3986 URI: what the standard leaves raw
+  // but the RFC forbids is encoded, and a '%' that starts no triplet.
+  CHECK(parsed("http://example.com/a|b^c[d]?q={x}`|\\") == "http://example.com/a%7Cb%5Ec%5Bd%5D?q=%7Bx%7D%60%7C%5C");
+  CHECK(parsed("http://example.com/100%/x%zz") == "http://example.com/100%25/x%25zz");
 }
 
 TEST_CASE("resolve: as browsers resolve links", "[url][resolve][whatwg]") {
