@@ -61,9 +61,13 @@ if [ "${1:-}" = "--test" ]; then
   command -v node >/dev/null 2>&1 || extras+=(nodejs)
   command -v npm >/dev/null 2>&1 || extras+=(npm)
   command -v openssl >/dev/null 2>&1 || extras+=(openssl)
-  if ! dpkg-query -W -f='${Status}' fonts-liberation 2>/dev/null | grep -q "install ok installed"; then
-    extras+=(fonts-liberation)
-  fi
+  # fonts for the browser test; real documentation sites (HTML pages of
+  # every shape) for the HTML parsers' differential test.
+  for p in fonts-liberation cppreference-doc-en-html python3-doc; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      extras+=("$p")
+    fi
+  done
   if [ ${#extras[@]} -gt 0 ]; then
     echo "installing for the tests: ${extras[*]}" >&2
     apt_install "${extras[@]}" || echo "warning: could not install ${extras[*]}; tests that need them are skipped" >&2

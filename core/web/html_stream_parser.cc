@@ -48,6 +48,8 @@ enum class Tag {
   svg, math, select, option, optgroup, hr, input, keygen, template_, html,
   font, annotation_xml, foreign_object, desc, mi, mo, mn, ms, mtext, mglyph, malignmark,
   br, p,
+  table,       // ends foreign content too
+  table_part,  // caption, tbody, tfoot, thead, tr, td, th
   breakout,  // other start tags that end foreign content
 };
 
@@ -62,6 +64,7 @@ Tag tag_of(std::string_view n) {
       if (n == "hr") return Tag::hr;
       if (n == "br") return Tag::br;
       if (n == "mi") return Tag::mi;
+      if (n == "tr" || n == "td" || n == "th") return Tag::table_part;
       if (n == "mo") return Tag::mo;
       if (n == "mn") return Tag::mn;
       if (n == "ms") return Tag::ms;
@@ -92,7 +95,9 @@ Tag tag_of(std::string_view n) {
       if (n == "style") return Tag::style;
       if (n == "input") return Tag::input;
       if (n == "mtext") return Tag::mtext;
-      if (n == "embed" || n == "small" || n == "table") return Tag::breakout;
+      if (n == "table") return Tag::table;
+      if (n == "tbody" || n == "tfoot" || n == "thead") return Tag::table_part;
+      if (n == "embed" || n == "small") return Tag::breakout;
       break;
     case 6:
       if (n == "iframe") return Tag::iframe;
@@ -105,6 +110,7 @@ Tag tag_of(std::string_view n) {
       break;
     case 7:
       if (n == "noembed") return Tag::noembed;
+      if (n == "caption") return Tag::table_part;
       if (n == "listing") return Tag::breakout;
       break;
     case 8:
@@ -174,7 +180,82 @@ struct ForeignElement {
   Namespace ns;
   bool html_integration_point;  // svg foreignObject/desc/title, math annotation-xml (html)
   bool text_integration_point;  // math mi/mo/mn/ms/mtext
+  // HTML elements open inside this integration point, innermost last. While
+  // one is open the current node is HTML, so an end tag goes by HTML rules:
+  // it can close those, never a foreign element (the scope of every HTML
+  // end tag stops at an integration point: "<math><mi><a></mi>" leaves the
+  // <mi> open).
+  std::vector<std::string> html_open;
+  // An <svg>/<math> started in a table but in none of its cells: the
+  // insertion mode stays "in table", so at an integration point a table's
+  // structure (<tr>, <td>, <table>...) ends the foreign content.
+  bool in_table_structure = false;
 };
+
+// Elements that have no content and so are never open.
+bool is_void_element(std::string_view n) {
+  static constexpr std::string_view kVoid[] = {"area", "base", "basefont", "bgsound", "br", "col", "embed",
+                                               "frame", "hr", "image", "img", "input", "keygen", "link",
+                                               "meta", "param", "source", "track", "wbr"};
+  for (std::string_view v : kVoid)
+    if (n == v) return true;
+  return false;
+}
+
+// What is open of one <table>: enough to tell whether a table part's end
+// tag closes anything (and so ends a <select> in the table), and whether
+// content is in a cell or in the table's structure.
+struct OpenTable {
+  bool section = false;  // tbody, thead or tfoot (a row implies one)
+  bool row = false;
+  bool cell = false;     // td or th
+  bool caption = false;
+
+  // Where content is as in a page's body, and a table may start.
+  bool holds_content() const { return cell || caption; }
+
+  void start(std::string_view part) {
+    if (part == "td" || part == "th") {
+      section = row = cell = true;
+      caption = false;
+    } else if (part == "tr") {
+      section = row = true;
+      cell = caption = false;
+    } else if (part == "caption") {
+      *this = OpenTable{};
+      caption = true;
+    } else {  // tbody, thead, tfoot
+      *this = OpenTable{};
+      section = true;
+    }
+  }
+
+  // Whether the end tag of `part` closes something open; it does if so.
+  bool end(std::string_view part) {
+    bool* open = part == "td" || part == "th" ? &cell
+                 : part == "tr"               ? &row
+                 : part == "caption"          ? &caption
+                                              : &section;
+    if (!*open) return false;
+    if (open == &section) *this = OpenTable{};
+    if (open == &row) row = cell = false;
+    *open = false;
+    return true;
+  }
+};
+
+// Start tags that close an open <p> ("close a p element" in the HTML
+// Standard's "in body" rules).
+bool closes_p(std::string_view n) {
+  static constexpr std::string_view kClosers[] = {
+    "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div", "dl",
+    "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header",
+    "hgroup", "hr", "li", "dd", "dt", "listing", "main", "menu", "nav", "ol", "p", "plaintext", "pre",
+    "search", "section", "summary", "table", "ul", "xmp"};
+  for (std::string_view v : kClosers)
+    if (n == v) return true;
+  return false;
+}
 
 class StreamParser {
  public:
@@ -235,7 +316,9 @@ class StreamParser {
       comment();
     } else if (rest.size() >= 7 && ascii::iequals(rest.substr(0, 7), "doctype")) {
       skip_bogus_comment();  // a DOCTYPE ends at the first '>', quoted or not
-    } else if (rest.substr(0, 7) == "[CDATA[" && !foreign_.empty()) {
+    } else if (rest.substr(0, 7) == "[CDATA[" && !foreign_.empty() && foreign_.back().html_open.empty()) {
+      // A CDATA section where the current node is foreign (an integration
+      // point itself is); in HTML it is a bogus comment.
       const std::size_t end = in_.find("]]>", pos_ + 7);
       pos_ = end == std::string_view::npos ? in_.size() : end + 3;
     } else {
@@ -422,7 +505,7 @@ class StreamParser {
 
   bool breaks_out_of_foreign_content() const {
     switch (tag_.tag) {
-      case Tag::breakout: case Tag::br: case Tag::p: case Tag::meta: case Tag::hr:
+      case Tag::breakout: case Tag::br: case Tag::p: case Tag::meta: case Tag::hr: case Tag::table:
         return true;
       case Tag::font:
         return tag_.attribute("color") != nullptr || tag_.attribute("face") != nullptr ||
@@ -439,6 +522,9 @@ class StreamParser {
   }
 
   bool start_tag() {
+    if (!foreign_.empty() && foreign_.front().in_table_structure && html_rules_for_start_tag() &&
+        (tag_.tag == Tag::table || tag_.tag == Tag::table_part))
+      foreign_.clear();
     if (!html_rules_for_start_tag()) {
       if (breaks_out_of_foreign_content()) {
         leave_foreign_content();
@@ -462,7 +548,7 @@ class StreamParser {
       read_element();
     }
     if (tag_.self_closing) return;
-    ForeignElement e{tag_.name, ns, false, false};
+    ForeignElement e{tag_.name, ns, false, false, {}, false};
     if (ns == Namespace::svg) {
       e.html_integration_point = tag_.tag == Tag::foreign_object || tag_.tag == Tag::desc || tag_.tag == Tag::title;
     } else if (ns == Namespace::math) {
@@ -487,17 +573,58 @@ class StreamParser {
       case Tag::input: case Tag::keygen: case Tag::textarea:
         select_open_ = false;
         return html_start_tag();
+      case Tag::table: case Tag::table_part:  // "in select in table": a table's structure ends the select
+        if (!select_in_table_) return true;
+        select_open_ = false;
+        return html_start_tag();
       case Tag::script:
         script_data();
         return true;
       case Tag::template_:  // a template's content is parsed in its own mode
+        open_template();
+        return true;
       case Tag::option: case Tag::optgroup: case Tag::hr: case Tag::html:
       default:
         return true;
     }
   }
 
+  // An HTML element starts inside an integration point: note it (see
+  // ForeignElement::html_open), with the implied ends of "in body" that
+  // matter most (a new <a> ends the open one; a block ends an open <p>).
+  void note_html_element() {
+    // Not elements "in body" makes: tags it ignores there (table parts
+    // outside a table, html, head, body, frameset) and the void ones.
+    if (foreign_.empty() || tag_.tag == Tag::svg || tag_.tag == Tag::math || is_void_element(tag_.name) ||
+        tag_.tag == Tag::html || tag_.name == "body" || tag_.name == "head" || tag_.name == "frameset" ||
+        (tag_.tag == Tag::table_part && !in_html_table()) || tag_.name == "col" || tag_.name == "colgroup" ||
+        tag_.name == "frame")
+      return;
+    auto& open = foreign_.back().html_open;
+    auto close_last = [&open](std::string_view name, bool and_inner) {
+      for (std::size_t i = open.size(); i-- > 0;) {
+        if (open[i] == name) {
+          if (and_inner) open.resize(i);
+          else open.erase(open.begin() + static_cast<std::ptrdiff_t>(i));
+          return;
+        }
+      }
+    };
+    if (tag_.tag == Tag::a) close_last("a", false);
+    if (closes_p(tag_.name)) close_last("p", true);
+    open.push_back(tag_.name);
+  }
+
+  // Whether a <table> is open among the HTML elements of the current
+  // integration point.
+  bool in_html_table() const {
+    for (const auto& name : foreign_.back().html_open)
+      if (name == "table") return true;
+    return false;
+  }
+
   bool html_start_tag() {
+    note_html_element();
     switch (tag_.tag) {
       case Tag::a: case Tag::area: case Tag::base: case Tag::link: case Tag::meta:
         read_element();
@@ -518,10 +645,23 @@ class StreamParser {
         return false;  // the rest of the page is text
       case Tag::select:
         select_open_ = true;
+        select_in_table_ = !tables_.empty();
+        return true;
+      case Tag::table:
+        // A table started in a table, not in a cell of it, ends that one.
+        if (!tables_.empty() && !tables_.back().holds_content()) tables_.pop_back();
+        tables_.emplace_back();
+        return true;
+      case Tag::table_part:
+        if (!tables_.empty()) tables_.back().start(tag_.name);
+        return true;
+      case Tag::template_:
+        open_template();
         return true;
       case Tag::svg: case Tag::math:
         if (!tag_.self_closing)
-          foreign_.push_back(ForeignElement{tag_.name, tag_.tag == Tag::svg ? Namespace::svg : Namespace::math, false, false});
+          foreign_.push_back(ForeignElement{tag_.name, tag_.tag == Tag::svg ? Namespace::svg : Namespace::math, false,
+                                            false, {}, foreign_.empty() && !tables_.empty() && !tables_.back().holds_content()});
         return true;
       default:
         return true;
@@ -529,7 +669,17 @@ class StreamParser {
   }
 
   void end_tag() {
-    if (!foreign_.empty()) {
+    if (!foreign_.empty() && !foreign_.back().html_open.empty()) {
+      // HTML is current: the end tag closes an HTML element of its name
+      // inside the integration point, if one is open, and nothing else.
+      auto& open = foreign_.back().html_open;
+      for (std::size_t i = open.size(); i-- > 0;) {
+        if (open[i] == tag_.name) {
+          open.resize(i);
+          break;
+        }
+      }
+    } else if (!foreign_.empty()) {
       // In foreign content (or at an integration point) an end tag closes
       // the nearest open foreign element of its name; </br> and </p> break
       // out like their start tags.
@@ -544,7 +694,27 @@ class StreamParser {
         }
       }
     }
+    if (tag_.tag == Tag::template_) close_template();
     if (tag_.tag == Tag::select) select_open_ = false;
+    // "in select in table": the end tag of a table part that is open ends
+    // the select; one that closes nothing is dropped.
+    const bool closed_part = tag_.tag == Tag::table_part && !tables_.empty() && tables_.back().end(tag_.name);
+    if (select_open_ && select_in_table_ && (tag_.tag == Tag::table || closed_part)) select_open_ = false;
+    if (tag_.tag == Tag::table && !tables_.empty()) tables_.pop_back();
+  }
+
+  // A <template>'s content has an insertion mode of its own: a <select>
+  // open around it does not drop the template's links, and one opened in
+  // it ends with it.
+  void open_template() {
+    templates_.push_back(select_open_);
+    select_open_ = false;
+  }
+
+  void close_template() {
+    if (templates_.empty()) return;
+    select_open_ = templates_.back();
+    templates_.pop_back();
   }
 
   void read_element() {
@@ -697,6 +867,9 @@ class StreamParser {
   std::string lowered_;
   std::vector<ForeignElement> foreign_;
   bool select_open_ = false;
+  std::vector<bool> templates_;   // open <template>s: whether a select was open around each
+  bool select_in_table_ = false;  // opened inside a table: its structure ends it
+  std::vector<OpenTable> tables_;  // open <table>s, innermost last
 };
 
 }  // namespace
