@@ -6,7 +6,9 @@
 #   scripts/install-deps.sh          what building and running need
 #   scripts/install-deps.sh --test   also what the tests drive: Chromium and
 #                                    Node.js (the dashboard's browser test),
-#                                    the openssl tool (TLS between nodes)
+#                                    the openssl tool (TLS between nodes),
+#                                    networkx, Graphviz and jq (the readers
+#                                    the export test checks exports with)
 set -euo pipefail
 
 PACKAGES=(
@@ -61,9 +63,11 @@ if [ "${1:-}" = "--test" ]; then
   command -v node >/dev/null 2>&1 || extras+=(nodejs)
   command -v npm >/dev/null 2>&1 || extras+=(npm)
   command -v openssl >/dev/null 2>&1 || extras+=(openssl)
-  if ! dpkg-query -W -f='${Status}' fonts-liberation 2>/dev/null | grep -q "install ok installed"; then
-    extras+=(fonts-liberation)
-  fi
+  for p in fonts-liberation python3-networkx graphviz jq; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      extras+=("$p")
+    fi
+  done
   if [ ${#extras[@]} -gt 0 ]; then
     echo "installing for the tests: ${extras[*]}" >&2
     apt_install "${extras[@]}" || echo "warning: could not install ${extras[*]}; tests that need them are skipped" >&2
