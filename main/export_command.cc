@@ -140,11 +140,25 @@ std::optional<ExportArgs> parse_args(const std::vector<std::string>& args) {
 }
 
 // The file being written, under a temporary name beside its final one:
-// renamed into place by commit(), removed otherwise.
+// renamed into place by commit(), removed otherwise. What is not a regular
+// file (/dev/null, a FIFO, a terminal) is written in place: renaming over
+// it would replace the device. A symbolic link is followed, so the file it
+// names is replaced, not the link.
 class PendingFile {
  public:
   explicit PendingFile(const std::string& path) : path_(path) {
-    const fs::path final_path(path);
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (fs::exists(status) && !fs::is_regular_file(status)) {
+      in_place_ = true;
+      stream_.open(path, std::ios::binary);
+      if (!stream_)
+        throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+      return;
+    }
+    if (fs::is_symlink(fs::symlink_status(path, ec)))
+      path_ = fs::canonical(path, ec).string();
+    const fs::path final_path(path_);
     temp_ = (final_path.parent_path() / ("." + final_path.filename().string() + ".partial-" +
                                          std::to_string(::getpid())))
               .string();
@@ -154,7 +168,7 @@ class PendingFile {
       throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
   }
   ~PendingFile() {
-    if (committed_)
+    if (committed_ || in_place_)
       return;
     stream_.close();
     std::error_code ignored;
@@ -165,6 +179,8 @@ class PendingFile {
     stream_.close();
     if (!stream_)
       throw std::runtime_error("cannot write '" + path_ + "': closing it failed");
+    if (in_place_)
+      return;
     std::error_code ec;
     fs::rename(temp_, path_, ec);
     if (ec)
@@ -178,6 +194,7 @@ class PendingFile {
   std::unique_ptr<char[]> buffer_ = std::make_unique<char[]>(kBufferBytes);
   std::ofstream stream_;
   bool committed_ = false;
+  bool in_place_ = false;
 };
 
 }  // namespace

@@ -155,6 +155,10 @@ TEST_CASE("export: bad input is named, exits 2 or 1, and leaves no file", "[inte
   CHECK(r.exit_code == 0);
   for (const auto& entry : std::filesystem::directory_iterator(dir.path("")))
     CHECK(entry.path().filename().string().find(".partial-") == std::string::npos);
+  // A device is written in place, never replaced by a renamed file.
+  r = run("--db " + dir.path("crawl.db") + " --format csv --output /dev/null");
+  CHECK(r.exit_code == 0);
+  CHECK(std::filesystem::is_character_file("/dev/null"));
 
   r = shell(bin + " export --help", dir.path("help.log"));
   CHECK(r.exit_code == 0);
