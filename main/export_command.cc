@@ -15,6 +15,7 @@
 
 #include "core/run/crawl_config.h"
 #include "core/store/crawl_export.h"
+#include "main/command_args.h"
 
 namespace actorcrawl {
 
@@ -92,17 +93,14 @@ struct ExportArgs {
 };
 
 // Throws ConfigError for a usage error; nullopt after --help.
-std::optional<ExportArgs> parse_args(const std::vector<std::string>& args) {
+std::optional<ExportArgs> parse_args(std::vector<std::string> words) {
   ExportArgs out;
   std::optional<ExportFormat> format;
   std::optional<std::string> graph;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size())
-        throw ConfigError(a + " needs a value");
-      return args[++i];
-    };
+  CommandArgs args(std::move(words));
+  while (!args.done()) {
+    const std::string a = args.flag();
+    const auto value = [&] { return args.value(); };
     if (a == "--help" || a == "-h") {
       export_usage(std::cout);
       return std::nullopt;
@@ -202,7 +200,7 @@ class PendingFile {
 int export_command(std::vector<std::string> args) {
   std::optional<ExportArgs> parsed;
   try {
-    parsed = parse_args(args);
+    parsed = parse_args(std::move(args));
   } catch (const ConfigError& e) {
     std::fprintf(stderr, "actorcrawl export: %s (see actorcrawl export --help)\n", e.what());
     return 2;

@@ -29,9 +29,9 @@ class BufferedWriter : public GraphWriter {
   std::string buffer_;
 };
 
-// -- GraphML -----------------------------------------------------------------
-
-const char* graphml_type(GraphAttribute::Type t) {
+// An attribute's type, as GraphML's attr.type and GEXF's type name it
+// (both borrowed from XML Schema).
+const char* xml_type(GraphAttribute::Type t) {
   switch (t) {
     case GraphAttribute::Type::integer: return "long";
     case GraphAttribute::Type::boolean: return "boolean";
@@ -39,6 +39,8 @@ const char* graphml_type(GraphAttribute::Type t) {
   }
   return "string";
 }
+
+// -- GraphML -----------------------------------------------------------------
 
 class GraphmlWriter final : public BufferedWriter {
  public:
@@ -50,11 +52,11 @@ class GraphmlWriter final : public BufferedWriter {
       "xsi:schemaLocation=\"http://graphml.graphdrawing.org/xmlns "
       "http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd\">\n";
     for (const auto& a : schema_.node_attributes)
-      declare("node", "n_", a.name, graphml_type(a.type));
+      declare("node", "n_", a.name, xml_type(a.type));
     if (schema_.weighted)
       declare("edge", "e_", "weight", "long");
     for (const auto& a : schema_.edge_attributes)
-      declare("edge", "e_", a.name, graphml_type(a.type));
+      declare("edge", "e_", a.name, xml_type(a.type));
     buffer_ += "  <graph id=\"";
     append_xml(buffer_, schema_.name);
     buffer_ += "\" edgedefault=\"directed\">\n";
@@ -120,15 +122,6 @@ class GraphmlWriter final : public BufferedWriter {
 
 // -- GEXF 1.2 ----------------------------------------------------------------
 
-const char* gexf_type(GraphAttribute::Type t) {
-  switch (t) {
-    case GraphAttribute::Type::integer: return "long";
-    case GraphAttribute::Type::boolean: return "boolean";
-    case GraphAttribute::Type::text: return "string";
-  }
-  return "string";
-}
-
 class GexfWriter final : public BufferedWriter {
  public:
   GexfWriter(const GraphSchema& schema, std::ostream& out) : BufferedWriter(out), schema_(schema) {
@@ -186,7 +179,7 @@ class GexfWriter final : public BufferedWriter {
       buffer_ += "      <attribute id=\"" + std::to_string(i) + "\" title=\"";
       append_xml(buffer_, attributes[i].name);
       buffer_ += "\" type=\"";
-      buffer_ += gexf_type(attributes[i].type);
+      buffer_ += xml_type(attributes[i].type);
       buffer_ += "\"/>\n";
     }
     buffer_ += "    </attributes>\n";
