@@ -14,6 +14,7 @@
 #include "core/run/crawl_config.h"
 #include "core/run/version.h"
 #include "core/store/crawl_store.h"
+#include "main/export_command.h"
 #include "main/serve_command.h"
 #include "main/redrive_command.h"
 #include "main/trace_command.h"
@@ -61,6 +62,11 @@ void usage(std::ostream& out) {
          "  actorcrawl redrive --db FILE [--reason REASON] [--older-than DURATION] [--json]\n"
          "      Queue a crawl database's dead letters again, in one transaction; the\n"
          "      next crawl run on it fetches them. See actorcrawl redrive --help.\n"
+         "  actorcrawl export --db FILE --format jsonl|csv|graphml|gexf|dot [--graph domains|pages]\n"
+         "                    [--output FILE]\n"
+         "      Write a crawl database out for other tools: its pages (JSON Lines, CSV)\n"
+         "      or its domain or page graph (GraphML, GEXF, DOT), streamed, to stdout or\n"
+         "      a file. See actorcrawl export --help and docs/exports.md.\n"
          "  actorcrawl --help | --version | --default-config\n\n"
          "options (each is also a YAML key of the config file, and an environment\n"
          "variable ACTORCRAWL_<KEY>; flags override the environment, which overrides\n"
@@ -183,6 +189,8 @@ int dispatch(std::vector<std::string> args) {
     return trace_command(std::move(args));
   if (command == "redrive")
     return redrive_command(std::move(args));
+  if (command == "export")
+    return export_command(std::move(args));
   if (command == "serve") {
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);

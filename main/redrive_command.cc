@@ -9,6 +9,7 @@
 #include "core/run/clock.h"
 #include "core/run/crawl_config.h"
 #include "core/store/crawl_store.h"
+#include "main/command_args.h"
 
 namespace actorcrawl {
 
@@ -33,13 +34,10 @@ int redrive_command(std::vector<std::string> args) {
   RedriveFilter filter;
   bool as_json = false;
   try {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= args.size())
-          throw ConfigError(a + " needs a value");
-        return args[++i];
-      };
+    CommandArgs words(std::move(args));
+    while (!words.done()) {
+      const std::string a = words.flag();
+      const auto value = [&] { return words.value(); };
       if (a == "--help" || a == "-h") {
         redrive_usage(std::cout);
         return 0;

@@ -6,7 +6,9 @@
 #   scripts/install-deps.sh          what building and running need
 #   scripts/install-deps.sh --test   also what the tests drive: Chromium and
 #                                    Node.js (the dashboard's browser test),
-#                                    the openssl tool (TLS between nodes)
+#                                    the openssl tool (TLS between nodes),
+#                                    networkx, Graphviz and jq (the readers
+#                                    the export test checks exports with)
 set -euo pipefail
 
 PACKAGES=(
@@ -62,8 +64,9 @@ if [ "${1:-}" = "--test" ]; then
   command -v npm >/dev/null 2>&1 || extras+=(npm)
   command -v openssl >/dev/null 2>&1 || extras+=(openssl)
   # fonts for the browser test; real documentation sites (HTML pages of
-  # every shape) for the HTML parsers' differential test.
-  for p in fonts-liberation cppreference-doc-en-html python3-doc; do
+  # every shape) for the HTML parsers' differential test; the outside
+  # readers of the exports (networkx, Graphviz, jq).
+  for p in fonts-liberation cppreference-doc-en-html python3-doc python3-networkx graphviz jq; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
       extras+=("$p")
     fi

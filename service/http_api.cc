@@ -17,8 +17,10 @@
 #include "core/run/clock.h"
 #include "core/run/crawl_config.h"
 #include "core/run/version.h"
+#include "core/store/crawl_export.h"
 #include "core/store/crawl_reader.h"
 #include "service/api_error.h"
+#include "service/chunk_stream.h"
 #include "service/crawl_service.h"
 #include "service/dashboard.h"
 #include "service/http_server.h"
@@ -38,6 +40,10 @@ constexpr std::int64_t kMaxPageLimit = 1000;
 constexpr std::int64_t kDefaultLinksLimit = 100;
 constexpr std::int64_t kMaxLinksLimit = 1000;
 constexpr std::int64_t kMaxLinksPerAnswer = 100000;
+// Exports streaming at once. Each holds a request thread for as long as it
+// takes to write (minutes for a million pages), so they are capped well
+// below the pool's size.
+constexpr std::int64_t kMaxExports = 4;
 
 // Strings from crawled pages may hold invalid UTF-8; JSON must not.
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
@@ -140,6 +146,7 @@ struct HttpApi::Impl {
   // Event streams open now. Each holds one of the server's request threads
   // for as long as its job runs, so they are capped below the pool's size.
   std::atomic<std::int64_t> open_streams{0};
+  std::atomic<std::int64_t> open_exports{0};
   // Who may call: set once bind() knows the port, before any request.
   std::optional<AllowedHosts> allowed_hosts;
   AllowedOrigins allowed_origins;
@@ -492,6 +499,73 @@ struct HttpApi::Impl {
       });
   }
 
+  // GET /crawl/:id/export?format=jsonl|csv|graphml|gexf|dot[&graph=domains|pages]
+  void export_job(const httplib::Request& req, httplib::Response& res) {
+    const auto format_text = query_param(req, "format");
+    if (!format_text)
+      throw ApiError(400, "missing_parameter",
+                     std::string{"format is required: one of "} + export_format_names());
+    const auto format = export_format_named(*format_text);
+    if (!format)
+      throw ApiError(400, "invalid_parameter",
+                     "format: '" + clip_for_message(*format_text, 40) + "' is not one of " + export_format_names());
+    ExportGraph graph = ExportGraph::domains;
+    if (const auto graph_text = query_param(req, "graph")) {
+      const auto named = export_graph_named(*graph_text);
+      if (!named)
+        throw ApiError(400, "invalid_parameter",
+                       "graph: '" + clip_for_message(*graph_text, 40) + "' is not one of " + export_graph_names());
+      if (!is_graph_format(*format))
+        throw ApiError(400, "invalid_parameter",
+                       "graph: applies to graphml, gexf and dot, not to " + std::string{file_extension(*format)});
+      graph = *named;
+    }
+    const auto row = known_job(req.matches[1]);
+    // Opened before the answer starts, so a database that cannot be read
+    // is an error status, not a cut body.
+    std::shared_ptr<CrawlExport> source;
+    try {
+      source = std::make_shared<CrawlExport>(row.db_path);
+    } catch (const ExportError& e) {
+      if (e.kind() == ExportError::Kind::missing_database)
+        throw ApiError(409, "no_database", "job '" + row.id + "' has no crawl database yet");
+      throw ApiError(500, "export_failed", e.what());
+    }
+    if (open_exports.fetch_add(1) >= kMaxExports) {
+      open_exports.fetch_sub(1);
+      res.set_header("Retry-After", "5");
+      throw ApiError(503, "too_many_exports",
+                     std::to_string(kMaxExports) + " exports are streaming; try again when one ends");
+    }
+    // crawl_1.jsonl, crawl_1.graphml, crawl_1_pages.graphml: the job's id is
+    // the service's own "crawl_<n>", nothing to quote.
+    const std::string file = row.id + (is_graph_format(*format) && graph == ExportGraph::pages ? "_pages" : "") + "." +
+                             file_extension(*format);
+    res.set_header("Content-Disposition", "attachment; filename=\"" + file + "\"");
+    res.set_header("Cache-Control", "no-store");
+    res.set_chunked_content_provider(
+      media_type(*format),
+      [source, format = *format, graph](std::size_t, httplib::DataSink& sink) {
+        // The whole export in one call, written as it is read. Past the
+        // route's guard: a failure (the client gone, the database unreadable
+        // midway) ends the body without its last chunk, so the client sees
+        // it cut, never a truncated file that looks whole.
+        ChunkStreamBuf chunks(sink);
+        std::ostream out(&chunks);
+        try {
+          source->write(format, graph, out);
+        } catch (...) {
+          return false;
+        }
+        sink.done();
+        return true;
+      },
+      [this, released = std::make_shared<std::atomic<bool>>(false)](bool) {
+        if (!released->exchange(true))
+          open_exports.fetch_sub(1);
+      });
+  }
+
   // GET /metrics (Prometheus text format)
   void metrics(const httplib::Request&, httplib::Response& res) {
     res.set_content(service.metrics_text(), "text/plain; version=0.0.4; charset=utf-8");
@@ -527,6 +601,7 @@ struct HttpApi::Impl {
     http.Post(route_pattern::job_redrive, guarded<&Impl::redrive_job>());
     http.Get(route_pattern::job_graph, guarded<&Impl::read_job_graph>());
     http.Get(route_pattern::job_events, guarded<&Impl::stream_events>());
+    http.Get(route_pattern::job_export, guarded<&Impl::export_job>());
     http.Get(route_pattern::metrics, guarded<&Impl::metrics>());
   }
 };

@@ -402,7 +402,7 @@ RequestFramer::Progress RequestFramer::read_chunks(std::string_view received) {
 
 namespace {
 
-// "/crawl/ID", "/crawl/ID/graph", "/crawl/ID/events": as httplib's
+// "/crawl/ID", "/crawl/ID/graph", "/crawl/ID/events", ...: as httplib's
 // patterns, an ID is one or more bytes other than '/'.
 Route job_route(std::string_view rest) {
   const auto slash = rest.find('/');
@@ -417,6 +417,8 @@ Route job_route(std::string_view rest) {
     return Route::job_events;
   if (tail == "/redrive")
     return Route::job_redrive;
+  if (tail == "/export")
+    return Route::job_export;
   return Route::none;
 }
 
@@ -449,6 +451,7 @@ const char* allowed_methods(Route route) {
     case Route::info:
     case Route::job_graph:
     case Route::job_events:
+    case Route::job_export:
     case Route::metrics: return "GET, HEAD";
     case Route::none: return nullptr;
   }

@@ -127,7 +127,7 @@ class RequestFramer {
 
 // The API's paths, as httplib's route patterns (registered in http_api.cc)
 // and as route_of() recognizes them without a regular expression.
-enum class Route { health, dashboard, info, jobs, job, job_graph, job_events, job_redrive, metrics, none };
+enum class Route { health, dashboard, info, jobs, job, job_graph, job_events, job_redrive, job_export, metrics, none };
 namespace route_pattern {
 inline constexpr const char* health = "/healthz";
 inline constexpr const char* dashboard = "/";
@@ -137,6 +137,7 @@ inline constexpr const char* job = R"(/crawl/([^/]+))";
 inline constexpr const char* job_graph = R"(/crawl/([^/]+)/graph)";
 inline constexpr const char* job_events = R"(/crawl/([^/]+)/events)";
 inline constexpr const char* job_redrive = R"(/crawl/([^/]+)/redrive)";
+inline constexpr const char* job_export = R"(/crawl/([^/]+)/export)";
 inline constexpr const char* metrics = "/metrics";
 }  // namespace route_pattern
 Route route_of(std::string_view path);

@@ -282,6 +282,19 @@ async function main() {
   const expectedRows = Math.min(50, job.pages_total != null ? job.pages_total : (job.pages || []).length);
   if (rows !== expectedRows) log(`note: #pages has ${rows} rows, the API has ${job.pages_total} pages`);
 
+  // The download links: one per export, each answering the job's export.
+  const exportLinks = await page.locator('#export-links a').evaluateAll((as) => as.map((a) => a.href));
+  if (exportLinks.length !== 7) fail(`#export-links has ${exportLinks.length} links, expected 7`);
+  const jsonlLink = exportLinks.find((href) => /format=jsonl/.test(href));
+  if (!jsonlLink) fail('#export-links has no JSON Lines link');
+  const exported = await fetch(jsonlLink);
+  const exportedBody = await exported.text();
+  const exportedLines = exportedBody.split('\n').filter((l) => l).map((l) => JSON.parse(l));
+  if (exported.status !== 200 || exportedLines.length !== job.pages_total) {
+    fail(`${jsonlLink} answered ${exported.status} with ${exportedLines.length} lines, ` +
+      `expected 200 and ${job.pages_total} (the job's pages)`);
+  }
+
   if (pageErrors.length) fail(`the page threw: ${pageErrors.join('; ')}`);
 
   // Let the graph layout settle before the picture.

@@ -6,7 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <signal.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <regex>
 #include <set>
 #include <atomic>
@@ -609,4 +614,66 @@ TEST_CASE("serve: a second service on the same directory exits 1, naming the fir
   auto health = first.client().Get("/healthz");
   REQUIRE(health);
   CHECK(health->status == 200);
+}
+
+TEST_CASE("serve: GET /crawl/{id}/export streams what actorcrawl export writes", "[integration][service][export]") {
+  ScratchDir dir;
+  TestWeb web;
+  const auto seed = chain_web(web, "127.0.0.1", 12, 0);
+  Service service(dir, {"--allow-private-networks", "--token", "s3cret"});
+  auto c = service.client("s3cret");
+  const auto id = start_job(c, json{{"url", seed}, {"max_pages", 12}});
+  wait_for_status(c, id, {"completed"});
+
+  // Read as it arrives, in chunks: the body is never one Content-Length.
+  std::string body;
+  std::size_t chunks = 0;
+  auto r = c.Get(("/crawl/" + id + "/export?format=jsonl").c_str(), [&](const char* data, std::size_t n) {
+    body.append(data, n);
+    ++chunks;
+    return true;
+  });
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  CHECK(r->get_header_value("Content-Type") == "application/x-ndjson; charset=utf-8");
+  CHECK(r->get_header_value("Content-Disposition") == "attachment; filename=\"crawl_1.jsonl\"");
+  CHECK(r->get_header_value("Transfer-Encoding") == "chunked");
+  CHECK_FALSE(r->has_header("Content-Length"));
+  CHECK(chunks >= 1);
+
+  // The same bytes as the command line's export of the job's database.
+  const auto db = dir.path("service") + "/jobs/" + id + ".db";
+  REQUIRE(std::filesystem::exists(db));
+  const std::string cli_out = dir.path("cli.jsonl");
+  REQUIRE(std::system((std::string{ACTORCRAWL_BINARY} + " export --db " + db + " --format jsonl --output " +
+                       cli_out).c_str()) == 0);
+  std::ifstream cli(cli_out);
+  std::stringstream expected;
+  expected << cli.rdbuf();
+  CHECK(body == expected.str());
+  CHECK(std::count(body.begin(), body.end(), '\n') == 12);
+
+  auto graph = c.Get(("/crawl/" + id + "/export?format=graphml&graph=pages").c_str());
+  REQUIRE(graph);
+  CHECK(graph->status == 200);
+  CHECK(graph->get_header_value("Content-Type") == "application/graphml+xml; charset=utf-8");
+  CHECK(graph->get_header_value("Content-Disposition") == "attachment; filename=\"crawl_1_pages.graphml\"");
+  CHECK(graph->body.rfind("</graphml>\n") == graph->body.size() - 11);
+
+  // Errors name the parameter; the API's token, Host and Origin rules hold.
+  check_error(c.Get(("/crawl/" + id + "/export").c_str()), 400, "missing_parameter");
+  check_error(c.Get(("/crawl/" + id + "/export?format=xlsx").c_str()), 400, "invalid_parameter");
+  CHECK(json::parse(c.Get(("/crawl/" + id + "/export?format=xlsx").c_str())->body).at("error").at("message") ==
+        "format: 'xlsx' is not one of jsonl, csv, graphml, gexf, dot");
+  check_error(c.Get(("/crawl/" + id + "/export?format=dot&graph=hosts").c_str()), 400, "invalid_parameter");
+  check_error(c.Get(("/crawl/" + id + "/export?format=csv&graph=pages").c_str()), 400, "invalid_parameter");
+  check_error(c.Get("/crawl/crawl_99/export?format=csv"), 404, "job_not_found");
+  check_error(c.Post(("/crawl/" + id + "/export?format=csv").c_str(), "", "text/plain"), 405, "method_not_allowed");
+  auto anonymous = service.client();
+  check_error(anonymous.Get(("/crawl/" + id + "/export?format=csv").c_str()), 401, "unauthorized");
+  CHECK(anonymous.Get(("/crawl/" + id + "/export?format=csv&access_token=s3cret").c_str())->status == 200);
+  check_error(c.Get(("/crawl/" + id + "/export?format=csv").c_str(), {{"Host", "evil.example"}}), 421,
+              "host_not_allowed");
+  check_error(c.Get(("/crawl/" + id + "/export?format=csv").c_str(), {{"Origin", "http://evil.example"}}), 403,
+              "origin_not_allowed");
 }

@@ -1,0 +1,85 @@
+// A crawl database read row by row, for exports: whatever its size, memory
+// holds one row (and one page's links) at a time. Opened read-only, in one
+// read transaction, so every pass of an export sees the same snapshot even
+// while a crawl writes the file (WAL); the tables are crawl_schema.sql's.
+#pragma once
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace actorcrawl {
+
+// A column as stored: absent is NULL, never '' or 0.
+using OptionalText = std::optional<std::string>;
+using OptionalInt = std::optional<std::int64_t>;
+
+struct ExportLink {
+  std::string url;
+  bool nofollow = false;
+  std::int64_t position = 0;
+};
+
+// A `pages` row with its links in document order (`position`).
+struct ExportPage {
+  std::int64_t page_id = 0;
+  std::string url;
+  OptionalText final_url, content_type, title, description, error, redirect_chain, canonical_url, robots_directives;
+  OptionalInt status_code, depth, fetched_at, fetch_ms, bytes, truncated, attempts, links_dropped;
+  std::vector<ExportLink> links;
+};
+
+struct DomainNode {
+  std::string name;  // nodes.domain_name
+  OptionalInt crawl_count;
+  OptionalText description;
+};
+
+struct DomainEdge {
+  std::string from, to;  // domain names
+  OptionalInt weight;
+};
+
+class CrawlScan {
+ public:
+  // Throws ExportError: missing_database, not_a_crawl_database (not SQLite,
+  // no pages/links/nodes/edges tables, a schema newer than this build's).
+  // A database of an older schema is read as it is: a column it lacks
+  // reads as NULL.
+  explicit CrawlScan(const std::string& db_path);
+  ~CrawlScan();
+  CrawlScan(const CrawlScan&) = delete;
+  CrawlScan& operator=(const CrawlScan&) = delete;
+
+  std::int64_t page_count();
+  std::int64_t node_count();
+  std::int64_t edge_count();
+
+  // Every page in page_id order, with its links when `with_links`: one pass
+  // over `pages` merged with one over `links` in its own key order
+  // (from_page_id, to_url), each page's links then put in document order.
+  // Links of a page_id without a row are skipped. Throws ExportError
+  // (read_failed).
+  void pages(bool with_links, const std::function<void(const ExportPage&)>& visit);
+  // `nodes` in node_id order; `edges` in edge_id order, an edge whose node
+  // is missing skipped.
+  void domain_nodes(const std::function<void(const DomainNode&)>& visit);
+  void domain_edges(const std::function<void(const DomainEdge&)>& visit);
+  // Each link target without a `pages` row, once.
+  void unfetched_targets(const std::function<void(std::string_view)>& visit);
+
+ private:
+  template <typename Body>
+  void reading(const char* what, Body&& body);
+
+  std::string path_;
+  SQLite::Database db_;
+  std::string page_columns_;  // the SELECT list, NULL for a column the file lacks
+};
+
+}  // namespace actorcrawl

@@ -1,0 +1,245 @@
+#include "main/export_command.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "core/run/crawl_config.h"
+#include "core/store/crawl_export.h"
+#include "main/command_args.h"
+
+namespace actorcrawl {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::atomic<bool> interrupted{false};
+
+extern "C" void on_export_signal(int) { interrupted = true; }
+
+// Thrown from the progress callback: the export stops where it is.
+struct Interrupted {};
+
+void export_usage(std::ostream& out) {
+  out << "usage: actorcrawl export --db FILE --format FORMAT [--graph GRAPH] [--output FILE] [--quiet]\n\n"
+         "Writes a crawl database out for other tools. Reads the database read-only, so\n"
+         "it works while a crawl is writing it (what was committed when the export began).\n"
+         "Streams: memory stays small whatever the size of the crawl.\n\n"
+         "  --db FILE         the crawl database\n"
+         "  --format FORMAT   jsonl    one JSON object per page, with its links in document order\n"
+         "                    csv      one row per page (RFC 4180, a header row)\n"
+         "                    graphml  a graph for Gephi, networkx, yEd, igraph\n"
+         "                    gexf     a graph for Gephi (GEXF 1.2)\n"
+         "                    dot      a graph for Graphviz (dot -Tsvg)\n"
+         "  --graph GRAPH     for graphml, gexf and dot: domains (default; hosts weighted by\n"
+         "                    the pages linking them) or pages (every page and link target)\n"
+         "  --output FILE     where to write (default: stdout, also '-'); a file appears\n"
+         "                    only when complete\n"
+         "  --quiet           no progress bar (it is drawn only when stderr is a terminal)\n\n"
+         "Exit codes: 0 written; 1 the database could not be read or the output written;\n"
+         "2 a usage error; 130 interrupted. See docs/exports.md.\n";
+}
+
+// "exporting  [#########.........]  412,000 / 1,000,000 rows", redrawn at
+// most ten times a second on a terminal's stderr.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool shown) : shown_(shown) {}
+  ~ProgressBar() {
+    if (drawn_)
+      std::fputs("\n", stderr);
+  }
+  void operator()(std::int64_t done, std::int64_t total) {
+    if (interrupted.load())
+      throw Interrupted{};
+    if (!shown_)
+      return;
+    const auto now = std::chrono::steady_clock::now();
+    if (drawn_ && done < total && now - last_ < std::chrono::milliseconds{100})
+      return;
+    last_ = now;
+    drawn_ = true;
+    constexpr int kWidth = 30;
+    const int filled = total > 0 ? static_cast<int>(kWidth * done / total) : kWidth;
+    std::string bar(static_cast<std::size_t>(filled), '#');
+    bar.resize(kWidth, '.');
+    std::fprintf(stderr, "\rexporting [%s] %lld / %lld rows", bar.c_str(), static_cast<long long>(done),
+                 static_cast<long long>(total));
+    std::fflush(stderr);
+  }
+
+ private:
+  bool shown_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point last_;
+};
+
+struct ExportArgs {
+  std::string db;
+  ExportFormat format = ExportFormat::jsonl;
+  ExportGraph graph = ExportGraph::domains;
+  std::string output = "-";
+  bool quiet = false;
+};
+
+// Throws ConfigError for a usage error; nullopt after --help.
+std::optional<ExportArgs> parse_args(std::vector<std::string> words) {
+  ExportArgs out;
+  std::optional<ExportFormat> format;
+  std::optional<std::string> graph;
+  CommandArgs args(std::move(words));
+  while (!args.done()) {
+    const std::string a = args.flag();
+    const auto value = [&] { return args.value(); };
+    if (a == "--help" || a == "-h") {
+      export_usage(std::cout);
+      return std::nullopt;
+    } else if (a == "--db") {
+      out.db = value();
+    } else if (a == "--format") {
+      const std::string name = value();
+      format = export_format_named(name);
+      if (!format)
+        throw ConfigError("unknown format '" + name + "' (formats: " + export_format_names() + ")");
+    } else if (a == "--graph") {
+      graph = value();
+      const auto g = export_graph_named(*graph);
+      if (!g)
+        throw ConfigError("unknown graph '" + *graph + "' (graphs: " + export_graph_names() + ")");
+      out.graph = *g;
+    } else if (a == "--output" || a == "-o") {
+      out.output = value();
+      if (out.output.empty())
+        throw ConfigError("--output needs a file name, or - for stdout");
+    } else if (a == "--quiet" || a == "-q") {
+      out.quiet = true;
+    } else {
+      throw ConfigError("unknown argument '" + a + "'");
+    }
+  }
+  if (out.db.empty())
+    throw ConfigError("--db FILE is required");
+  if (!format)
+    throw ConfigError(std::string{"--format is required ("} + export_format_names() + ")");
+  out.format = *format;
+  if (graph && !is_graph_format(out.format))
+    throw ConfigError("--graph applies to graphml, gexf and dot, not to " + std::string{file_extension(out.format)});
+  return out;
+}
+
+// The file being written, under a temporary name beside its final one:
+// renamed into place by commit(), removed otherwise. What is not a regular
+// file (/dev/null, a FIFO, a terminal) is written in place: renaming over
+// it would replace the device. A symbolic link is followed, so the file it
+// names is replaced, not the link.
+class PendingFile {
+ public:
+  explicit PendingFile(const std::string& path) : path_(path) {
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (fs::exists(status) && !fs::is_regular_file(status)) {
+      in_place_ = true;
+      stream_.open(path, std::ios::binary);
+      if (!stream_)
+        throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+      return;
+    }
+    if (fs::is_symlink(fs::symlink_status(path, ec)))
+      path_ = fs::canonical(path, ec).string();
+    const fs::path final_path(path_);
+    temp_ = (final_path.parent_path() / ("." + final_path.filename().string() + ".partial-" +
+                                         std::to_string(::getpid())))
+              .string();
+    stream_.rdbuf()->pubsetbuf(buffer_.get(), kBufferBytes);
+    stream_.open(temp_, std::ios::binary | std::ios::trunc);
+    if (!stream_)
+      throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+  }
+  ~PendingFile() {
+    if (committed_ || in_place_)
+      return;
+    stream_.close();
+    std::error_code ignored;
+    fs::remove(temp_, ignored);
+  }
+  std::ostream& stream() { return stream_; }
+  void commit() {
+    stream_.close();
+    if (!stream_)
+      throw std::runtime_error("cannot write '" + path_ + "': closing it failed");
+    if (in_place_)
+      return;
+    std::error_code ec;
+    fs::rename(temp_, path_, ec);
+    if (ec)
+      throw std::runtime_error("cannot write '" + path_ + "': " + ec.message());
+    committed_ = true;
+  }
+
+ private:
+  static constexpr std::size_t kBufferBytes = 1 << 20;
+  std::string path_, temp_;
+  std::unique_ptr<char[]> buffer_ = std::make_unique<char[]>(kBufferBytes);
+  std::ofstream stream_;
+  bool committed_ = false;
+  bool in_place_ = false;
+};
+
+}  // namespace
+
+int export_command(std::vector<std::string> args) {
+  std::optional<ExportArgs> parsed;
+  try {
+    parsed = parse_args(std::move(args));
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "actorcrawl export: %s (see actorcrawl export --help)\n", e.what());
+    return 2;
+  }
+  if (!parsed)
+    return 0;
+  const ExportArgs& a = *parsed;
+  std::signal(SIGINT, on_export_signal);
+  std::signal(SIGTERM, on_export_signal);
+  try {
+    CrawlExport source(a.db);  // the database first: a bad one creates no file
+    ProgressBar bar(!a.quiet && ::isatty(STDERR_FILENO) == 1);
+    const ExportProgress progress = [&bar](std::int64_t done, std::int64_t total) { bar(done, total); };
+    if (a.output == "-") {
+      std::ios::sync_with_stdio(false);
+      source.write(a.format, a.graph, std::cout, progress);
+    } else {
+      PendingFile file(a.output);
+      source.write(a.format, a.graph, file.stream(), progress);
+      file.commit();
+    }
+    return 0;
+  } catch (const Interrupted&) {
+    if (a.output == "-")
+      std::fprintf(stderr, "\nactorcrawl export: interrupted\n");
+    else
+      std::fprintf(stderr, "\nactorcrawl export: interrupted; '%s' was not written\n", a.output.c_str());
+    return 130;
+  } catch (const ExportError& e) {
+    if (e.kind() == ExportError::Kind::write_failed)
+      std::fprintf(stderr, "actorcrawl export: cannot write '%s': %s\n", a.output == "-" ? "stdout" : a.output.c_str(),
+                   e.what());
+    else
+      std::fprintf(stderr, "actorcrawl export: database error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "actorcrawl export: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,168 @@
+// `actorcrawl export` end to end: a crawl of a small test web whose titles
+// hold quotes, `<&>`, commas and formulas, exported by the built binary in
+// every format, then read by tools that are not ours (networkx for GraphML
+// and GEXF, Graphviz for DOT, jq for JSON Lines, Python's csv module) and
+// compared with the database (tests/integration/export_readers/).
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "crawl_fixture.h"
+
+using namespace actorcrawl;
+using namespace actorcrawl::testing;
+using testweb::TestWeb;
+
+namespace {
+
+struct Run {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+// Runs a shell command; its output is collected through a file.
+Run shell(const std::string& command, const std::string& log) {
+  const int status = std::system((command + " >" + log + " 2>&1").c_str());
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  return Run{WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
+}
+
+// The Debian interpreter, whose python3-networkx the test extras install.
+std::string python() { return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3"; }
+
+std::string reader(const std::string& script) {
+  return python() + " " + std::string{ACTORCRAWL_SOURCE_DIR} + "/tests/integration/export_readers/" + script;
+}
+
+// Three hosts: a links b, its own /about (nofollow: recorded, not followed)
+// and a host outside the crawl (recorded, never fetched); b links a and c;
+// c links a.
+std::string hostile_web(TestWeb& web) {
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  auto c = web.add_host("127.0.0.3");
+  web.route(a, "/",
+            html("<!doctype html><html><head><title>Tom &amp; \"Jerry\", &lt;b&gt;bold&lt;/b&gt;</title></head><body>"
+                 "<a href=\"" + TestWeb::url(b, "/") + "\">b</a> <a rel=\"nofollow\" href=\"/about\">about</a> "
+                 "<a href=\"http://outside.invalid/x?a=1&amp;b=2\">out</a></body></html>"));
+  web.route(a, "/about", html(page("About", {})));
+  web.route(b, "/", html(page("=1+2, \"quoted\"", {TestWeb::url(a, "/"), TestWeb::url(c, "/")})));
+  web.route(c, "/", html(page("Caf\xC3\xA9 \xE2\x80\x93 \xC3\xBCn\xC3\xAF" "code", {TestWeb::url(a, "/")})));
+  return TestWeb::url(a, "/");
+}
+
+}  // namespace
+
+TEST_CASE("export: every format, read by outside tools, matches the database", "[integration][export]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto config = fast_config(dir, hostile_web(web));
+  config.allowed_domains = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};
+  crawl(config);
+  const std::string db = config.db_path;
+  REQUIRE(count(db, "SELECT COUNT(*) FROM pages") == 3);
+  REQUIRE(count(db, "SELECT COUNT(*) FROM links WHERE to_url LIKE 'http://outside.invalid/%'") == 1);
+  REQUIRE(count(db, "SELECT COUNT(*) FROM links WHERE nofollow = 1") == 1);
+
+  const std::string bin = ACTORCRAWL_BINARY;
+  const auto exported = [&](const std::string& format, const std::string& graph) {
+    const std::string file = dir.path("crawl" + (graph.empty() ? "" : "_" + graph) + "." + format);
+    const auto run = shell(bin + " export --db " + db + " --format " + format +
+                             (graph.empty() ? "" : " --graph " + graph) + " --output " + file,
+                           dir.path("export.log"));
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    REQUIRE(std::filesystem::exists(file));
+    return file;
+  };
+  const auto check = [&](const std::string& command) {
+    const auto run = shell(command, dir.path("reader.log"));
+    INFO(command << "\n" << run.output);
+    CHECK(run.exit_code == 0);
+  };
+
+  check(reader("check_pages.py") + " " + db + " " + exported("jsonl", "") + " " + exported("csv", ""));
+  for (const std::string graph : {"domains", "pages"}) {
+    check(reader("check_graph.py") + " " + db + " " + exported("graphml", graph) + " graphml " + graph);
+    check(reader("check_graph.py") + " " + db + " " + exported("gexf", graph) + " gexf " + graph);
+  }
+  check(reader("check_dot.py") + " " + db + " " + exported("dot", "domains") + " " + dir.path("domains.svg"));
+  // The page graph renders too: 3 pages and the 2 targets never fetched.
+  const auto pages_dot = exported("dot", "pages");
+  const auto svg = shell("dot -Tsvg " + pages_dot + " | grep -c 'class=\"node\"'", dir.path("dot.log"));
+  CHECK(svg.output == "5\n");
+
+  // stdout is the same bytes as the file.
+  const auto to_stdout = shell(bin + " export --db " + db + " --format jsonl", dir.path("stdout.jsonl"));
+  std::ifstream file(dir.path("crawl.jsonl"));
+  std::stringstream written;
+  written << file.rdbuf();
+  CHECK(to_stdout.exit_code == 0);
+  CHECK(to_stdout.output == written.str());
+}
+
+TEST_CASE("export: bad input is named, exits 2 or 1, and leaves no file", "[integration][export]") {
+  ScratchDir dir;
+  const std::string bin = ACTORCRAWL_BINARY;
+  const auto run = [&](const std::string& args) { return shell(bin + " export " + args, dir.path("out.log")); };
+  const auto out = dir.path("out.graphml");
+
+  auto r = run("--db " + dir.path("missing.db") + " --format graphml --output " + out);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output == "actorcrawl export: database error: no database at '" + dir.path("missing.db") + "'\n");
+
+  std::ofstream(dir.path("notes.txt")) << "not a database, only text that is long enough to be read\n";
+  r = run("--db " + dir.path("notes.txt") + " --format graphml --output " + out);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output == "actorcrawl export: database error: '" + dir.path("notes.txt") +
+                      "' is not a crawl database: file is not a database\n");
+  CHECK_FALSE(std::filesystem::exists(out));
+
+  r = run("--db x.db --format xml");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output ==
+        "actorcrawl export: unknown format 'xml' (formats: jsonl, csv, graphml, gexf, dot) (see actorcrawl export "
+        "--help)\n");
+  r = run("--db x.db --format dot --graph hosts");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "actorcrawl export: unknown graph 'hosts' (graphs: domains, pages) (see actorcrawl export --help)\n");
+  r = run("--db x.db --format csv --graph pages");
+  CHECK(r.exit_code == 2);
+  r = run("--format csv");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "actorcrawl export: --db FILE is required (see actorcrawl export --help)\n");
+
+  // An output that cannot be written: named, and nothing left behind.
+  {
+    TestWeb web;
+    auto h = web.add_host("127.0.0.1");
+    web.route(h, "/", html(page("Only", {})));
+    crawl(fast_config(dir, TestWeb::url(h, "/")));
+  }
+  r = run("--db " + dir.path("crawl.db") + " --format csv --output " + dir.path("no/such/dir.csv"));
+  CHECK(r.exit_code == 1);
+  CHECK(r.output == "actorcrawl export: cannot write '" + dir.path("no/such/dir.csv") +
+                      "': No such file or directory\n");
+  r = run("--db " + dir.path("crawl.db") + " --format csv --output " + dir.path("pages.csv"));
+  CHECK(r.exit_code == 0);
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path("")))
+    CHECK(entry.path().filename().string().find(".partial-") == std::string::npos);
+  // A device is written in place, never replaced by a renamed file.
+  r = run("--db " + dir.path("crawl.db") + " --format csv --output /dev/null");
+  CHECK(r.exit_code == 0);
+  CHECK(std::filesystem::is_character_file("/dev/null"));
+
+  r = shell(bin + " export --help", dir.path("help.log"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("usage: actorcrawl export --db FILE --format FORMAT") == 0);
+  r = shell(bin + " --help", dir.path("help.log"));
+  CHECK(r.output.find("actorcrawl export --db FILE --format jsonl|csv|graphml|gexf|dot") != std::string::npos);
+}
