@@ -75,7 +75,7 @@ std::shared_ptr<WarcArchive> open_warc_archive(const CrawlConfig& config) {
     const TailRepair& r = archive->writer().repaired();
     if (r.cut_bytes > 0)
       log_line(LogLevel::warn, "warc: cut a torn record (" + std::to_string(r.cut_bytes) + " bytes) off the end of the "
-                               "last file; " + std::to_string(r.members) + " whole records kept");
+                               "last file, which keeps its first " + std::to_string(r.kept_bytes) + " bytes");
     return archive;
   } catch (const std::exception& e) {
     throw ConfigError(e.what());

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 #include "core/run/clock.h"
@@ -67,22 +68,94 @@ std::size_t write_fully(int fd, const std::string& bytes, int* error) {
 
 }  // namespace
 
-TailRepair repair_warc_tail(const std::string& path) {
-  TailRepair r;
-  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0)
-    throw std::runtime_error("WARC file '" + path + "': cannot open: " + errno_text(errno));
-  // A writer holds its file locked: a file another live crawl appends to is
-  // not torn, only unfinished.
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    ::close(fd);
-    r.in_use = true;
+namespace {
+
+// Where the whole gzip members that follow `from` in `data` end: inflates
+// member after member (CRC checked) until the data ends or a member is torn
+// or not gzip. `members` counts the whole ones.
+struct MemberRun {
+  std::size_t end = 0;
+  std::int64_t members = 0;
+  bool warc_first = false;  // the first member inflates to "WARC/1.1\r\n..."
+};
+
+MemberRun whole_members(const unsigned char* data, std::size_t size, std::size_t from) {
+  MemberRun run;
+  run.end = from;
+  z_stream z{};
+  inflateInit2(&z, 15 + 16);
+  unsigned char out[1 << 15];
+  std::size_t pos = from;
+  while (pos < size) {
+    z.next_in = const_cast<unsigned char*>(data + pos);
+    z.avail_in = static_cast<uInt>(std::min<std::size_t>(size - pos, 1u << 30));
+    bool first_output = true;
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+      z.next_out = out;
+      z.avail_out = sizeof out;
+      rc = inflate(&z, Z_NO_FLUSH);
+      if (run.members == 0 && first_output) {
+        const std::size_t produced = sizeof out - z.avail_out;
+        run.warc_first = produced >= 10 && std::memcmp(out, "WARC/1.1\r\n", 10) == 0;
+        first_output = produced == 0;
+      }
+    }
+    if (rc != Z_STREAM_END)
+      break;  // torn, or not gzip
+    pos = static_cast<std::size_t>(z.next_in - data);
+    run.end = pos;
+    ++run.members;
+    inflateReset(&z);
+  }
+  inflateEnd(&z);
+  return run;
+}
+
+// The tail search: the last `window` bytes of the file, and in them the
+// latest offset where a whole member holding a WARC record starts. Every
+// member this writer makes starts 1f 8b 08; the bytes can also occur inside
+// compressed data, but a false start does not inflate to a record with a
+// valid CRC. nullopt when the window holds no such start (one record larger
+// than the window): the caller scans the whole file.
+std::optional<TailRepair> repair_from_tail(int fd, std::int64_t file_size, std::size_t window) {
+  const std::int64_t base = std::max<std::int64_t>(0, file_size - static_cast<std::int64_t>(window));
+  std::vector<unsigned char> tail(static_cast<std::size_t>(file_size - base));
+  std::size_t got = 0;
+  while (got < tail.size()) {
+    const ssize_t n = ::pread(fd, tail.data() + got, tail.size() - got, base + static_cast<std::int64_t>(got));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return std::nullopt;
+    got += static_cast<std::size_t>(n);
+  }
+  for (std::size_t i = tail.size() >= 3 ? tail.size() - 3 + 1 : 0; i-- > 0;) {
+    if (tail[i] != 0x1f || tail[i + 1] != 0x8b || tail[i + 2] != 0x08)
+      continue;
+    const MemberRun run = whole_members(tail.data(), tail.size(), i);
+    if (run.members == 0 || !run.warc_first)
+      continue;
+    TailRepair r;
+    r.kept_bytes = base + static_cast<std::int64_t>(run.end);
+    r.members = run.members;  // counted from this start only
     return r;
   }
+  if (base == 0) {
+    TailRepair nothing;  // the whole file holds no whole record
+    return nothing;
+  }
+  return std::nullopt;
+}
+
+// The whole file, member by member from the start, streamed.
+TailRepair repair_from_start(int fd, const std::string& path) {
+  TailRepair r;
+  ::lseek(fd, 0, SEEK_SET);
   z_stream z{};
   inflateInit2(&z, 15 + 16);
   std::vector<unsigned char> in(1 << 16), out(1 << 16);
-  std::int64_t fed = 0;       // file bytes given to zlib
+  std::int64_t fed = 0;  // file bytes given to zlib
   bool broken = false;
   for (;;) {
     const ssize_t n = ::read(fd, in.data(), in.size());
@@ -91,7 +164,6 @@ TailRepair repair_warc_tail(const std::string& path) {
         continue;
       const int e = errno;
       inflateEnd(&z);
-      ::close(fd);
       throw std::runtime_error("WARC file '" + path + "': cannot read: " + errno_text(e));
     }
     if (n == 0)
@@ -115,9 +187,35 @@ TailRepair repair_warc_tail(const std::string& path) {
       break;
   }
   inflateEnd(&z);
+  return r;
+}
+
+}  // namespace
+
+TailRepair repair_warc_tail(const std::string& path, std::size_t window) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0)
+    throw std::runtime_error("WARC file '" + path + "': cannot open: " + errno_text(errno));
+  // A writer holds its file locked: a file another live crawl appends to is
+  // not torn, only unfinished.
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    TailRepair busy;
+    busy.in_use = true;
+    return busy;
+  }
   struct stat st{};
   ::fstat(fd, &st);
-  r.cut_bytes = static_cast<std::int64_t>(st.st_size) - r.kept_bytes;
+  const auto size = static_cast<std::int64_t>(st.st_size);
+  TailRepair r;
+  try {
+    auto from_tail = repair_from_tail(fd, size, window);
+    r = from_tail ? *from_tail : repair_from_start(fd, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  r.cut_bytes = size - r.kept_bytes;
   if (r.cut_bytes > 0 && ::ftruncate(fd, r.kept_bytes) != 0) {
     const int e = errno;
     ::close(fd);

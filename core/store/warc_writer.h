@@ -26,15 +26,18 @@ namespace actorcrawl {
 struct TailRepair {
   std::int64_t kept_bytes = 0;  // the whole gzip members, from the start
   std::int64_t cut_bytes = 0;   // the torn tail removed after them
-  std::int64_t members = 0;     // whole members kept
+  std::int64_t members = 0;     // whole members read (those of the tail searched)
   bool removed = false;         // nothing whole was left: the file was deleted
   bool in_use = false;          // another process holds the file: left alone
 };
 
 // Truncates `path` after its last whole gzip member (inflated and its CRC
-// checked). Throws std::runtime_error naming the file when it cannot be read
-// or truncated.
-TailRepair repair_warc_tail(const std::string& path);
+// checked). Only the last `window` bytes are read when the start of a whole
+// record is found in them (a resume does not inflate a 1 GiB file); the
+// whole file otherwise. Throws std::runtime_error naming the file when it
+// cannot be read or truncated.
+constexpr std::size_t kRepairWindowBytes = 8u << 20;
+TailRepair repair_warc_tail(const std::string& path, std::size_t window = kRepairWindowBytes);
 
 class WarcWriter {
  public:

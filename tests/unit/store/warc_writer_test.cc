@@ -129,10 +129,18 @@ TEST_CASE("a torn tail is cut on open, and a new file follows the last serial", 
     out << member.substr(0, member.size() / 2);
   }
   REQUIRE_THROWS(read_warc_file(first));
+  // Searched from the tail (the default), the last whole record is found
+  // without reading the file from its start; with a window too small for
+  // one record, the whole file is read. Both cut at the same byte.
+  const std::string copy = dir.str() + "/copy.bin";
+  fs::copy_file(first, copy);
+  const TailRepair full = repair_warc_tail(copy, 16);
+  CHECK(full.kept_bytes == whole);
+  CHECK(full.members == 4);  // warcinfo and three records, all read
   WarcWriter again{settings_for(dir.str())};
   CHECK(again.repaired().kept_bytes == whole);
   CHECK(again.repaired().cut_bytes == static_cast<std::int64_t>(member.size() / 2));
-  CHECK(again.repaired().members == 4);  // warcinfo and three records
+  CHECK(again.repaired().members == 1);  // only the last record was read
   CHECK(static_cast<std::int64_t>(fs::file_size(first)) == whole);
   CHECK(read_warc_file(first).size() == 4);
   CHECK(fs::path(again.current_path()).filename().string().find("-00001-") != std::string::npos);
@@ -146,11 +154,13 @@ TEST_CASE("a file with nothing whole in it is removed; garbage after members is 
   std::ofstream(torn, std::ios::binary) << member.substr(0, 10);
   const TailRepair r = repair_warc_tail(torn);
   CHECK(r.removed);
+  CHECK(r.cut_bytes == 10);
   CHECK_FALSE(fs::exists(torn));
 
   std::ofstream(torn, std::ios::binary) << member << "not gzip at all";
   const TailRepair g = repair_warc_tail(torn);
   CHECK(g.members == 1);
+  CHECK(g.cut_bytes == 15);
   CHECK(g.kept_bytes == static_cast<std::int64_t>(member.size()));
   CHECK(fs::file_size(torn) == member.size());
 }
