@@ -266,3 +266,50 @@ TEST_CASE("warc: a crawl killed with SIGKILL and resumed leaves files warcio rea
     CHECK(archived.count(p) == 1);
   }
 }
+
+TEST_CASE("warc: a worker on another process captures what the coordinator archives", "[.][warc][integration][cluster]") {
+  ScratchDir dir;
+  TestWeb web;
+  const std::string host = web.add_host("127.0.0.1");
+  std::vector<std::string> links;
+  for (int i = 0; i < 10; ++i) {
+    links.push_back("/p/" + std::to_string(i));
+    web.route(host, links.back(), testing::html(page("P" + std::to_string(i), {"/"})));
+  }
+  web.route(host, "/", testing::html(page("Root", links)));
+  // The coordinator fetches nothing itself (--workers 0): every response
+  // comes from the worker process, which only captures heads when the
+  // flag reached it in worker_welcome.
+  ChildProcess coordinator(ACTORCRAWL_BINARY,
+                           {"coordinator", "--listen", "127.0.0.1:0", "--workers", "0", "--seed", TestWeb::url(host, "/"),
+                            "--allowed-domains", "127.0.0.1", "--db", dir.path("crawl.db"), "--metrics",
+                            dir.path("metrics.log"), "--politeness-delay-ms", "0", "--processors", "html_links,warc",
+                            "--warc-dir", dir.path("warc"), "--progress-interval-ms", "100000"},
+                           dir.path("coordinator.log"));
+  REQUIRE(coordinator.wait_for_output("listening on", 20s));
+  const int port = coordinator_port(coordinator.output());
+  REQUIRE(port > 0);
+  ChildProcess worker(ACTORCRAWL_BINARY, {"worker", "--connect", "127.0.0.1:" + std::to_string(port), "--workers", "1"},
+                      dir.path("worker.log"));
+  const auto code = coordinator.wait(60s);
+  INFO(coordinator.output());
+  REQUIRE(code == std::optional<int>{0});
+  CHECK(worker.wait(10s) == std::optional<int>{0});
+
+  const Reading reading = read_warcs(dir.path("warc"));
+  INFO(reading.report.dump(1));
+  CHECK(reading.report.at("errors") == json::array());
+  CHECK(reading.exit_code == 0);
+  std::set<std::string> archived;
+  for (const auto& r : reading.report.at("responses"))
+    archived.insert(r.at("uri").get<std::string>());
+  for (const auto& r : reading.report.at("revisits"))
+    archived.insert(r.at("uri").get<std::string>());
+  const auto pages = column(dir.path("crawl.db"), "SELECT url FROM pages");
+  CHECK(pages.size() == 11);
+  for (const auto& p : pages) {
+    INFO(p);
+    CHECK(archived.count(p) == 1);
+  }
+  CHECK(archived.count(TestWeb::url(host, "/robots.txt")) == 1);
+}

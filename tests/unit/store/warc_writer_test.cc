@@ -3,6 +3,9 @@
 // that cannot be written.
 #include "core/store/warc_writer.h"
 
+#include <signal.h>
+#include <sys/resource.h>
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -176,4 +179,29 @@ TEST_CASE("a warc_dir that cannot be a directory is a named error", "[warc]") {
   } catch (const std::runtime_error& e) {
     CHECK(std::string{e.what()}.find("warc_dir '" + file + "/sub'") == 0);
   }
+}
+
+TEST_CASE("a write that fails (the disk is full) leaves no torn record, and later appends work", "[warc]") {
+  TempDir dir{"warc_full"};
+  WarcWriter w{settings_for(dir.str())};
+  REQUIRE(w.append(one(500, 1)).empty());
+  const auto before = fs::file_size(w.current_path());
+  // RLIMIT_FSIZE stands in for a full disk: a write past it fails (EFBIG)
+  // after writing what fits, as ENOSPC does.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  struct sigaction previous {};
+  ::sigaction(SIGXFSZ, &ignore, &previous);
+  rlimit saved{};
+  ::getrlimit(RLIMIT_FSIZE, &saved);
+  rlimit limited = saved;
+  limited.rlim_cur = before + 100;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &limited) == 0);
+  const std::string error = w.append(one(5000, 2));
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::sigaction(SIGXFSZ, &previous, nullptr);
+  CHECK(error.find("cannot write to " + w.current_path() + ": File too large") == 0);
+  CHECK(fs::file_size(w.current_path()) == before);  // the part that fit was cut off
+  REQUIRE(w.append(one(500, 3)).empty());
+  CHECK(read_warc_file(w.current_path()).size() == 3);
 }
