@@ -114,14 +114,21 @@ bool describes_wire_bytes(std::string_view line) {
          ascii::starts_with_nocase(line, "content-length:");
 }
 
-// The fields every record of an exchange carries after its type and id.
-void common_fields(WarcRecord& r, const HttpExchange& x, const std::string& warcinfo_id) {
+// The fields every record of an exchange starts with: its type and id, the
+// exchange's date, URI and address, its file's warcinfo, its partner.
+WarcRecord exchange_record(const char* type, const std::string& id, const HttpExchange& x,
+                           const std::string& warcinfo_id, const std::string& concurrent_to) {
+  WarcRecord r;
+  r.fields.emplace_back("WARC-Type", type);
+  r.fields.emplace_back("WARC-Record-ID", id);
   r.fields.emplace_back("WARC-Date", warc_date(x.date_ms));
   r.fields.emplace_back("WARC-Target-URI", x.target_uri);
   if (!x.ip_address.empty())
     r.fields.emplace_back("WARC-IP-Address", x.ip_address);
   if (!warcinfo_id.empty())
     r.fields.emplace_back("WARC-Warcinfo-ID", warcinfo_id);
+  r.fields.emplace_back("WARC-Concurrent-To", concurrent_to);
+  return r;
 }
 
 }  // namespace
@@ -165,11 +172,7 @@ WarcRecord warcinfo_record(const std::string& record_id, std::int64_t date_ms, c
 }
 
 WarcRecord request_record(const HttpExchange& x, const RecordIds& ids) {
-  WarcRecord r;
-  r.fields.emplace_back("WARC-Type", "request");
-  r.fields.emplace_back("WARC-Record-ID", ids.request_id);
-  common_fields(r, x, ids.warcinfo_id);
-  r.fields.emplace_back("WARC-Concurrent-To", ids.response_id);
+  WarcRecord r = exchange_record("request", ids.request_id, x, ids.warcinfo_id, ids.response_id);
   r.fields.emplace_back("Content-Type", "application/http;msgtype=request");
   r.block = x.request_head;
   r.fields.emplace_back("WARC-Block-Digest", warc_sha1(r.block));
@@ -179,11 +182,7 @@ WarcRecord request_record(const HttpExchange& x, const RecordIds& ids) {
 }
 
 WarcRecord response_record(const HttpExchange& x, const RecordIds& ids) {
-  WarcRecord r;
-  r.fields.emplace_back("WARC-Type", "response");
-  r.fields.emplace_back("WARC-Record-ID", ids.response_id);
-  common_fields(r, x, ids.warcinfo_id);
-  r.fields.emplace_back("WARC-Concurrent-To", ids.request_id);
+  WarcRecord r = exchange_record("response", ids.response_id, x, ids.warcinfo_id, ids.request_id);
   r.fields.emplace_back("Content-Type", "application/http;msgtype=response");
   r.block = archived_response_head(x.response_head, x.body.size());
   r.block.append(x.body);
@@ -196,11 +195,7 @@ WarcRecord response_record(const HttpExchange& x, const RecordIds& ids) {
 
 WarcRecord revisit_record(const HttpExchange& x, const RecordIds& ids, const std::string& payload_digest,
                           const RevisitTarget& original) {
-  WarcRecord r;
-  r.fields.emplace_back("WARC-Type", "revisit");
-  r.fields.emplace_back("WARC-Record-ID", ids.response_id);
-  common_fields(r, x, ids.warcinfo_id);
-  r.fields.emplace_back("WARC-Concurrent-To", ids.request_id);
+  WarcRecord r = exchange_record("revisit", ids.response_id, x, ids.warcinfo_id, ids.request_id);
   r.fields.emplace_back("WARC-Profile", "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest");
   r.fields.emplace_back("WARC-Refers-To-Target-URI", original.target_uri);
   r.fields.emplace_back("WARC-Refers-To-Date", warc_date(original.date_ms));

@@ -87,6 +87,25 @@ std::map<std::string, json> by_uri(const json& records) {
   return out;
 }
 
+// The target URIs of every response and revisit the reader found.
+std::set<std::string> archived_uris(const json& report) {
+  std::set<std::string> out;
+  for (const char* kind : {"responses", "revisits"})
+    for (const auto& r : report.at(kind))
+      out.insert(r.at("uri").get<std::string>());
+  return out;
+}
+
+// Every page the database holds has a response (or revisit) in the archive.
+void check_every_page_archived(const std::string& db, const std::set<std::string>& archived, std::size_t pages) {
+  const auto urls = column(db, "SELECT url FROM pages");
+  CHECK(urls.size() == pages);
+  for (const auto& url : urls) {
+    INFO(url);
+    CHECK(archived.count(url) == 1);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("warc: every response of a crawl is in the archive, and warcio verifies every digest",
@@ -253,18 +272,8 @@ TEST_CASE("warc: a crawl killed with SIGKILL and resumed leaves files warcio rea
   INFO(reading.report.dump(1));
   CHECK(reading.report.at("errors") == json::array());
   CHECK(reading.exit_code == 0);
-  // Every page the database holds has a response (or revisit) in the archive.
-  std::set<std::string> archived;
-  for (const auto& r : reading.report.at("responses"))
-    archived.insert(r.at("uri").get<std::string>());
-  for (const auto& r : reading.report.at("revisits"))
-    archived.insert(r.at("uri").get<std::string>());
-  const auto pages = column(dir.path("crawl.db"), "SELECT url FROM pages");
-  CHECK(pages.size() == 4 * 31);
-  for (const auto& p : pages) {
-    INFO(p);
-    CHECK(archived.count(p) == 1);
-  }
+  const auto archived = archived_uris(reading.report);
+  check_every_page_archived(dir.path("crawl.db"), archived, 4 * 31);
 }
 
 TEST_CASE("warc: a worker on another process captures what the coordinator archives", "[.][warc][integration][cluster]") {
@@ -300,16 +309,7 @@ TEST_CASE("warc: a worker on another process captures what the coordinator archi
   INFO(reading.report.dump(1));
   CHECK(reading.report.at("errors") == json::array());
   CHECK(reading.exit_code == 0);
-  std::set<std::string> archived;
-  for (const auto& r : reading.report.at("responses"))
-    archived.insert(r.at("uri").get<std::string>());
-  for (const auto& r : reading.report.at("revisits"))
-    archived.insert(r.at("uri").get<std::string>());
-  const auto pages = column(dir.path("crawl.db"), "SELECT url FROM pages");
-  CHECK(pages.size() == 11);
-  for (const auto& p : pages) {
-    INFO(p);
-    CHECK(archived.count(p) == 1);
-  }
+  const auto archived = archived_uris(reading.report);
+  check_every_page_archived(dir.path("crawl.db"), archived, 11);
   CHECK(archived.count(TestWeb::url(host, "/robots.txt")) == 1);
 }
