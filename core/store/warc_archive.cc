@@ -13,6 +13,25 @@ WarcArchive::WarcArchive(Settings settings)
 void WarcArchive::archive(const HttpExchange& x) {
   if (x.response_head.empty())
     return;  // nothing was captured: the fetch ran without archiving
+  try {
+    write(x);
+  } catch (const std::exception& e) {
+    // No random bytes for an id, no memory for a record: this response is
+    // not archived, the crawl (and the lane that called) goes on.
+    failed(e.what());
+  }
+}
+
+void WarcArchive::failed(const std::string& why) {
+  // Logged at the first failure and then every 1000th, so a full disk
+  // does not bury the console.
+  const auto count = ++failed_;
+  if (count == 1 || count % 1000 == 0)
+    log_line(LogLevel::error, "warc: " + why + " (" + std::to_string(count) +
+                                " responses not archived so far; the crawl goes on)");
+}
+
+void WarcArchive::write(const HttpExchange& x) {
   const std::string payload = warc_sha1(x.body);
   // A truncated body is never deduplicated: its record must say so itself.
   // An empty one gains nothing from a revisit.
@@ -29,12 +48,7 @@ void WarcArchive::archive(const HttpExchange& x) {
     return records;
   });
   if (!error.empty()) {
-    // Logged at the first failure and then every 1000th, so a full disk
-    // does not bury the console; the crawl itself goes on.
-    const auto failed = ++failed_;
-    if (failed == 1 || failed % 1000 == 0)
-      log_line(LogLevel::error, "warc: " + error + " (" + std::to_string(failed) +
-                                  " responses not archived so far; the crawl goes on)");
+    failed(error);
     return;
   }
   if (original) {

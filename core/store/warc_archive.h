@@ -43,6 +43,9 @@ class WarcArchive final : public ResponseArchive {
   const WarcDigestIndex& digests() const { return digests_; }
 
  private:
+  void write(const HttpExchange& exchange);
+  void failed(const std::string& why);
+
   WarcWriter writer_;
   WarcDigestIndex digests_;
   std::atomic<std::int64_t> responses_{0};
