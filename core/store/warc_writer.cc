@@ -318,8 +318,16 @@ std::string WarcWriter::append(const Build& build) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (generation != generation_)
       continue;  // another thread rotated: these refer to the old warcinfo
-    if (fd_ < 0)
-      return "no WARC file open";
+    if (fd_ < 0) {
+      // The last rotation could not start a file (a full disk): try again,
+      // so archiving resumes once there is room.
+      try {
+        start_file();
+      } catch (const std::exception& e) {
+        return e.what();
+      }
+      continue;
+    }
     if (file_records_ > 0 && file_bytes_ + static_cast<std::int64_t>(bytes.size()) > settings_.max_file_bytes) {
       try {
         start_file();
