@@ -120,6 +120,7 @@ class fetch_worker : public caf::blocking_actor {
     r.max_redirects = 0;
     r.user_agent = settings_.user_agent;
     r.block_private_addresses = settings_.block_private_addresses;
+    r.capture_http = settings_.capture_http;
     return r;
   }
 
@@ -141,8 +142,19 @@ class fetch_worker : public caf::blocking_actor {
     req.max_redirects = RobotsRules::kMaxRedirects;
     req.user_agent = settings_.user_agent;
     req.block_private_addresses = settings_.block_private_addresses;
+    req.capture_http = settings_.capture_http;
     robots_[req.token] = std::move(r);
     engine_.start(std::move(req));
+  }
+
+  // With capture_http: a response that will not reach the Processor as a
+  // fetch_result (robots.txt, a 5xx or 429 to retry or given up on) still
+  // goes to the archive.
+  void archive_only(const FetchOutcome& outcome, const std::string& url) {
+    if (!settings_.capture_http || outcome.error != FetchError::none || outcome.response_head.empty())
+      return;
+    send(actors_.processor, archive_exchange{url, epoch_ms(), outcome.ip_address, outcome.request_head,
+                                             outcome.response_head, outcome.body, outcome.truncated});
   }
 
   void settle_robots(FetchOutcome outcome) {
@@ -152,6 +164,9 @@ class fetch_worker : public caf::blocking_actor {
     robots_result r{std::move(it->second.host_key), std::move(it->second.url), 0, {}, {}, outcome.elapsed_ms};
     robots_.erase(it);
     if (outcome.error == FetchError::none) {
+      // The archive keeps robots.txt too (as curl last fetched it, after
+      // any redirect it followed): a copy, once per host.
+      archive_only(outcome, outcome.final_url.empty() ? r.url : outcome.final_url);
       r.status_code = outcome.status_code;
       r.body = std::move(outcome.body);
     } else {
@@ -182,6 +197,8 @@ class fetch_worker : public caf::blocking_actor {
       return;
     InFlight& f = it->second;
     RetryDecision d = policy_.decide(outcome, f.attempt);
+    if (d.verdict != FetchVerdict::fetched)
+      archive_only(outcome, f.job.target_url());
     const std::int64_t server_delay = std::max<std::int64_t>(outcome.retry_after_ms, 0);
     if (d.verdict == FetchVerdict::retry) {
       log_line(LogLevel::warn, name_ + " failed to fetch " + f.job.target_url() + " (" + d.reason + ", retry " +
@@ -220,6 +237,9 @@ class fetch_worker : public caf::blocking_actor {
       r.fetched_at_ms = epoch_ms();
       r.attempts = attempts;
       r.x_robots_tag = std::move(outcome.x_robots_tag);
+      r.ip_address = std::move(outcome.ip_address);
+      r.request_head = std::move(outcome.request_head);
+      r.response_head = std::move(outcome.response_head);
       r.sent_us = monotonic_us();
       send(actors_.processor, std::move(r));
     } else {

@@ -39,9 +39,20 @@ caf::behavior processor_lane(traced_actor<lane_state>* self, ProcessorSettings s
   self->state.actors = std::move(actors);
   return {
     [self](timings_atom) { return self->state.times; },
+    [self](archive_exchange& x) {
+      self->state.settings.pipeline->archive(HttpExchange{std::move(x.url), x.fetched_at_ms,
+                                                          std::move(x.ip_address), std::move(x.request_head),
+                                                          std::move(x.response_head), x.body, x.truncated});
+    },
     [self](fetch_result& r) {
       auto& st = self->state;
       StageTimer timer(st.times, waited_us(r.sent_us));
+      // Every response is archived before anything is decided about it, so
+      // redirect hops and redirects that fail are kept like pages.
+      if (st.settings.pipeline->archives())
+        st.settings.pipeline->archive(HttpExchange{r.job.target_url(), r.fetched_at_ms, std::move(r.ip_address),
+                                                   std::move(r.request_head), std::move(r.response_head), r.body,
+                                                   r.truncated});
       const RedirectStep step = st.settings.pipeline->redirect_step(r.job, r.status_code, r.location);
       if (step.kind == RedirectStep::Kind::follow) {
         self->send(st.actors.host_selector, follow_redirect{step.next});
@@ -99,6 +110,11 @@ caf::behavior processor_actor(traced_actor<processor_state>* self, ProcessorSett
       st.early.clear();
     },
     [self](fetch_result& r) { hand_to_lane(self, std::move(r)); },
+    [self](archive_exchange& x) {
+      auto& st = self->state;
+      if (!st.lanes.empty())
+        self->send(st.lanes[st.next_lane++ % st.lanes.size()], std::move(x));
+    },
     // The lanes' times, summed.
     [self](timings_atom) -> caf::result<StageTimes> {
       auto& lanes = self->state.lanes;

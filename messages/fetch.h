@@ -43,13 +43,18 @@ struct fetch_result {
   std::string x_robots_tag;  // the X-Robots-Tag header, if any
   std::int64_t sent_us = 0;  // monotonic_us() when sent: mailbox wait
   std::string location;      // a redirect's next hop, resolved; the Processor decides
+  // With fetch_settings::capture_http only (for the warc processor):
+  std::string ip_address;     // the peer's address
+  std::string request_head;   // as sent
+  std::string response_head;  // as received
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, fetch_result& x) {
   return f(caf::meta::type_name("fetch_result"), x.job, x.status_code, x.content_type, x.charset,
            x.body, x.truncated, x.final_url, x.redirect_urls, x.redirect_statuses, x.fetch_ms,
-           x.fetched_at_ms, x.attempts, x.x_robots_tag, x.sent_us, x.location);
+           x.fetched_at_ms, x.attempts, x.x_robots_tag, x.sent_us, x.location, x.ip_address, x.request_head,
+           x.response_head);
 }
 
 // Processor -> HostSelector: a redirect the crawl follows. The job carries
@@ -92,6 +97,25 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, robots_result& x) {
   return f(caf::meta::type_name("robots_result"), x.host_key, x.url, x.status_code, x.body, x.error,
            x.fetch_ms);
+}
+
+// FetchWorker -> Processor, with fetch_settings::capture_http only: a
+// response that will not come as a fetch_result (robots.txt, a 5xx or 429
+// retried or given up on), for the archive alone.
+struct archive_exchange {
+  std::string url;
+  std::int64_t fetched_at_ms = 0;
+  std::string ip_address;
+  std::string request_head;
+  std::string response_head;
+  std::string body;
+  bool truncated = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, archive_exchange& x) {
+  return f(caf::meta::type_name("archive_exchange"), x.url, x.fetched_at_ms, x.ip_address, x.request_head,
+           x.response_head, x.body, x.truncated);
 }
 
 // FetchWorker -> HostSelector: the lease on `job` ended and the host's

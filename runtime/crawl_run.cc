@@ -18,6 +18,7 @@
 #include "core/run/metrics_report.h"
 #include "core/store/crawl_store.h"
 #include "core/store/database_lock.h"
+#include "core/store/warc_archive.h"
 #include "core/web/url.h"
 #include "messages/catalogue.h"
 
@@ -37,7 +38,9 @@ CrawlParts prepare(const CrawlConfig& config, std::unique_ptr<DatabaseLock> lock
   if (!scope)
     throw ConfigError(error);
   CrawlParts parts;
-  parts.pipeline = page_pipeline(config, std::move(scope));
+  // The archive opens (and repairs a torn last file) before the database:
+  // a warc_dir that cannot be written stops the crawl before it starts.
+  parts.pipeline = page_pipeline(config, std::move(scope), open_warc_archive(config));
   const auto batch = static_cast<std::size_t>(config.storage_batch);
   parts.store = lock ? std::make_shared<CrawlStore>(std::move(lock), config.db_path, batch)
                      : std::make_shared<CrawlStore>(config.db_path, batch);

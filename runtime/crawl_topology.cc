@@ -11,6 +11,7 @@
 #include "actors/host_selector_actor.h"
 #include "actors/processor_actor.h"
 #include "actors/storage_actor.h"
+#include "core/crawl/page_pipeline.h"
 #include "core/run/crawl_setup.h"
 #include "messages/catalogue.h"
 
@@ -27,6 +28,7 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   CrawlTopology t;
   t.storage = spawn_storage(sys, std::move(parts.store), parts.events);
   t.dead_letter = spawn_dead_letter(sys);
+  const bool archives = parts.pipeline != nullptr && parts.pipeline->archives();
   t.processor = spawn_processor(
     sys, ProcessorSettings{std::move(parts.pipeline), config.crawl_profile() == CrawlProfile::domains},
     parse_lanes(config));
@@ -41,6 +43,7 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   settings.resolve = config.resolve;
   settings.block_private_addresses = config.block_private_networks;
   settings.max_connections_per_host = static_cast<std::int32_t>(config.max_connections_per_host);
+  settings.capture_http = archives;
   t.host_selector = spawn_host_selector(sys, politeness_settings(config), settings);
   t.frontier = spawn_frontier(sys, frontier_settings(config), std::move(observer));
 

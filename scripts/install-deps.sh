@@ -15,7 +15,7 @@ PACKAGES=(
   build-essential cmake pkg-config ccache
   clang libclang-rt-14-dev
   libcaf-dev
-  libcurl4-openssl-dev libbrotli-dev zlib1g-dev libssl-dev
+  libcurl4-openssl-dev libbrotli-dev zlib1g-dev libssl-dev libdeflate-dev
   libgumbo-dev
   libsqlitecpp-dev libsqlite3-dev sqlite3
   libyaml-cpp-dev

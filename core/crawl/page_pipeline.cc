@@ -33,6 +33,11 @@ PagePipeline::PagePipeline(std::shared_ptr<const ProcessorChain> chain, std::sha
       product_token_(std::move(product_token)),
       max_redirects_(max_redirects) {}
 
+void PagePipeline::archive(const HttpExchange& exchange) const {
+  if (ResponseArchive* archive = chain_->archive())
+    archive->archive(exchange);
+}
+
 RedirectStep PagePipeline::redirect_step(const CrawlJob& job, std::int32_t status, const std::string& location) const {
   RedirectStep step;
   if (!is_redirect_status(status) || location.empty())

@@ -65,6 +65,13 @@ class PagePipeline {
   PagePipeline(std::shared_ptr<const ProcessorChain> chain, std::shared_ptr<const LinkSelector> links,
                std::string product_token, std::size_t max_redirects = 5);
 
+  // Whether responses are archived (the chain has `warc`): the fetch must
+  // then capture the request and response heads.
+  bool archives() const { return chain_->archive() != nullptr; }
+  // Hands one response to the archive, if any. Called for every response,
+  // before redirect_step: hops and failed redirects are archived too.
+  void archive(const HttpExchange& exchange) const;
+
   RedirectStep redirect_step(const CrawlJob& job, std::int32_t status, const std::string& location) const;
   // A redirect that is not followed is recorded with its target as its one
   // link and final_url, and its hop at the end of the chain.

@@ -92,7 +92,7 @@ class SavePagesProcessor final : public PageProcessor {
 
 }  // namespace
 
-std::vector<std::string> ProcessorChain::known_names() { return {"html_links", "save_pages"}; }
+std::vector<std::string> ProcessorChain::known_names() { return {"html_links", "save_pages", "warc"}; }
 
 ProcessorChain ProcessorChain::make(const std::vector<std::string>& names, const Options& options,
                                     std::string* error) {
@@ -102,9 +102,16 @@ ProcessorChain ProcessorChain::make(const std::vector<std::string>& names, const
       chain.processors_.push_back(std::make_shared<HtmlLinksProcessor>(options.html_parser));
     } else if (n == "save_pages") {
       chain.processors_.push_back(std::make_shared<SavePagesProcessor>(options.save_pages_dir));
+    } else if (n == "warc") {
+      if (!options.archive) {
+        if (error)
+          *error = "processors: warc has no archive to write to (warc_dir)";
+        return ProcessorChain{};
+      }
+      chain.archive_ = options.archive;
     } else {
       if (error)
-        *error = "processors: unknown processor '" + n + "' (known: html_links, save_pages)";
+        *error = "processors: unknown processor '" + n + "' (known: html_links, save_pages, warc)";
       return ProcessorChain{};
     }
   }

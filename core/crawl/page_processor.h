@@ -1,7 +1,9 @@
 // The Processor's plugin chain (content processors): each
 // fetched page passes through the configured processors in order, each
 // adding to one PageAnalysis. Selected by name in the config:
-//   processors: [html_links, save_pages]
+//   processors: [html_links, save_pages, warc]
+// `warc` is no page processor: it names the ResponseArchive every response
+// is handed to (Options::archive), pages or not.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/crawl/response_archive.h"
 #include "core/web/html_document.h"
 
 namespace actorcrawl {
@@ -54,6 +57,7 @@ class ProcessorChain {
   struct Options {
     std::string save_pages_dir = "pages";
     HtmlParser html_parser = HtmlParser::fast;  // html_links' parser
+    std::shared_ptr<ResponseArchive> archive;   // what `warc` writes to
   };
   // Builds the chain from processor names. An unknown name is reported in
   // `error` (listing the known ones) and an empty chain returned.
@@ -63,9 +67,12 @@ class ProcessorChain {
 
   PageAnalysis run(const FetchedPage& page) const;
   std::size_t size() const { return processors_.size(); }
+  // The archive when the chain has `warc`, or nullptr.
+  ResponseArchive* archive() const { return archive_.get(); }
 
  private:
   std::vector<std::shared_ptr<PageProcessor>> processors_;
+  std::shared_ptr<ResponseArchive> archive_;
 };
 
 }  // namespace actorcrawl

@@ -113,6 +113,10 @@ struct Transfer {
   std::string refused_address;
   // curl's own words for a failure, more precise than its error code.
   char error_text[CURL_ERROR_SIZE] = "";
+  // capture_http: the heads of the request being sent and the response
+  // arriving; a new hop (or a 1xx before the final response) starts them over.
+  std::string request_head;
+  std::string response_head;
 };
 
 bool is_malformed_http(const std::string& curl_text) {
@@ -143,6 +147,11 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const std::size_t bytes = size * n;
   std::string_view line{data, bytes};
+  if (t->request.capture_http) {
+    if (line.substr(0, 5) == "HTTP/")
+      t->response_head.clear();
+    t->response_head.append(line);
+  }
   if (line.substr(0, 5) == "HTTP/") {
     auto sp = line.find(' ');
     t->current_status = sp == std::string_view::npos ? 0 : std::atoi(std::string{line.substr(sp + 1, 3)}.c_str());
@@ -182,6 +191,16 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
     }
   }
   return bytes;
+}
+
+// CURLOPT_DEBUGFUNCTION for capture_http: curl shows the request head it
+// sends as CURLINFO_HEADER_OUT, once per request, whole.
+int on_debug(CURL* /*easy*/, curl_infotype type, char* data, std::size_t size, void* user) {
+  if (type == CURLINFO_HEADER_OUT) {
+    auto* t = static_cast<Transfer*>(user);
+    t->request_head.assign(data, size);
+  }
+  return 0;
 }
 
 // The peer address curl is about to connect to, as numeric text; empty when
@@ -347,6 +366,13 @@ struct FetchEngine::Impl {
     curl_easy_setopt(h, CURLOPT_NOPROXY, no_proxy.c_str());
     if (resolve != nullptr)
       curl_easy_setopt(h, CURLOPT_RESOLVE, resolve);
+    if (t->request.capture_http) {
+      // The debug function is only called in verbose mode; it replaces
+      // curl's own printing, so nothing reaches stderr.
+      curl_easy_setopt(h, CURLOPT_DEBUGFUNCTION, on_debug);
+      curl_easy_setopt(h, CURLOPT_DEBUGDATA, t);
+      curl_easy_setopt(h, CURLOPT_VERBOSE, 1L);
+    }
     if (t->request.block_private_addresses) {
       curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_public_socket);
       curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, t);
@@ -390,6 +416,13 @@ struct FetchEngine::Impl {
           out.location = next->str();
     out.retry_after_ms = parse_retry_after(t->retry_after);
     out.x_robots_tag = std::move(t->x_robots_tag);
+    if (t->request.capture_http) {
+      const char* ip = nullptr;
+      curl_easy_getinfo(h, CURLINFO_PRIMARY_IP, &ip);
+      out.ip_address = ip != nullptr ? ip : "";
+      out.request_head = std::move(t->request_head);
+      out.response_head = std::move(t->response_head);
+    }
     out.elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t->started).count();
 
     if (code == CURLE_WRITE_ERROR && out.truncated) {

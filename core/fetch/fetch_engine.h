@@ -48,6 +48,10 @@ struct FetchRequest {
   // bytes are sent; no proxy is used. The outcome is then
   // FetchError::private_address. For crawls submitted by untrusted users.
   bool block_private_addresses = false;
+  // Keep the request head as sent and the response head as received, and
+  // the peer's address (FetchOutcome's request_head, response_head,
+  // ip_address), for the WARC archive. Off: nothing is captured or copied.
+  bool capture_http = false;
 };
 
 struct RedirectHop {
@@ -73,6 +77,10 @@ struct FetchOutcome {
   std::int64_t elapsed_ms = 0;
   std::int64_t retry_after_ms = -1;  // from Retry-After (seconds or a date)
   std::string x_robots_tag;          // the final response's X-Robots-Tag
+  // capture_http only, of the final response (the last hop curl took):
+  std::string ip_address;     // the peer's address (CURLINFO_PRIMARY_IP)
+  std::string request_head;   // request line and header lines, as sent
+  std::string response_head;  // status line and header lines, as received
 };
 
 class FetchEngine {

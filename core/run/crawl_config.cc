@@ -71,8 +71,11 @@ const std::vector<ConfigKey>& config_keys() {
     {"resolve", ValueKind::text_list, "host:port:address entries that bypass DNS (as curl --resolve)", &C::resolve},
     {"html_parser", ValueKind::text, "html_links' HTML parser: fast (a streaming HTML5 tokenizer, no tree) or html5 (gumbo's full HTML5 tree; slower, for tree semantics)",
      &C::html_parser, 0, 0, {"fast", "html5"}},
-    {"processors", ValueKind::text_list, "processor chain: html_links, save_pages", &C::processors, 0, 0, {}, true},
+    {"processors", ValueKind::text_list, "processor chain: html_links, save_pages, warc (every response archived as WARC/1.1)", &C::processors, 0, 0, {}, true},
     {"save_pages_dir", ValueKind::text, "where save_pages writes bodies", &C::save_pages_dir},
+    {"warc_dir", ValueKind::text, "where the warc processor writes its .warc.gz files (created if missing)", &C::warc_dir},
+    {"warc_prefix", ValueKind::text, "first part of each WARC file's name: PREFIX-TIMESTAMP-SERIAL-RANDOM.warc.gz (letters, digits, '.', '_', '-')", &C::warc_prefix},
+    {"warc_max_bytes", ValueKind::bytes, "a WARC file is closed and the next one started before a record would take it past this size", &C::warc_max_bytes, 64 * 1024, 1LL << 40},
     {"transfers_per_worker", ValueKind::integer, "transfers one FetchWorker runs at once", &C::transfers_per_worker, 1, 4096},
     {"max_in_flight", ValueKind::integer, "URLs handed out and not yet processed, at most (0: the HostSelector's buffer, max(1024, 4 x slots), plus 2 x slots)", &C::max_in_flight, 0, 1'000'000},
     {"max_connections_per_host", ValueKind::integer, "requests in flight to one host at once while its delay is 0 (politeness off: politeness_delay_ms and politeness_delay_factor_percent 0, no Crawl-delay); any delay makes it one", &C::max_connections_per_host, 1, 256},
@@ -584,6 +587,15 @@ void validate(const CrawlConfig& config, bool seeds_required) {
   }
   if (config.db_path.empty())
     throw ConfigError("db_path must not be empty");
+  if (config.warc_dir.empty())
+    throw ConfigError("warc_dir must not be empty");
+  // The prefix names files: nothing that could leave warc_dir or need quoting.
+  if (config.warc_prefix.empty() ||
+      config.warc_prefix.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") !=
+        std::string::npos ||
+      config.warc_prefix[0] == '.')
+    throw ConfigError("warc_prefix: '" + escaped(config.warc_prefix) +
+                      "' is not a file name prefix (letters, digits, '.', '_', '-'; not starting with '.')");
   const int tls_parts = !config.tls_cert.empty() + !config.tls_key.empty() + !config.tls_ca.empty();
   if (tls_parts != 0 && tls_parts != 3)
     throw ConfigError("TLS needs all of tls_cert, tls_key and tls_ca (--tls-cert, --tls-key, --tls-ca)");

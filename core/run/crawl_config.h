@@ -71,6 +71,10 @@ struct CrawlConfig {
   // The processor chain and the actors' sizing.
   std::vector<std::string> processors = {"html_links"};
   std::string save_pages_dir = "pages";
+  // The `warc` processor's files (docs/warc.md).
+  std::string warc_dir = "warc";
+  std::string warc_prefix = "actorcrawl";
+  std::int64_t warc_max_bytes = 1LL << 30;
   std::int64_t transfers_per_worker = 32;
   std::int64_t parse_lanes = 0;          // parsers behind the ProcessorActor; 0: one per core
   std::int64_t max_in_flight = 0;        // handed out, unsettled URLs; 0: selector buffer + 2 x slots

@@ -60,12 +60,13 @@ FrontierSettings frontier_settings(const CrawlConfig& config) {
   return f;
 }
 
-std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std::shared_ptr<const LinkScope> scope) {
+std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std::shared_ptr<const LinkScope> scope,
+                                                  std::shared_ptr<ResponseArchive> archive) {
   std::string error;
   const auto parser = html_parser_from_name(config.html_parser);
   if (!parser)
     throw ConfigError("html_parser: '" + config.html_parser + "' is not a parser (known: fast, html5)");
-  auto chain = ProcessorChain::make(config.processors, ProcessorChain::Options{config.save_pages_dir, *parser}, &error);
+  auto chain = ProcessorChain::make(config.processors, ProcessorChain::Options{config.save_pages_dir, *parser, std::move(archive)}, &error);
   if (!error.empty())
     throw ConfigError(error);
   std::shared_ptr<const LinkSelector> links;

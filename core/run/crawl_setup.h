@@ -29,7 +29,9 @@ FrontierSettings frontier_settings(const CrawlConfig& config);
 // The processor chain, the profile's link selection (within `scope` for the
 // site profile) and page directives. Throws ConfigError naming what is
 // wrong (an unknown processor, an excluded-domain pattern that does not
-// compile).
-std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std::shared_ptr<const LinkScope> scope);
+// compile, `warc` without an archive). `archive`: where the `warc`
+// processor writes (core/store/warc_archive.h opens it).
+std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std::shared_ptr<const LinkScope> scope,
+                                                  std::shared_ptr<ResponseArchive> archive = nullptr);
 
 }  // namespace actorcrawl

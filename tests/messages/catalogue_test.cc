@@ -101,7 +101,7 @@ struct tag {};
 
 topology sample(tag<topology>, const caf::actor& a) { return topology{a, a, a, a, a, "node-a"}; }
 fetch_settings sample(tag<fetch_settings>, const caf::actor&) {
-  return fetch_settings{"ua/1", 1, 2, 3, 4, 5, 6, {"a.test:80:127.0.0.2"}, true, 7};
+  return fetch_settings{"ua/1", 1, 2, 3, 4, 5, 6, {"a.test:80:127.0.0.2"}, true, 7, true};
 }
 worker_hello sample(tag<worker_hello>, const caf::actor& a) { return worker_hello{a, "worker-1@node", 32}; }
 worker_welcome sample(tag<worker_welcome>, const caf::actor& a) {
@@ -143,6 +143,9 @@ fetch_result sample(tag<fetch_result>, const caf::actor&) {
   r.attempts = 2;
   r.x_robots_tag = "noindex";
   r.location = "http://a/next";
+  r.ip_address = "127.0.0.1";
+  r.request_head = "GET /final HTTP/1.1\r\nHost: a\r\n\r\n";
+  r.response_head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n";
   return r;
 }
 fetch_done sample(tag<fetch_done>, const caf::actor&) { return fetch_done{job(), true, 1500, 37}; }
@@ -191,6 +194,10 @@ FrontierResume sample(tag<FrontierResume>, const caf::actor& a) {
 resume_request sample(tag<resume_request>, const caf::actor& a) { return resume_request{sample(tag<ResumeQuery>{}, a)}; }
 StageTimes sample(tag<StageTimes>, const caf::actor&) { return StageTimes{"parse", 3, 400, 50, 20}; }
 deltas_written sample(tag<deltas_written>, const caf::actor&) { return deltas_written{4242}; }
+archive_exchange sample(tag<archive_exchange>, const caf::actor&) {
+  return archive_exchange{"http://a.test/robots.txt", 1700000000000, "::1", "GET /robots.txt HTTP/1.1\r\n\r\n",
+                          "HTTP/1.1 200 OK\r\n\r\n", std::string("User-agent: *\0", 14), true};
+}
 
 template <caf::type_id_t... Is>
 void round_trip_every_type(const caf::actor& a, std::integer_sequence<caf::type_id_t, Is...>) {

@@ -293,7 +293,7 @@ TEST_CASE("ProcessorChain: both processors in order", "[page_processor]") {
 }
 
 TEST_CASE("ProcessorChain: names", "[page_processor]") {
-  CHECK(ProcessorChain::known_names() == std::vector<std::string>{"html_links", "save_pages"});
+  CHECK(ProcessorChain::known_names() == std::vector<std::string>{"html_links", "save_pages", "warc"});
 
   std::string error;
   ProcessorChain empty = ProcessorChain::make({}, ProcessorChain::Options{}, &error);
@@ -302,7 +302,7 @@ TEST_CASE("ProcessorChain: names", "[page_processor]") {
 
   ProcessorChain bad = ProcessorChain::make({"html_links", "links_html", "save_pages"},
                                             ProcessorChain::Options{}, &error);
-  CHECK(error == "processors: unknown processor 'links_html' (known: html_links, save_pages)");
+  CHECK(error == "processors: unknown processor 'links_html' (known: html_links, save_pages, warc)");
   CHECK(bad.size() == 0);
   // An empty chain leaves the analysis at its defaults.
   const PageAnalysis a = bad.run(page("http://www.example.com/", kHtml));
@@ -311,6 +311,35 @@ TEST_CASE("ProcessorChain: names", "[page_processor]") {
 
   // The error is optional.
   CHECK(ProcessorChain::make({"nope"}, ProcessorChain::Options{}, nullptr).size() == 0);
+}
+
+
+namespace {
+
+// Records what it was handed.
+struct RecordingArchive final : ResponseArchive {
+  std::vector<std::string> uris;
+  void archive(const HttpExchange& x) override { uris.push_back(x.target_uri); }
+};
+
+}  // namespace
+
+TEST_CASE("warc: the chain names an archive, and refuses warc without one", "[page_processor][warc]") {
+  std::string error;
+  auto plain = ProcessorChain::make({"html_links"}, ProcessorChain::Options{}, &error);
+  CHECK(error.empty());
+  CHECK(plain.archive() == nullptr);
+  ProcessorChain::make({"html_links", "warc"}, ProcessorChain::Options{}, &error);
+  CHECK(error == "processors: warc has no archive to write to (warc_dir)");
+  error.clear();
+  auto archive = std::make_shared<RecordingArchive>();
+  ProcessorChain::Options options;
+  options.archive = archive;
+  auto chain = ProcessorChain::make({"html_links", "warc"}, options, &error);
+  CHECK(error.empty());
+  CHECK(chain.archive() == archive.get());
+  CHECK(chain.size() == 1);  // warc reads no page: it is not in the page chain
+  CHECK(ProcessorChain::known_names() == std::vector<std::string>{"html_links", "save_pages", "warc"});
 }
 
 }  // namespace actorcrawl

@@ -714,3 +714,32 @@ TEST_CASE("fetch: blocked and unblocked transfers share the engine", "[fetch]") 
   CHECK(web.count(b, "/final") == 0);
   CHECK(web.requests().size() == 1);
 }
+
+TEST_CASE("capture_http keeps the request head as sent, the response head as received and the peer address",
+          "[fetch][warc]") {
+  TestWeb web;
+  const std::string host = web.add_host("127.0.0.1");
+  Response r = page("<html>hello</html>");
+  r.headers = {{"X-Probe", "1"}};
+  web.route(host, "/p", r);
+  FetchEngine engine;
+
+  FetchRequest plain = request_for(TestWeb::url(host, "/p?q=1"));
+  const FetchOutcome off = fetch(engine, plain);
+  CHECK(off.status_code == 200);
+  CHECK(off.request_head.empty());
+  CHECK(off.response_head.empty());
+  CHECK(off.ip_address.empty());
+
+  FetchRequest capturing = request_for(TestWeb::url(host, "/p?q=1"), 2);
+  capturing.capture_http = true;
+  const FetchOutcome on = fetch(engine, capturing);
+  CHECK(on.body == "<html>hello</html>");
+  CHECK(on.ip_address == "127.0.0.1");
+  CHECK(on.request_head.rfind("GET /p?q=1 HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: actorcrawl-test/1.0\r\n", 0) == 0);
+  CHECK(on.request_head.size() >= 4);
+  CHECK(on.request_head.substr(on.request_head.size() - 4) == "\r\n\r\n");
+  CHECK(on.response_head.rfind("HTTP/1.1 200 OK\r\n", 0) == 0);
+  CHECK(on.response_head.find("\r\nX-Probe: 1\r\n") != std::string::npos);
+  CHECK(on.response_head.substr(on.response_head.size() - 4) == "\r\n\r\n");
+}

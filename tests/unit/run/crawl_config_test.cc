@@ -760,3 +760,33 @@ TEST_CASE("validate: text that is not UTF-8 is refused with its key, byte and of
   c.user_agent = "bot/1 (caf\xc3\xa9)";  // valid UTF-8 is fine
   CHECK(error_of([&] { validate(c, true); }) == "(no error)");
 }
+
+TEST_CASE("warc keys: defaults, sizes, flags and a prefix that names files safely", "[config][warc]") {
+  const CrawlConfig defaults;
+  CHECK(defaults.warc_dir == "warc");
+  CHECK(defaults.warc_prefix == "actorcrawl");
+  CHECK(defaults.warc_max_bytes == 1073741824);
+  CHECK(key_named("warc_max_bytes")->kind == ValueKind::bytes);
+
+  CrawlConfig c;
+  apply_yaml("processors: [html_links, warc]\nwarc_dir: out/w\nwarc_max_bytes: 100MiB\nwarc_prefix: site-a_1.x\n",
+             "test", c);
+  CHECK(c.processors == Strings{"html_links", "warc"});
+  CHECK(c.warc_dir == "out/w");
+  CHECK(c.warc_max_bytes == 100 * 1048576);
+  c.seeds = {"http://a.test/"};
+  CHECK_NOTHROW(validate(c, true));
+  apply_command_line({"--warc-max-bytes", "64KiB", "--warc-dir=x"}, c);
+  CHECK(c.warc_max_bytes == 65536);
+  CHECK(c.warc_dir == "x");
+  CHECK_THROWS_WITH(apply_command_line({"--warc-max-bytes", "1000"}, c),
+                    Catch::Contains("option '--warc-max-bytes': must be between 65536"));
+  for (const std::string bad : {"", "a/b", "../x", ".hidden", "a b"}) {
+    INFO(bad);
+    c.warc_prefix = bad;
+    CHECK_THROWS_WITH(validate(c, true), Catch::StartsWith("warc_prefix: '" + bad + "' is not a file name prefix"));
+  }
+  c.warc_prefix = "ok";
+  c.warc_dir = "";
+  CHECK_THROWS_WITH(validate(c, true), "warc_dir must not be empty");
+}
