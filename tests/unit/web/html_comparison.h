@@ -108,6 +108,8 @@ inline std::size_t find_tag(std::string_view html, std::string_view prefix, std:
 // ("<a title='>'>"), as the tokenizer reads them.
 inline std::size_t markup_end(std::string_view html, std::size_t lt) {
   if (html.substr(lt, 4) == "<!--") {
+    if (html.substr(lt + 4, 1) == ">") return lt + 5;   // "<!-->"
+    if (html.substr(lt + 4, 2) == "->") return lt + 6;  // "<!--->"
     for (std::size_t i = lt + 4; i < html.size(); ++i) {
       if (html.substr(i, 3) == "-->") return i + 3;
       if (html.substr(i, 4) == "--!>") return i + 4;

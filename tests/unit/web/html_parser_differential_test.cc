@@ -210,6 +210,8 @@ TEST_CASE("html parsers agree, or differ only as accepted", "[html][differential
   CHECK(accepted_divergence("<svg><a href=/s>><</vd<html><title>T") == "foreign-unmatched-end-tag");
   CHECK(accepted_divergence("<svg><t=\"></e><base href=/>") == "foreign-unmatched-end-tag");  // '=' in a name
   CHECK(accepted_divergence("<a><math/<><! f=\"></a><![CDATA[><a href=x>") == "foreign-unmatched-end-tag");
+  CHECK(accepted_divergence("<svg><!--></d><title>h") == "foreign-unmatched-end-tag");
+  CHECK(accepted_divergence("<svg><!---></d><title>h") == "foreign-unmatched-end-tag");
   // Nested: the inner </svg> leaves the outer one open.
   CHECK(accepted_divergence("<svg><svg></svg><textarea><a href=t></x>") == "foreign-unmatched-end-tag");
   CHECK(accepted_divergence("<svg><svg></svg></svg></x>") == "");
