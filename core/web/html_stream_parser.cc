@@ -497,7 +497,7 @@ class StreamParser {
   bool html_rules_for_start_tag() const {
     if (foreign_.empty()) return true;
     const ForeignElement& top = foreign_.back();
-    if (top.html_integration_point) return true;
+    if (top.html_integration_point || !top.html_open.empty()) return true;  // HTML is current
     if (top.text_integration_point) return tag_.tag != Tag::mglyph && tag_.tag != Tag::malignmark;
     // <math><annotation-xml><svg>: the svg is SVG, by HTML rules.
     return top.ns == Namespace::math && top.name == "annotation-xml" && tag_.tag == Tag::svg;
@@ -704,16 +704,19 @@ class StreamParser {
   }
 
   // A <template>'s content has an insertion mode of its own: a <select>
-  // open around it does not drop the template's links, and one opened in
-  // it ends with it.
+  // open around it does not drop the template's links, one opened in it
+  // ends with it, and tables around it are none of its content's.
   void open_template() {
-    templates_.push_back(select_open_);
+    templates_.push_back(Outside{select_open_, select_in_table_, std::move(tables_)});
     select_open_ = false;
+    tables_.clear();
   }
 
   void close_template() {
     if (templates_.empty()) return;
-    select_open_ = templates_.back();
+    select_open_ = templates_.back().select_open;
+    select_in_table_ = templates_.back().select_in_table;
+    tables_ = std::move(templates_.back().tables);
     templates_.pop_back();
   }
 
@@ -867,7 +870,14 @@ class StreamParser {
   std::string lowered_;
   std::vector<ForeignElement> foreign_;
   bool select_open_ = false;
-  std::vector<bool> templates_;   // open <template>s: whether a select was open around each
+  // What a <template>'s content does not see, kept for its end: the select
+  // and the tables open around it.
+  struct Outside {
+    bool select_open;
+    bool select_in_table;
+    std::vector<OpenTable> tables;
+  };
+  std::vector<Outside> templates_;  // open <template>s, innermost last
   bool select_in_table_ = false;  // opened inside a table: its structure ends it
   std::vector<OpenTable> tables_;  // open <table>s, innermost last
 };
