@@ -60,6 +60,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -158,7 +159,7 @@ inline bool has_unmatched_end_tag_in_foreign_content(std::string_view html, std:
   for (std::size_t at = find_tag(html, open, 0); at != std::string_view::npos; at = find_tag(html, open, at + 1)) {
     // The region runs to the end tag that closes this root, nested roots
     // counted ("<svg><svg></svg>" leaves the first open), or to the end.
-    std::set<std::string> started;
+    std::map<std::string, int> unclosed;  // started and not yet ended, by name
     int depth = 0;
     for (std::size_t i = at; i + 1 < html.size(); ++i) {
       if (html[i] != '<') continue;
@@ -177,8 +178,8 @@ inline bool has_unmatched_end_tag_in_foreign_content(std::string_view html, std:
         depth += end_tag ? -1 : 1;
         if (depth == 0) break;
       } else if (!end_tag) {
-        started.insert(name);
-      } else if (started.count(name) == 0) {
+        ++unclosed[name];
+      } else if (unclosed[name]-- <= 0) {  // "<svg><a></a></a>": the second closes nothing
         return true;
       }
     }

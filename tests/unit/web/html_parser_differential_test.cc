@@ -214,6 +214,7 @@ TEST_CASE("html parsers agree, or differ only as accepted", "[html][differential
   CHECK(accepted_divergence("<a><math/<><! f=\"></a><![CDATA[><a href=x>") == "foreign-unmatched-end-tag");
   CHECK(accepted_divergence("<svg><!--></d><title>h") == "foreign-unmatched-end-tag");
   CHECK(accepted_divergence("<svg><!---></d><title>h") == "foreign-unmatched-end-tag");
+  CHECK(accepted_divergence("<a><svg><a></a></a><title>a") == "foreign-unmatched-end-tag");
   // Nested: the inner </svg> leaves the outer one open.
   CHECK(accepted_divergence("<svg><svg></svg><textarea><a href=t></x>") == "foreign-unmatched-end-tag");
   CHECK(accepted_divergence("<svg><svg></svg></svg></x>") == "");
