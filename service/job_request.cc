@@ -13,7 +13,7 @@ namespace actorcrawl {
 std::string ApiError::json() const {
   // Messages quote what the client sent, which may be any bytes: invalid
   // UTF-8 becomes U+FFFD instead of an exception out of an error path.
-  return nlohmann::json{{"error", {{"code", code_}, {"message", what()}}}}.dump(
+  return nlohmann::json{{"error", {{"code", code_}, {"message", message_}}}}.dump(
     -1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -136,6 +136,9 @@ TEST_CASE("request policy: text for messages is cut between characters", "[reque
   // An error quoting any of it renders as JSON.
   const ApiError e(400, "x", "'" + clip_for_message(std::string(7, 'a') + e_acute + "\xff\xfe", 8) + "'");
   CHECK(nlohmann::json::parse(e.json()).at("error").at("message").is_string());
+  // A NUL the client sent is quoted whole, not where the message ends.
+  const ApiError nul(400, "invalid_parameter", std::string("format: '\0' is not one of x", 27));
+  CHECK(nlohmann::json::parse(nul.json()).at("error").at("message") == std::string("format: '\0' is not one of x", 27));
 }
 
 TEST_CASE("request framing: a head, then a body by length or in chunks", "[request_policy][framing]") {
