@@ -206,40 +206,51 @@ bool is_void_element(std::string_view n) {
 // tag closes anything (and so ends a <select> in the table), and whether
 // content is in a cell or in the table's structure.
 struct OpenTable {
-  bool section = false;  // tbody, thead or tfoot (a row implies one)
+  std::string section;   // "tbody", "thead" or "tfoot" ("tbody" implied by a row); "" for none
   bool row = false;
-  bool cell = false;     // td or th
+  std::string cell;      // "td" or "th"; "" for none
   bool caption = false;
 
   // Where content is as in a page's body, and a table may start.
-  bool holds_content() const { return cell || caption; }
+  bool holds_content() const { return !cell.empty() || caption; }
 
   void start(std::string_view part) {
     if (part == "td" || part == "th") {
-      section = row = cell = true;
+      if (section.empty()) section = "tbody";
+      row = true;
+      cell = std::string(part);
       caption = false;
     } else if (part == "tr") {
-      section = row = true;
-      cell = caption = false;
+      if (section.empty()) section = "tbody";
+      row = true;
+      cell.clear();
+      caption = false;
     } else if (part == "caption") {
       *this = OpenTable{};
       caption = true;
     } else {  // tbody, thead, tfoot
       *this = OpenTable{};
-      section = true;
+      section = std::string(part);
     }
   }
 
-  // Whether the end tag of `part` closes something open; it does if so.
+  // Whether the end tag of `part` closes something open (an element of
+  // that very name); it does if so.
   bool end(std::string_view part) {
-    bool* open = part == "td" || part == "th" ? &cell
-                 : part == "tr"               ? &row
-                 : part == "caption"          ? &caption
-                                              : &section;
-    if (!*open) return false;
-    if (open == &section) *this = OpenTable{};
-    if (open == &row) row = cell = false;
-    *open = false;
+    if (part == "td" || part == "th") {
+      if (cell != part) return false;
+      cell.clear();
+    } else if (part == "tr") {
+      if (!row) return false;
+      row = false;
+      cell.clear();
+    } else if (part == "caption") {
+      if (!caption) return false;
+      caption = false;
+    } else {
+      if (section != part) return false;
+      *this = OpenTable{};
+    }
     return true;
   }
 };

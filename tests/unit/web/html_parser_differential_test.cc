@@ -160,6 +160,7 @@ TEST_CASE("html parsers agree: handwritten hostile pages", "[html][differential]
     {"a table part's end tag ends a select only if the part is open", std::string("<table><select></td><a href=no1></tr><a href=no2></table><a href=yes1><table><tr><select></tr><a href=yes2><table><tr><td><select></td><a href=yes3>", 148)},
     {"a template's content is not in the table around it", std::string("<table><template><select><td><a href=no></select><a href=yes1></template><tr><td><select><a href=no2></td><a href=yes2>", 119)},
     {"mglyph is HTML where HTML is current in mi", std::string("<math><mi><mglyph><title>no</title></mi><mi><a><mglyph><title>yes</title></a></mi></math>", 89)},
+    {"a table part's end tag must name the part that is open", std::string("<table><td><select></th><a href=no1></tbody><a href=yes1><table><thead><tr><td><select></tfoot><a href=no2></thead><a href=yes2>", 128)},
     {"an <a> ends the open <a> inside mi", std::string("<math><mi><a href=m1><a href=m2></a></mi><style><a href=in-style></style></math>", 80)},
   };
   Tally tally;
