@@ -195,21 +195,32 @@ inline bool has_unmatched_end_tag_in_foreign_content(std::string_view html, std:
 
 inline std::string controls_replaced(const std::string& s);
 
+// Calls `visit(attributes)` with what follows the name in each tag of an
+// element whose attributes the crawler reads (a, area, link, base, meta),
+// up to its '>' outside quoted values ("<a href='>' x x>"); stops at the
+// first visit that returns true, and returns whether one did.
+template <class Visit>
+bool any_read_tag(std::string_view html, Visit visit) {
+  for (std::size_t lt = html.find('<'); lt != std::string_view::npos; lt = html.find('<', lt + 1)) {
+    const std::string_view tag = html.substr(lt + 1, markup_end(html, lt) - lt - 1);
+    std::size_t i = 0;
+    std::string tag_name;
+    while (i < tag.size() && is_tag_name_char(tag[i])) tag_name += ascii::to_lower(tag[i++]);
+    if (tag_name != "a" && tag_name != "area" && tag_name != "link" && tag_name != "base" && tag_name != "meta")
+      continue;
+    if (visit(tag.substr(i))) return true;
+  }
+  return false;
+}
+
 // A tag in which an attribute without a value ("<a x x href=...>") is
 // written twice. The standard drops the second and keeps what follows;
 // gumbo 0.10 loses the attributes that follow, so the link is gone.
 inline bool has_repeated_valueless_attribute(std::string_view html) {
-  for (std::size_t lt = html.find('<'); lt != std::string_view::npos; lt = html.find('<', lt + 1)) {
-    // The tag, to its '>' outside quoted values ("<a href='>' x x>").
-    const std::string_view tag = html.substr(lt + 1, markup_end(html, lt) - lt - 1);
+  return any_read_tag(html, [](std::string_view tag) {
     std::set<std::string> valueless;
     std::set<std::string> seen;
     std::size_t i = 0;
-    std::string tag_name;
-    while (i < tag.size() && is_tag_name_char(tag[i])) tag_name += ascii::to_lower(tag[i++]);
-    // Only the elements whose attributes the crawler reads.
-    if (tag_name != "a" && tag_name != "area" && tag_name != "link" && tag_name != "base" && tag_name != "meta")
-      continue;
     while (i < tag.size()) {
       while (i < tag.size() && !is_tag_name_char(tag[i])) ++i;
       std::string name;
@@ -236,28 +247,22 @@ inline bool has_repeated_valueless_attribute(std::string_view html) {
         }
       }
     }
-  }
-  return false;
+    return false;
+  });
 }
 
 // A NUL where an attribute name starts ("<a \0href=x>"), in a tag of an
 // element the crawler reads. The standard makes it part of the name
 // (U+FFFD "href": no link); gumbo 0.10 drops it and reads an href.
 inline bool has_nul_starting_attribute_name(std::string_view html) {
-  for (std::size_t lt = html.find('<'); lt != std::string_view::npos; lt = html.find('<', lt + 1)) {
-    // The tag, to its '>' outside quoted values ("<a href='>' x x>").
-    const std::string_view tag = html.substr(lt + 1, markup_end(html, lt) - lt - 1);
-    std::size_t i = 0;
-    std::string tag_name;
-    while (i < tag.size() && is_tag_name_char(tag[i])) tag_name += ascii::to_lower(tag[i++]);
-    if (tag_name != "a" && tag_name != "area" && tag_name != "link" && tag_name != "base" && tag_name != "meta")
-      continue;
-    for (; i < tag.size(); ++i) {
-      const char before = tag[i - 1];
-      if (tag[i] == '\0' && (!is_tag_name_char(before) || before == '"' || before == '\'')) return true;
+  return any_read_tag(html, [](std::string_view attributes) {
+    // attributes[0] follows the tag's name: a NUL there is part of the name.
+    for (std::size_t i = 1; i < attributes.size(); ++i) {
+      const char before = attributes[i - 1];
+      if (attributes[i] == '\0' && (!is_tag_name_char(before) || before == '"' || before == '\'')) return true;
     }
-  }
-  return false;
+    return false;
+  });
 }
 
 // In a page with <svg> or <math>, an end tag with something between its
