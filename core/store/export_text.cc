@@ -2,76 +2,35 @@
 
 #include <cstdint>
 
+#include "core/web/charset.h"
+
 namespace actorcrawl {
 
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
-struct Decoded {
-  std::int32_t code_point;  // -1: the byte at the start is not well-formed UTF-8
-  std::size_t length;       // bytes taken (1 when invalid)
-};
-
-// The code point at `i`, by RFC 3629's table of well-formed sequences.
-Decoded decode(std::string_view s, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<std::uint8_t>(s[k]); };
-  const std::uint8_t b0 = byte(i);
-  if (b0 < 0x80)
-    return {b0, 1};
-  std::size_t length;
-  std::uint32_t cp;
-  std::uint8_t low = 0x80, high = 0xBF;  // the second byte's range
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    length = 2;
-    cp = b0 & 0x1F;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    length = 3;
-    cp = b0 & 0x0F;
-    if (b0 == 0xE0)
-      low = 0xA0;  // no overlongs
-    if (b0 == 0xED)
-      high = 0x9F;  // no surrogates
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    length = 4;
-    cp = b0 & 0x07;
-    if (b0 == 0xF0)
-      low = 0x90;
-    if (b0 == 0xF4)
-      high = 0x8F;  // nothing past U+10FFFF
-  } else {
-    return {-1, 1};
-  }
-  if (i + length > s.size())
-    return {-1, 1};
-  for (std::size_t k = 1; k < length; ++k) {
-    const std::uint8_t b = byte(i + k);
-    if (k == 1 ? (b < low || b > high) : (b < 0x80 || b > 0xBF))
-      return {-1, 1};
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  return {static_cast<std::int32_t>(cp), length};
-}
-
-bool forbidden_in_xml(std::int32_t cp) {
-  return (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xFFFE || cp == 0xFFFF;
-}
-
 bool is_control(std::int32_t cp) { return cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r'; }
+
+bool forbidden_in_xml(std::int32_t cp) { return is_control(cp) || cp == 0xFFFE || cp == 0xFFFF; }
 
 // Walks `text` code point by code point: `special(cp, out)` writes the
 // code points it wants written differently and returns true; the others go
-// out as they came. Invalid bytes become U+FFFD.
+// out as they came. Each byte that does not begin a well-formed sequence
+// becomes U+FFFD.
 template <typename Special>
 void transcribe(std::string& out, std::string_view text, Special&& special) {
   out.reserve(out.size() + text.size());
   for (std::size_t i = 0; i < text.size();) {
-    const Decoded d = decode(text, i);
-    if (d.code_point < 0)
+    const Utf8Step step = utf8_step(text, i);
+    if (!step.valid) {
       out += kReplacement;
-    else if (!special(d.code_point, out))
-      out.append(text.data() + i, d.length);
-    i += d.length;
+      ++i;
+      continue;
+    }
+    if (!special(static_cast<std::int32_t>(utf8_code_point(text, i, step.length)), out))
+      out.append(text.data() + i, step.length);
+    i += step.length;
   }
 }
 

@@ -179,15 +179,7 @@ const Encoding* encoding_for_label(std::string_view label) {
 // ---------------------------------------------------------------------------
 // UTF-8
 
-// One step of the WHATWG UTF-8 decoder at `i`: the length of the well-formed
-// sequence there (valid = true), or of the maximal subpart of an ill-formed
-// one, which becomes a single U+FFFD (valid = false, length >= 1).
-// `truncated` is set when the input ends inside an otherwise valid sequence.
-struct Utf8Step {
-  std::size_t length;
-  bool valid;
-  bool truncated;
-};
+}  // namespace
 
 Utf8Step utf8_step(std::string_view s, std::size_t i) {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
@@ -218,6 +210,8 @@ Utf8Step utf8_step(std::string_view s, std::size_t i) {
   }
   return {j - i, true, false};
 }
+
+namespace {
 
 bool is_ascii(std::string_view s) {
   std::size_t i = 0;

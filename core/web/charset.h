@@ -59,6 +59,28 @@ std::string sniff_charset(std::string_view body, std::string_view header_charset
 // one validation pass and one copy; only other input goes through iconv.
 std::string to_utf8(std::string_view text, std::string_view charset);
 
+// One step of the WHATWG UTF-8 decoder at `i` (< s.size()): the length of
+// the well-formed sequence there (valid = true; RFC 3629's table: no
+// overlongs, no surrogates, nothing past U+10FFFF), or of the maximal
+// subpart of an ill-formed one, which to_utf8 makes a single U+FFFD
+// (valid = false, length >= 1). `truncated` is set when the input ends
+// inside an otherwise valid sequence.
+struct Utf8Step {
+  std::size_t length;
+  bool valid;
+  bool truncated;
+};
+Utf8Step utf8_step(std::string_view s, std::size_t i);
+
+// The code point of the well-formed sequence of `length` bytes at `i`
+// (a valid utf8_step).
+inline char32_t utf8_code_point(std::string_view s, std::size_t i, std::size_t length) {
+  const auto lead = static_cast<unsigned char>(s[i]);
+  char32_t cp = length == 1 ? lead : length == 2 ? (lead & 0x1Fu) : length == 3 ? (lead & 0x0Fu) : (lead & 0x07u);
+  for (std::size_t k = 1; k < length; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+  return cp;
+}
+
 // True if `s` is valid UTF-8: no overlong forms, no surrogates (U+D800 to
 // U+DFFF), nothing above U+10FFFF, no truncated sequence.
 bool is_valid_utf8(std::string_view s);
