@@ -6,9 +6,9 @@
 
 #include <array>
 #include <cstdio>
-#include <ctime>
 #include <stdexcept>
 
+#include "core/run/metrics_report.h"
 #include "core/web/ascii.h"
 
 namespace actorcrawl {
@@ -40,15 +40,7 @@ std::string warc_sha1(std::string_view bytes) {
   return "sha1:" + base32(std::string_view{reinterpret_cast<const char*>(digest), sizeof digest});
 }
 
-std::string warc_date(std::int64_t epoch_ms) {
-  const std::time_t seconds = static_cast<std::time_t>(epoch_ms / 1000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[64];
-  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1,
-                utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(epoch_ms % 1000));
-  return text;
-}
+std::string warc_date(std::int64_t epoch_ms) { return iso8601_utc(epoch_ms); }
 
 std::string new_record_id() {
   std::array<unsigned char, 16> b{};
