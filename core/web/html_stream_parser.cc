@@ -21,9 +21,12 @@
 // purpose is listed there with the reason.
 #include "core/web/html_document.h"
 
+#include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/web/ascii.h"
@@ -150,6 +153,21 @@ bool reads_attributes(Tag t) {
   }
 }
 
+// The attributes those elements are read for; the rest are skipped, so a
+// tag with a hundred thousand attributes costs no more than a long one (the
+// first-one-wins check compares a new name only with these few).
+bool is_read_attribute(std::string_view n) {
+  switch (n.size()) {
+    case 3: return n == "rel";
+    case 4: return n == "href" || n == "name" || n == "face" || n == "size";
+    case 5: return n == "color";
+    case 7: return n == "content";
+    case 8: return n == "encoding";
+    case 10: return n == "xlink:href";
+    default: return false;
+  }
+}
+
 struct Attribute {
   std::string name;
   std::string value;
@@ -174,6 +192,72 @@ struct TagToken {
 
 enum class Namespace { html, svg, math };
 
+// Counts the open elements of each name, so "is one of this name open?" is
+// answered without a walk of the stack: a page of stray end tags, or of
+// start tags that would close a <p> that is not open, then costs O(1) a tag
+// instead of a walk of every open element (quadratic in the page). A walk
+// happens only when the name is open, and then it closes what it walks.
+class OpenNameCounts {
+ public:
+  bool contains(const std::string& name) const { return counts_.find(name) != counts_.end(); }
+  void add(const std::string& name) { ++counts_[name]; }
+  void remove(const std::string& name) {
+    const auto it = counts_.find(name);
+    if (it != counts_.end() && --it->second == 0) counts_.erase(it);
+  }
+  void clear() { counts_.clear(); }
+
+ private:
+  std::unordered_map<std::string, std::uint32_t> counts_;
+};
+
+// HTML elements open inside one integration point, innermost last. Most
+// foreign elements never hold one, so the lists are made on first use and
+// a deep <svg> costs a pointer an element.
+class HtmlOpenElements {
+ public:
+  bool empty() const { return open_ == nullptr || open_->names.empty(); }
+  bool contains(const std::string& name) const { return open_ != nullptr && open_->counts.contains(name); }
+  void push(const std::string& name) {
+    if (open_ == nullptr) open_ = std::make_unique<Open>();
+    open_->names.push_back(name);
+    open_->counts.add(name);
+  }
+  // Closes the innermost `name` and everything inside it.
+  void close_through(const std::string& name) {
+    if (!contains(name)) return;
+    auto& names = open_->names;
+    while (true) {
+      const bool last = names.back() == name;
+      open_->counts.remove(names.back());
+      names.pop_back();
+      if (last) return;
+    }
+  }
+  // Closes the innermost `name` alone; what it held stays open (a new <a>
+  // ends the open one without ending the elements after it). The walk ends
+  // at that element, and no element is walked past twice by this: the next
+  // walk stops at the <a> pushed after them.
+  void close_alone(const std::string& name) {
+    if (!contains(name)) return;
+    auto& names = open_->names;
+    for (std::size_t i = names.size(); i-- > 0;) {
+      if (names[i] == name) {
+        names.erase(names.begin() + static_cast<std::ptrdiff_t>(i));
+        open_->counts.remove(name);
+        return;
+      }
+    }
+  }
+
+ private:
+  struct Open {
+    std::vector<std::string> names;
+    OpenNameCounts counts;
+  };
+  std::unique_ptr<Open> open_;
+};
+
 // An open element of foreign content (or the <svg>/<math> that began it).
 struct ForeignElement {
   std::string name;
@@ -185,7 +269,7 @@ struct ForeignElement {
   // it can close those, never a foreign element (the scope of every HTML
   // end tag stops at an integration point: "<math><mi><a></mi>" leaves the
   // <mi> open).
-  std::vector<std::string> html_open;
+  HtmlOpenElements html_open;
   // An <svg>/<math> started in a table but in none of its cells: the
   // insertion mode stays "in table", so at an integration point a table's
   // structure (<tr>, <td>, <table>...) ends the foreign content.
@@ -448,11 +532,12 @@ class StreamParser {
     }
   }
 
-  // A new attribute slot, or null for a name the tag already has (the
-  // first one wins).
+  // A new attribute slot, or null for a name that is not read or that the
+  // tag already has (the first one wins).
   Attribute* new_attribute(std::string_view raw_name) {
     lowered_.clear();
     append_lowered(raw_name, lowered_);
+    if (!is_read_attribute(lowered_)) return nullptr;
     for (std::size_t i = 0; i < tag_.attribute_count; ++i)
       if (tag_.attributes[i].name == lowered_) return nullptr;
     if (tag_.attribute_count == tag_.attributes.size()) tag_.attributes.emplace_back();
@@ -529,13 +614,28 @@ class StreamParser {
   // Pops foreign elements until HTML (or an integration point) is current.
   void leave_foreign_content() {
     while (!foreign_.empty() && !foreign_.back().html_integration_point && !foreign_.back().text_integration_point)
-      foreign_.pop_back();
+      pop_foreign_element();
+  }
+
+  void push_foreign_element(ForeignElement e) {
+    foreign_names_.add(e.name);
+    foreign_.push_back(std::move(e));
+  }
+
+  void pop_foreign_element() {
+    foreign_names_.remove(foreign_.back().name);
+    foreign_.pop_back();
+  }
+
+  void clear_foreign_elements() {
+    foreign_.clear();
+    foreign_names_.clear();
   }
 
   bool start_tag() {
     if (!foreign_.empty() && foreign_.front().in_table_structure && html_rules_for_start_tag() &&
         (tag_.tag == Tag::table || tag_.tag == Tag::table_part))
-      foreign_.clear();
+      clear_foreign_elements();
     if (!html_rules_for_start_tag()) {
       if (breaks_out_of_foreign_content()) {
         leave_foreign_content();
@@ -571,7 +671,7 @@ class StreamParser {
                                                            ascii::iequals(encoding, "application/xhtml+xml"));
       }
     }
-    foreign_.push_back(std::move(e));
+    push_foreign_element(std::move(e));
   }
 
   // "in select": only these start tags do anything; the rest, <a> included,
@@ -611,28 +711,15 @@ class StreamParser {
         (tag_.tag == Tag::table_part && !in_html_table()) || tag_.name == "col" || tag_.name == "colgroup" ||
         tag_.name == "frame")
       return;
-    auto& open = foreign_.back().html_open;
-    auto close_last = [&open](std::string_view name, bool and_inner) {
-      for (std::size_t i = open.size(); i-- > 0;) {
-        if (open[i] == name) {
-          if (and_inner) open.resize(i);
-          else open.erase(open.begin() + static_cast<std::ptrdiff_t>(i));
-          return;
-        }
-      }
-    };
-    if (tag_.tag == Tag::a) close_last("a", false);
-    if (closes_p(tag_.name)) close_last("p", true);
-    open.push_back(tag_.name);
+    HtmlOpenElements& open = foreign_.back().html_open;
+    if (tag_.tag == Tag::a) open.close_alone(kA);
+    if (closes_p(tag_.name)) open.close_through(kP);
+    open.push(tag_.name);
   }
 
   // Whether a <table> is open among the HTML elements of the current
   // integration point.
-  bool in_html_table() const {
-    for (const auto& name : foreign_.back().html_open)
-      if (name == "table") return true;
-    return false;
-  }
+  bool in_html_table() const { return foreign_.back().html_open.contains(kTable); }
 
   bool html_start_tag() {
     note_html_element();
@@ -671,7 +758,7 @@ class StreamParser {
         return true;
       case Tag::svg: case Tag::math:
         if (!tag_.self_closing)
-          foreign_.push_back(ForeignElement{tag_.name, tag_.tag == Tag::svg ? Namespace::svg : Namespace::math, false,
+          push_foreign_element(ForeignElement{tag_.name, tag_.tag == Tag::svg ? Namespace::svg : Namespace::math, false,
                                             false, {}, foreign_.empty() && !tables_.empty() && !tables_.back().holds_content()});
         return true;
       default:
@@ -683,13 +770,7 @@ class StreamParser {
     if (!foreign_.empty() && !foreign_.back().html_open.empty()) {
       // HTML is current: the end tag closes an HTML element of its name
       // inside the integration point, if one is open, and nothing else.
-      auto& open = foreign_.back().html_open;
-      for (std::size_t i = open.size(); i-- > 0;) {
-        if (open[i] == tag_.name) {
-          open.resize(i);
-          break;
-        }
-      }
+      foreign_.back().html_open.close_through(tag_.name);
     } else if (!foreign_.empty()) {
       // In foreign content (or at an integration point) an end tag closes
       // the nearest open foreign element of its name; </br> and </p> break
@@ -698,10 +779,11 @@ class StreamParser {
         leave_foreign_content();
         return;
       }
-      for (std::size_t i = foreign_.size(); i-- > 0;) {
-        if (foreign_[i].name == tag_.name) {
-          foreign_.resize(i);
-          return;
+      if (foreign_names_.contains(tag_.name)) {
+        while (true) {
+          const bool last = foreign_.back().name == tag_.name;
+          pop_foreign_element();
+          if (last) return;
         }
       }
     }
@@ -880,6 +962,8 @@ class StreamParser {
   TagToken tag_;
   std::string lowered_;
   std::vector<ForeignElement> foreign_;
+  OpenNameCounts foreign_names_;  // the names in foreign_
+  const std::string kA = "a", kP = "p", kTable = "table";
   bool select_open_ = false;
   // What a <template>'s content does not see, kept for its end: the select
   // and the tables open around it.

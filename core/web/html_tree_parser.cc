@@ -42,12 +42,34 @@ using ascii::is_html_space;
 // reach the cap and are parsed without a copy.
 //
 // The estimate counts, per tag name, start tags minus matching end tags.
-// Elements whose end tag may be omitted (<p>, <li>, <td>...) are not counted,
-// since the tree builder closes them implicitly and a count cannot follow
-// that. The estimate is rough on purpose; erring high only flattens a little
-// structure, never loses a link.
+// Most elements whose end tag may be omitted (<p>, <td>, <option>...) are
+// not counted, since the tree builder closes them implicitly and a count
+// cannot follow that. List items are, because <li><dd><li><dd>... nests
+// without end: an <li> right after an open <li> (nothing counted opened
+// since) is taken as its sibling, and a list's end tag closes the items
+// opened in it. The estimate is rough on purpose; erring high only
+// flattens a little structure, never loses a link.
+//
+// Three more walks of gumbo's are bounded the same way:
+//  - formatting elements (<b>, <font>...) that stay open are copied again
+//    ("reconstructed") before every run of text after a </p> closes them,
+//    so at most kMaxOpenFormatting of them are let through;
+//  - each attribute is checked against every earlier one of its tag for a
+//    duplicate, so a tag with more than kMaxAttributes keeps only the
+//    attributes anything reads (kept in order: the first one still wins);
+//  - the adoption agency copies misnested formatting elements, and an end
+//    tag of one that is no longer open in the count finds such a copy and
+//    copies again: those end tags are dropped;
+//  - inside <svg>/<math>, <title>, <style>, <script>... are ordinary
+//    elements (an SVG <title> is even an integration point, with HTML
+//    content), not text up to their end tag as in HTML.
 
 constexpr std::size_t kMaxOpenElements = 512;
+constexpr std::size_t kMaxOpenFormatting = 4;
+constexpr std::size_t kMaxAttributes = 64;
+// Tags shorter than this cannot hold more than kMaxAttributes attributes
+// worth counting, so only longer ones are tokenized attribute by attribute.
+constexpr std::size_t kLongTagBytes = 2 * kMaxAttributes;
 
 enum class TagKind {
   kContainer,  // counted, and blanked once the cap is reached
@@ -65,7 +87,7 @@ TagKind classify(GumboTag tag) {
     case GUMBO_TAG_KEYGEN: case GUMBO_TAG_LINK: case GUMBO_TAG_META:
     case GUMBO_TAG_PARAM: case GUMBO_TAG_SOURCE: case GUMBO_TAG_TRACK:
     case GUMBO_TAG_WBR:
-    case GUMBO_TAG_P: case GUMBO_TAG_LI: case GUMBO_TAG_DD: case GUMBO_TAG_DT:
+    case GUMBO_TAG_P:
     case GUMBO_TAG_OPTION: case GUMBO_TAG_OPTGROUP: case GUMBO_TAG_TR:
     case GUMBO_TAG_TD: case GUMBO_TAG_TH: case GUMBO_TAG_THEAD:
     case GUMBO_TAG_TBODY: case GUMBO_TAG_TFOOT: case GUMBO_TAG_COLGROUP:
@@ -83,6 +105,31 @@ TagKind classify(GumboTag tag) {
     default:
       return TagKind::kContainer;
   }
+}
+
+// The elements the list of active formatting elements holds (but <a>, which
+// a new <a> closes, and which is never blanked).
+bool is_formatting(GumboTag tag) {
+  switch (tag) {
+    case GUMBO_TAG_B: case GUMBO_TAG_BIG: case GUMBO_TAG_CODE: case GUMBO_TAG_EM:
+    case GUMBO_TAG_FONT: case GUMBO_TAG_I: case GUMBO_TAG_NOBR: case GUMBO_TAG_S:
+    case GUMBO_TAG_SMALL: case GUMBO_TAG_STRIKE: case GUMBO_TAG_STRONG:
+    case GUMBO_TAG_TT: case GUMBO_TAG_U:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The attributes the extraction below or the tree builder reads: links,
+// <meta>, an annotation-xml's encoding, a <font> that leaves foreign
+// content, an <input type=hidden> in a table. ASCII-lowercase.
+bool is_read_attribute(std::string_view name) {
+  static constexpr std::string_view kRead[] = {"href", "rel", "name", "content", "encoding", "color",
+                                               "face", "size", "type", "xlink:href", "http-equiv"};
+  for (std::string_view r : kRead)
+    if (name.size() == r.size() && ascii::iequals(name, r)) return true;
+  return false;
 }
 
 // Start tags that make the tree builder leave <svg>/<math> content; after
@@ -196,8 +243,18 @@ class NestingLimiter {
     return npos;
   }
 
-  // Raw text ends at "</name" followed by whitespace, '/' or '>'. Returns the
-  // index of that '<' so the end tag is scanned like any other.
+  // Where scanning goes on after raw text that starts at `from`: past its
+  // end tag, which is the raw text's own (a </title> there never ends an
+  // SVG <title>, and so never leaves the integration point).
+  std::size_t past_raw_text(std::size_t from, std::string_view name) const {
+    const std::size_t end = raw_text_end(from, name);
+    if (end >= body_.size()) return body_.size();
+    const std::size_t close = tag_close(name_end(end + 2));
+    return close == npos ? body_.size() : close + 1;
+  }
+
+  // Raw text ends at "</name" followed by whitespace, '/' or '>': the index
+  // of that '<'.
   std::size_t raw_text_end(std::size_t from, std::string_view name) const {
     std::size_t i = from;
     while ((i = body_.find("</", i)) != npos) {
@@ -225,28 +282,98 @@ class NestingLimiter {
     if (in_foreign_content() && leaves_foreign_content(tag)) {
       leave_foreign_content();
     }
-    switch (classify(tag)) {
-      case TagKind::kRawText: return raw_text_end(next, name);
-      case TagKind::kPlainText: return body_.size();
-      case TagKind::kUncounted: return next;
+    // Inside <svg>/<math> (not at an integration point) every element is
+    // foreign: none holds raw text or plain text.
+    const bool foreign = in_foreign_content() && integration_points_ == 0;
+    TagKind kind = classify(tag);
+    if (foreign && (kind == TagKind::kRawText || kind == TagKind::kPlainText)) kind = TagKind::kContainer;
+    // Called for every tag that is not blanked.
+    const auto keep = [&] {
+      if (close - name_stop >= kLongTagBytes) limit_attributes(lt, name_stop, close);
+    };
+    switch (kind) {
+      case TagKind::kRawText: keep(); return past_raw_text(next, name);
+      case TagKind::kPlainText: keep(); return body_.size();
+      case TagKind::kUncounted: keep(); return next;
       case TagKind::kContainer: break;
     }
     // "/>" really closes elements inside <svg>/<math> (and <svg/> itself);
     // on HTML elements the tokenizer ignores it. Inside an integration point
-    // (<foreignObject>, <desc>, MathML's text elements) content is HTML
-    // again, so there "/>" closes nothing and every element counts.
+    // (<foreignObject>, <desc>, an SVG <title>, MathML's text elements)
+    // content is HTML again, so there "/>" closes nothing and every element
+    // counts.
     const bool foreign_root = tag == GUMBO_TAG_SVG || tag == GUMBO_TAG_MATH;
     if (is_integration_point(tag) && in_foreign_content() && !self_closing)
       ++integration_points_;
-    if (self_closing && (foreign_root || (in_foreign_content() && integration_points_ == 0))) return next;
-
-    if (open_ >= kMaxOpenElements) {
+    if (self_closing && (foreign_root || foreign)) {
+      keep();
+      return next;
+    }
+    if (tag == GUMBO_TAG_LI || tag == GUMBO_TAG_DD || tag == GUMBO_TAG_DT) {
+      ListItems& items = tag == GUMBO_TAG_LI ? list_items_ : definition_items_;
+      if (items.open > 0 && items.open_after == open_) {  // a sibling: it closes the open one
+        keep();
+        return next;
+      }
+    }
+    if (open_ >= kMaxOpenElements || (is_formatting(tag) && formatting_ >= kMaxOpenFormatting)) {
       blank(lt, next);
-    } else {
-      ++count(tag, name);
-      ++open_;
+      return next;
+    }
+    keep();
+    ++count(tag, name);
+    ++open_;
+    if (is_formatting(tag)) ++formatting_;
+    switch (tag) {
+      case GUMBO_TAG_LI: ++list_items_.open; list_items_.open_after = open_; break;
+      case GUMBO_TAG_DD: case GUMBO_TAG_DT: ++definition_items_.open; definition_items_.open_after = open_; break;
+      case GUMBO_TAG_UL: case GUMBO_TAG_OL: case GUMBO_TAG_MENU: case GUMBO_TAG_DL:
+        lists_.push_back(OpenList{tag, list_items_, definition_items_});
+        break;
+      default: break;
     }
     return next;
+  }
+
+  // A start tag `<name ...>` whose attributes run from `from` to the '>' at
+  // `close`: when it has more than kMaxAttributes, it is written anew with
+  // only the attributes is_read_attribute() names, in their order.
+  void limit_attributes(std::size_t lt, std::size_t from, std::size_t close) {
+    std::vector<std::pair<std::size_t, std::size_t>> kept;  // [begin, end) of each kept attribute
+    std::size_t attributes = 0;
+    std::size_t i = from;
+    while (true) {
+      while (i < close && (is_html_space(body_[i]) || body_[i] == '/')) ++i;
+      if (i >= close) break;
+      const std::size_t name_begin = i++;  // an '=' first belongs to the name
+      while (i < close && !is_html_space(body_[i]) && body_[i] != '/' && body_[i] != '=') ++i;
+      const std::size_t name_stop = i;
+      std::size_t j = i;
+      while (j < close && is_html_space(body_[j])) ++j;
+      if (j < close && body_[j] == '=') {
+        ++j;
+        while (j < close && is_html_space(body_[j])) ++j;
+        if (j < close && (body_[j] == '"' || body_[j] == '\'')) {
+          const std::size_t quote = body_.find(body_[j], j + 1);
+          if (quote == npos || quote > close) return;  // not the tag tag_close() found: leave it
+          j = quote + 1;
+        } else {
+          while (j < close && !is_html_space(body_[j])) ++j;
+        }
+        i = j;
+      }
+      ++attributes;
+      if (is_read_attribute(body_.substr(name_begin, name_stop - name_begin))) kept.emplace_back(name_begin, i);
+    }
+    if (attributes <= kMaxAttributes) return;
+    std::string tag(body_.substr(lt, from - lt));
+    for (const auto& [begin, end] : kept) {
+      tag.push_back(' ');
+      tag.append(body_.substr(begin, end - begin));
+    }
+    if (body_[close - 1] == '/') tag.append(" /");
+    tag.push_back('>');
+    replace(lt, close + 1, tag);
   }
 
   std::size_t end_tag(std::size_t name_begin) {
@@ -256,16 +383,63 @@ class NestingLimiter {
     const std::string_view name =
         body_.substr(name_begin, name_stop - name_begin);
     const GumboTag tag = gumbo_tagn_enum(name.data(), name.size());
+    // A formatting element's end tag that closes none counted open would
+    // send the adoption agency after the copies it made of earlier ones,
+    // making new copies each time: such an end tag is dropped.
+    if (is_formatting(tag) && known_[tag] == 0) {
+      blank(name_begin - 2, close + 1);
+      return close + 1;
+    }
+    // An end tag's attributes mean nothing, but the tokenizer still checks
+    // each for a duplicate: a long one is written without them.
+    if (close - name_stop >= kLongTagBytes) replace(name_begin - 2, close + 1, "</" + std::string(name) + ">");
     if (is_integration_point(tag) && integration_points_ > 0)
       --integration_points_;
-    if (classify(tag) == TagKind::kContainer) {
+    const TagKind kind = classify(tag);
+    // Raw-text elements are counted only where they were foreign ones.
+    if (kind == TagKind::kContainer || kind == TagKind::kRawText || kind == TagKind::kPlainText ||
+        tag == GUMBO_TAG_LI || tag == GUMBO_TAG_DD || tag == GUMBO_TAG_DT) {
       std::uint32_t& n = count(tag, name);
+      if (n > 0) {
+        --n;
+        --open_;
+        if (is_formatting(tag)) --formatting_;
+        if (tag == GUMBO_TAG_LI && list_items_.open > 0) --list_items_.open;
+        if ((tag == GUMBO_TAG_DD || tag == GUMBO_TAG_DT) && definition_items_.open > 0) --definition_items_.open;
+        if (tag == GUMBO_TAG_UL || tag == GUMBO_TAG_OL || tag == GUMBO_TAG_MENU || tag == GUMBO_TAG_DL) close_list(tag);
+      }
+    }
+    return close + 1;
+  }
+
+  // A list's end tag closes the items opened inside it (and any list
+  // inside it): the counts go back to what they were at its start.
+  void close_list(GumboTag tag) {
+    while (!lists_.empty()) {
+      const OpenList list = lists_.back();
+      lists_.pop_back();
+      forget_items(GUMBO_TAG_LI, list_items_, list.list_items);
+      forget_items(GUMBO_TAG_DD, definition_items_, list.definition_items);
+      if (list.tag == tag) return;
+    }
+  }
+
+  struct ListItems {
+    std::uint32_t open = 0;       // <li>s (or <dd>/<dt>s) counted open
+    std::size_t open_after = 0;   // open_ right after the last one started
+  };
+
+  void forget_items(GumboTag tag, ListItems& items, const ListItems& before) {
+    while (items.open > before.open) {
+      --items.open;
+      // <dd> and <dt> share one count in ListItems but not in known_.
+      std::uint32_t& n = known_[tag] > 0 || tag != GUMBO_TAG_DD ? known_[tag] : known_[GUMBO_TAG_DT];
       if (n > 0) {
         --n;
         --open_;
       }
     }
-    return close + 1;
+    items.open_after = before.open_after;
   }
 
   std::uint32_t& count(GumboTag tag, std::string_view name) {
@@ -292,19 +466,22 @@ class NestingLimiter {
       case GUMBO_TAG_FOREIGNOBJECT: case GUMBO_TAG_DESC:
       case GUMBO_TAG_MI: case GUMBO_TAG_MO: case GUMBO_TAG_MN:
       case GUMBO_TAG_MS: case GUMBO_TAG_MTEXT: case GUMBO_TAG_ANNOTATION_XML:
+      case GUMBO_TAG_TITLE:  // SVG's (an HTML <title> is raw text, never counted)
         return true;
       default:
         return false;
     }
   }
 
-  void blank(std::size_t begin, std::size_t end) {
+  void blank(std::size_t begin, std::size_t end) { replace(begin, end, " "); }
+
+  void replace(std::size_t begin, std::size_t end, std::string_view with) {
     if (!blanking_) {
       blanking_ = true;
       out_->reserve(body_.size());
     }
     out_->append(body_.data() + copied_, begin - copied_);
-    out_->push_back(' ');
+    out_->append(with);
     copied_ = end;
   }
 
@@ -314,6 +491,15 @@ class NestingLimiter {
   std::size_t copied_ = 0;  // body_ bytes before this are already in out_
   std::size_t open_ = 0;
   std::size_t integration_points_ = 0;  // open ones inside <svg>/<math>
+  std::size_t formatting_ = 0;           // open formatting elements counted
+  ListItems list_items_;                 // <li>
+  ListItems definition_items_;           // <dd> and <dt>
+  struct OpenList {
+    GumboTag tag;
+    ListItems list_items;        // as they were when the list started
+    ListItems definition_items;
+  };
+  std::vector<OpenList> lists_;  // <ul>, <ol>, <menu>, <dl> counted open, innermost last
   std::array<std::uint32_t, GUMBO_TAG_LAST + 1> known_{};
   std::unordered_map<std::string, std::uint32_t> unknown_;
   std::string key_;
