@@ -13,6 +13,7 @@
 #include "core/crawl/host_scheduler.h"
 #include "core/crawl/work_bounds.h"
 #include "core/crawl/robots_verdict.h"
+#include "core/crawl/transient_failure.h"
 #include "core/run/stage_times.h"
 #include "messages/catalogue.h"
 
@@ -184,13 +185,20 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
       auto& st = self->state;
       auto verdict = judge_robots(RobotsAnswer{r.host_key, r.url, r.status_code, std::move(r.body), r.error},
                                   st.product_token, epoch_ms());
-      if (!verdict.rules)
-        log_line(LogLevel::warn, "robots.txt of " + r.host_key + " unreachable (" +
-                                   (r.error.empty() ? "http_" + std::to_string(r.status_code) : r.error) +
-                                   "); its URLs wait");
+      if (!verdict.unavailable_because.empty())
+        log_line(LogLevel::warn, "robots.txt of " + r.host_key + " is unavailable (" + verdict.unavailable_because +
+                                   "): every URL of the host is allowed, as RFC 9309 2.3.1.2 says");
+      const bool unreachable = !verdict.rules;
+      const std::string failure = r.error.empty() ? "http_" + std::to_string(r.status_code) : r.error;
       self->send(st.actors.storage, store_robots{std::move(verdict.record)});
-      st.scheduler.robots_done(r.host_key, std::move(verdict.rules), self->clock().now(), std::chrono::milliseconds{r.fetch_ms},
-                               verdict.final_reason);
+      const std::string refusal = st.scheduler.robots_done(r.host_key, std::move(verdict.rules), self->clock().now(),
+                                                           std::chrono::milliseconds{r.fetch_ms}, verdict.final_reason);
+      if (unreachable)
+        log_line(LogLevel::warn, "robots.txt of " + r.host_key + " unreachable (" + failure + "); " +
+                                   (refusal.empty() ? "its URLs wait for another try"
+                                                    : "its URLs are refused as " + refusal +
+                                                        (is_transient_failure(refusal) ? " (parked, tried again later)"
+                                                                                       : " (final)")));
       dispatch(self);
     },
     [self](drain_atom) {

@@ -265,12 +265,12 @@ bool HostScheduler::robots_gate(const std::string& key, Host& host, Clock::time_
   return false;
 }
 
-void HostScheduler::robots_done(const std::string& host_key, std::shared_ptr<const RobotsRules> rules,
-                                Clock::time_point now, std::chrono::milliseconds response_time,
-                                const std::string& final_reason) {
+std::string HostScheduler::robots_done(const std::string& host_key, std::shared_ptr<const RobotsRules> rules,
+                                       Clock::time_point now, std::chrono::milliseconds response_time,
+                                       const std::string& final_reason) {
   auto it = hosts_.find(host_key);
   if (it == hosts_.end())
-    return;
+    return {};
   Host& host = it->second;
   request_ended(host);
   if (host.robots_worker) {
@@ -318,6 +318,7 @@ void HostScheduler::robots_done(const std::string& host_key, std::shared_ptr<con
   }
   host.scheduled = false;
   schedule(host_key, host);
+  return host.rules || host.robots == RobotsState::unknown ? std::string{} : host.refusal;
 }
 
 void HostScheduler::release(const Lease& lease, Clock::time_point now,

@@ -110,8 +110,9 @@ class HostScheduler {
   // for host_backoff (the Frontier parks them: transient_failure.h). A
   // `final_reason` (e.g. "dns_failure", which a retry seconds later will not
   // change) skips the retries: the host's URLs are refused with that reason
-  // at once, for host_backoff too.
-  void robots_done(const std::string& host_key, std::shared_ptr<const RobotsRules> rules,
+  // at once, for host_backoff too. Returns the reason the host's URLs are
+  // now refused with, empty when rules are in force or another try waits.
+  std::string robots_done(const std::string& host_key, std::shared_ptr<const RobotsRules> rules,
                    Clock::time_point now, std::chrono::milliseconds response_time = std::chrono::milliseconds{0},
                    const std::string& final_reason = {});
   // Jobs that robots.txt refused since the last call.

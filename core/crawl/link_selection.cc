@@ -32,6 +32,10 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
     if (!resolved)
       continue;  // mailto:, malformed, too long: nothing to keep
     Url url = strip_query_params.empty() ? *resolved : resolved->without_query_params(strip_query_params);
+    // href="" and href="#x" name the base URL: another page under <base
+    // href>, else the page itself, which is no link.
+    if ((link.href.empty() || link.href.front() == '#') && url.str() == page_url.str())
+      continue;
     if (seen_links.insert(url.str()).second)
       out.all.push_back(LinkRow{url.str(), link.nofollow});
     std::string host = url.host_key();

@@ -6,12 +6,17 @@
 #include <iomanip>
 
 #include "core/web/charset.h"
+#include "core/web/mime_sniff.h"
 #include "core/web/url_fingerprint.h"
 
 namespace actorcrawl {
 
 bool is_html(std::string_view t) {
   return t == "text/html" || t == "application/xhtml+xml";
+}
+
+bool is_html_page(const FetchedPage& page) {
+  return is_html(page.content_type) || (is_sniffable_type(page.content_type) && sniffs_as_html(page.body));
 }
 
 void take_document(HtmlDocument doc, PageAnalysis& a) {
@@ -33,7 +38,7 @@ class HtmlLinksProcessor final : public PageProcessor {
   explicit HtmlLinksProcessor(HtmlParser parser) : parser_(parser) {}
   const char* name() const override { return "html_links"; }
   void process(const FetchedPage& page, PageAnalysis& a) override {
-    if (!is_html(page.content_type) || page.status_code < 200 || page.status_code >= 300)
+    if (!is_html_page(page) || page.status_code < 200 || page.status_code >= 300)
       return;
     // Both parsers read UTF-8: a page in another charset is converted
     // first, so its title and description are stored as valid UTF-8.
@@ -75,7 +80,7 @@ class SavePagesProcessor final : public PageProcessor {
       safe_host = "_";
     std::ostringstream name;
     name << std::hex << std::setw(16) << std::setfill('0') << stable_url_hash(page.url)
-         << (is_html(page.content_type) ? ".html" : ".bin");
+         << (is_html_page(page) ? ".html" : ".bin");
     std::filesystem::path dir = std::filesystem::path(dir_) / safe_host;
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

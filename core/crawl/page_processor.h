@@ -52,6 +52,11 @@ void take_document(HtmlDocument doc, PageAnalysis& analysis);
 // Whether the crawler parses this media type as HTML.
 bool is_html(std::string_view content_type);
 
+// Whether the page is HTML: its type says so, or it has no useful type (none,
+// application/octet-stream, text/plain) and its first bytes are HTML by the
+// WHATWG MIME Sniffing Standard's patterns (core/web/mime_sniff.h).
+bool is_html_page(const FetchedPage& page);
+
 class ProcessorChain {
  public:
   struct Options {

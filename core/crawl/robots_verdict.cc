@@ -17,6 +17,15 @@ const char* robots_outcome_name(const RobotsRules* rules) {
 
 RobotsVerdict judge_robots(const RobotsAnswer& a, const std::string& product_token, std::int64_t now_ms) {
   RobotsVerdict v;
+  // RFC 9309 2.3.1.2: past five redirects robots.txt may be taken as
+  // unavailable. A loop or a Location that cannot be followed ends the
+  // same way, and neither clears on a retry.
+  if (a.error == "redirect_loop" || a.error == "too_many_redirects" || a.error == "bad_redirect") {
+    v.unavailable_because = a.error;
+    v.rules = std::make_shared<const RobotsRules>(RobotsRules::allow_all());
+    v.record = RobotsRecord{a.host_key, a.url, a.status_code, robots_outcome_name(v.rules.get()), -1, {}, now_ms};
+    return v;
+  }
   const bool unreachable = a.status_code == 0 || a.status_code >= 500 || a.status_code == 429;
   if (!unreachable)
     v.rules = std::make_shared<const RobotsRules>(RobotsRules::from_response(a.status_code, a.body, product_token));

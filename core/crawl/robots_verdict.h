@@ -1,6 +1,8 @@
 // How the answer to a robots.txt request is read (RFC 9309 section 2.3.1):
-// a 2xx body is parsed, a 4xx allows everything, and a server error, a 429
-// or no answer at all is "unreachable": retried before it is believed. Some
+// a 2xx body is parsed; a 4xx, and redirects that cannot be followed to an
+// answer (more than five, a loop, a Location that is no URL), make it
+// "unavailable", which allows everything; a server error, a 429 or no
+// answer at all is "unreachable": retried before it is believed. Some
 // failures are final for the host (its name does not resolve, its address
 // is private), so its URLs are refused at once.
 #pragma once
@@ -29,6 +31,9 @@ struct RobotsVerdict {
   // Set: no retries now; the host's URLs are refused with this reason at
   // once (and parked by the Frontier when it is transient, as dns_failure).
   std::string final_reason;
+  // Set: the file is unavailable because of this failure of its redirects
+  // (redirect_loop, too_many_redirects, bad_redirect); `rules` allow all.
+  std::string unavailable_because;
   RobotsRecord record;                       // for the robots_txt table
 };
 

@@ -26,7 +26,7 @@ struct HtmlDocument {
   bool meta_nofollow = false;  // <meta name=robots content=...nofollow/none>
   bool meta_noindex = false;   // <meta name=robots content=...noindex/none>
   std::vector<HtmlLink> links;  // <a href> and <area href>, document order,
-                                // empty/fragment-only/javascript: dropped
+                                // javascript:/mailto:/tel:/data: dropped
 };
 
 enum class HtmlParser { fast, html5 };

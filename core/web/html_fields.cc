@@ -73,9 +73,10 @@ void repair_utf8(std::string& s) {
   if (!is_valid_utf8(s)) s = to_utf8(s, "utf-8");
 }
 
-// Links a crawler can never fetch, or that point back into the same page.
+// Links a crawler can never fetch. An empty href and a fragment ("#top")
+// are kept: they resolve to the document's base URL, which <base href> can
+// make another page (link_selection drops them when it is the page itself).
 bool is_fetchable_href(std::string_view href) {
-  if (href.empty() || href.front() == '#') return false;
   for (std::string_view scheme : {"javascript:", "mailto:", "tel:", "data:"}) {
     if (ascii::starts_with_nocase(href, scheme)) return false;
   }

@@ -241,3 +241,66 @@ TEST_CASE("a dead server and a slow one are parked with named reasons", "[integr
         == std::vector<std::string>{"connect_failed 2", "timeout 2"});
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM dead_letters") == 0);
 }
+
+TEST_CASE("a robots.txt that redirects in a loop is unavailable: the host is crawled", "[integration][robots]") {
+  // RFC 9309 2.3.1.2: past five redirects robots.txt may be taken as
+  // unavailable, which allows everything. Never a silent refusal.
+  ScratchDir dir;
+  TestWeb web;
+  auto self_loop = web.add_host("127.0.0.1");
+  auto bounce = web.add_host("127.0.0.2");
+  web.route(self_loop, "/robots.txt", redirect(302, "/robots.txt"));
+  web.route(self_loop, "/", html(page("Self", {"/a", TestWeb::url(bounce, "/")})));
+  web.route(self_loop, "/a", html(page("A", {})));
+  web.route(bounce, "/robots.txt", redirect(301, "/elsewhere.txt"));
+  web.route(bounce, "/elsewhere.txt", redirect(302, "/robots.txt"));
+  web.route(bounce, "/", html(page("Bounce", {"/b"})));
+  web.route(bounce, "/b", html(page("B", {})));
+  auto config = fast_config(dir, TestWeb::url(self_loop, "/"));
+  config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
+  const auto result = crawl(config);
+  CHECK(result.termination_reason == "queue_empty");
+  CHECK(targets_seen(web, self_loop) == std::map<std::string, int>{{"/", 1}, {"/a", 1}});
+  CHECK(targets_seen(web, bounce) == std::map<std::string, int>{{"/", 1}, {"/b", 1}, {"/elsewhere.txt", 1}});
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM frontier WHERE state <> 1") == 0);
+  CHECK(column(config.db_path, "SELECT outcome FROM robots_txt ORDER BY host")
+        == std::vector<std::string>{"allow_all", "allow_all"});
+}
+
+TEST_CASE("a page without Content-Type, or typed as octet-stream or plain text, is sniffed as HTML",
+          "[integration][content]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  Response untyped = html("<!DOCTYPE html><title>Untyped</title><a href=\"/from-untyped\">x</a>");
+  untyped.content_type.clear();
+  web.route(h, "/", untyped);
+  Response octets = html("\n  <html><title>Octets</title><a href=\"/from-octets\">x</a>");
+  octets.content_type = "application/octet-stream";
+  web.route(h, "/from-untyped", octets);
+  Response text = html("<p>Text <a href=\"/from-text\">x</a>");
+  text.content_type = "text/plain";
+  web.route(h, "/from-octets", text);
+  Response real_text = html("Not HTML, though it mentions <a href=\"/never\">.");
+  real_text.content_type = "text/plain";
+  web.route(h, "/from-text", real_text);
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  crawl(config);
+  CHECK(targets_seen(web, h) ==
+        std::map<std::string, int>{{"/", 1}, {"/from-untyped", 1}, {"/from-octets", 1}, {"/from-text", 1}});
+  CHECK(column(config.db_path, "SELECT title FROM pages WHERE title <> '' ORDER BY title")
+        == std::vector<std::string>{"Octets", "Untyped"});
+}
+
+TEST_CASE("href=\"\" and href=\"#x\" lead to the <base href> page", "[integration][content]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html("<base href=\"/target/page.html\"><title>Root</title><a href=\"\">e</a><a href=\"#x\">f</a>"));
+  web.route(h, "/target/page.html", html("<title>Target</title><a href=\"\">self</a><a href=\"#top\">self</a>"));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  crawl(config);
+  CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/target/page.html", 1}});
+  CHECK(column(config.db_path, "SELECT to_url FROM links ORDER BY to_url")
+        == std::vector<std::string>{TestWeb::url(h, "/target/page.html")});
+}

@@ -130,6 +130,20 @@ TEST_CASE("select_links: base href", "[link_selection]") {
     const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
     CHECK(rows_of(s) == Rows{{"http://www.example.com/dir/sub/a.html", false}});
   }
+  SECTION("href=\"\" and href=\"#x\" are the base URL, without the fragment") {
+    PageAnalysis a = analysis_of({{"", false}, {"#top", false}, {"#", false}, {"b.html", false}});
+    a.base_href = "http://www.example.com/other/page.html?q=1";
+    const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
+    CHECK(rows_of(s) == Rows{{"http://www.example.com/other/page.html?q=1", false},
+                             {"http://www.example.com/other/b.html", false}});
+    REQUIRE(s.to_crawl.size() == 2);
+    CHECK(s.to_crawl[0].url == "http://www.example.com/other/page.html?q=1");
+  }
+  SECTION("href=\"\" and href=\"#x\" without a base are the page itself: no link") {
+    const SelectedLinks s = select_links(url_of(kPage), analysis_of({{"", false}, {"#top", false}}), *scope, {});
+    CHECK(rows_of(s).empty());
+    CHECK(s.to_crawl.empty());
+  }
   SECTION("unusable: the page URL is the base") {
     PageAnalysis a = analysis_of({{"a.html", false}});
     a.base_href = "javascript:void(0)";

@@ -153,9 +153,25 @@ TEST_CASE("html_links: error pages and other media types are not parsed", "[page
     INFO("status " << status);
     check_untouched(chain.run(page("http://www.example.com/", kHtml, status)));
   }
-  for (const char* type : {"text/plain", "application/xml", "application/json", "image/png", ""}) {
+  for (const char* type : {"application/xml", "application/json", "image/png", "text/css"}) {
     INFO("type " << type);
     check_untouched(chain.run(page("http://www.example.com/", kHtml, 200, type)));
+  }
+  // Types a crawler sniffs are parsed only when the body is HTML by the
+  // MIME Sniffing Standard's patterns.
+  for (const char* type : {"text/plain", "application/octet-stream", ""}) {
+    INFO("type " << type);
+    check_untouched(chain.run(page("http://www.example.com/", "Plain words, then <a href=/x>", 200, type)));
+  }
+}
+
+TEST_CASE("html_links: untyped, octet-stream and text/plain bodies that are HTML are parsed", "[page_processor]") {
+  const ProcessorChain chain = chain_of({"html_links"});
+  for (const char* type : {"text/plain", "application/octet-stream", "", "unknown/unknown"}) {
+    INFO("type " << type);
+    const PageAnalysis a = chain.run(page("http://www.example.com/", kHtml, 200, type));
+    CHECK_FALSE(a.title.empty());
+    CHECK_FALSE(a.links.empty());
   }
 }
 

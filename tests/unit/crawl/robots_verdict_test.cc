@@ -63,4 +63,23 @@ TEST_CASE("outcome names", "[robots_verdict]") {
   CHECK(std::string{robots_outcome_name(&none)} == "disallow_all");
 }
 
+TEST_CASE("robots.txt whose redirects lead nowhere is unavailable: everything allowed", "[robots_verdict]") {
+  // RFC 9309 2.3.1.2: past five redirects robots.txt may be assumed
+  // unavailable; a loop and a Location that is no URL end the same way.
+  // Never a refusal of the whole host.
+  for (const char* error : {"redirect_loop", "too_many_redirects", "bad_redirect"}) {
+    INFO(error);
+    const auto v = judge_robots(answer(302, {}, error), "actorcrawl", 7);
+    REQUIRE(v.rules);
+    CHECK(v.rules->allowed("/anything"));
+    CHECK(v.final_reason.empty());
+    CHECK(v.unavailable_because == error);
+    CHECK(v.record.outcome == "allow_all");
+    CHECK(v.record.fetched_at_ms == 7);
+  }
+  const auto refused = judge_robots(answer(0, {}, "private_address"), "actorcrawl", 0);
+  CHECK(refused.unavailable_because.empty());
+  CHECK(refused.final_reason == "private_address");
+}
+
 }  // namespace actorcrawl

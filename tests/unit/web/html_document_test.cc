@@ -193,7 +193,7 @@ TEST_CASE("html: area href is a link", "[html]") {
   CHECK(doc.links[2].href == "/after");
 }
 
-TEST_CASE("html: unfetchable hrefs are dropped", "[html]") {
+TEST_CASE("html: unfetchable hrefs are dropped; empty and fragment hrefs are kept for the base URL", "[html]") {
   const HtmlDocument doc = parse_html(
       "<a href=\"javascript:void(0)\">j</a>"
       "<a href=\"  JavaScript:alert(1)\">j2</a>"
@@ -211,7 +211,9 @@ TEST_CASE("html: unfetchable hrefs are dropped", "[html]") {
       "<a href=\"?q=1\">k3</a>"
       "<a href=\"//cdn.example.com/x\">k4</a>"
       "<a href=\"javascript-guide.html\">k5</a>");
-  CHECK(hrefs(doc) == std::vector<std::string>{"/kept", "page.html#section", "?q=1",
+  // href="", "#top": the document's base URL (select_links drops them
+  // when that is the page itself).
+  CHECK(hrefs(doc) == std::vector<std::string>{"#top", "#", "", "", "/kept", "page.html#section", "?q=1",
                                                 "//cdn.example.com/x", "javascript-guide.html"});
 }
 
