@@ -22,6 +22,7 @@ std::vector<FrontierRefusal> FrontierWindow::take_refused() {
 
 void FrontierWindow::refused(const CrawlJob& job) {
   seen_.pin(url_fingerprint(job.url));
+  leased_.erase(url_fingerprint(job.url));
   release_lease(job.host_key);
 }
 
@@ -43,7 +44,10 @@ std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
   // met later closer to a seed.
   if (depth > limits_.max_depth)
     return std::nullopt;
-  switch (seen_.offer(url_fingerprint(url), depth)) {
+  const std::uint64_t fp = url_fingerprint(url);
+  if (leased_.count(fp) > 0)  // in flight: its depth stays, it goes out once
+    return std::nullopt;
+  switch (seen_.offer(fp, depth)) {
     case FingerprintSet::Offer::known:
       return std::nullopt;
     case FingerprintSet::Offer::lowered: {
@@ -113,6 +117,9 @@ std::vector<CrawlJob> FrontierWindow::take(std::size_t n) {
       }
       ++leased;
     }
+    // Requested from now on: never lowered and queued again while in flight,
+    // and pinned once settled (a crawl asks a host for a page once).
+    leased_.insert(url_fingerprint(q.url));
     jobs.push_back(CrawlJob{static_cast<std::uint64_t>(q.seq), std::move(q.url), std::move(q.host_key), q.depth,
                             q.attempts + 1});
     ++in_flight_;
@@ -151,6 +158,9 @@ void FrontierWindow::release_lease(const std::string& host_key) {
 }
 
 void FrontierWindow::settle(const CrawlJob& job) {
+  // Fetched: never lowered, so never queued and fetched again.
+  seen_.pin(url_fingerprint(job.url));
+  leased_.erase(url_fingerprint(job.url));
   release_lease(job.host_key);
   ++settled_;
 }
@@ -161,6 +171,7 @@ void FrontierWindow::failed(const CrawlJob& job) {
 }
 
 void FrontierWindow::park(const CrawlJob& job, Clock::time_point due) {
+  leased_.erase(url_fingerprint(job.url));
   release_lease(job.host_key);
   parked_.emplace(due, Queued{static_cast<std::int64_t>(job.seq), job.url, job.host_key, job.depth, job.attempt});
 }
@@ -188,6 +199,7 @@ void FrontierWindow::give_back(std::vector<CrawlJob> jobs) {
   std::sort(jobs.begin(), jobs.end(),
             [](const CrawlJob& a, const CrawlJob& b) { return a.seq > b.seq; });
   for (auto& job : jobs) {
+    leased_.erase(url_fingerprint(job.url));
     release_lease(job.host_key);
     window_.push_front(Queued{static_cast<std::int64_t>(job.seq), std::move(job.url),
                               std::move(job.host_key), job.depth, job.attempt});

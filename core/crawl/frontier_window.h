@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <memory>
@@ -51,10 +52,10 @@ class FrontierWindow : public CrawlFrontier {
 
   // Accepts a URL unless it was seen before or is deeper than max_depth.
   // Returns the row to persist; the URL is queued (in the window or spilled).
-  // A URL seen before at a larger depth, not settled for good, is queued
-  // again at this depth under a new seq (take_lowered() has the row); its
-  // older entry is skipped when it comes up, and if it was fetched already,
-  // it is fetched once more so its links are met at their smaller depth.
+  // A URL seen before at a larger depth and still queued (never leased) is
+  // queued again at this depth under a new seq (take_lowered() has the row);
+  // its older entry is skipped when it comes up. A URL leased or fetched
+  // already is never queued again: no page is requested twice in a crawl.
   std::optional<FrontierEntry> offer(const std::string& url, const std::string& host_key,
                                      std::int32_t depth, const std::string& parent_url) override;
   std::vector<FrontierRefusal> take_refused() override;
@@ -111,6 +112,9 @@ class FrontierWindow : public CrawlFrontier {
   std::vector<FrontierEntry> lowered_;
   std::deque<Queued> window_;
   FingerprintSet seen_;
+  // URLs leased and not yet settled, parked or given back: never lowered
+  // while in flight (bounded by what is in flight).
+  std::unordered_set<std::uint64_t> leased_;
   std::size_t spilled_ = 0;        // queued rows only in the database
   std::int64_t refill_cursor_ = 0; // every spilled row has seq >= this
   bool refill_pending_ = false;

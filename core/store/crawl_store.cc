@@ -252,8 +252,10 @@ struct CrawlStore::Impl {
       const auto* bytes = static_cast<const char*>(url.getBlob());
       const auto size = static_cast<std::size_t>(url.getBytes());
       const int row_state = scan_frontier.getColumn(2).getInt();
-      // Rows settled for good are never lowered: kept at depth 0.
-      const bool for_good = for_good_failure(row_state) || row_state == static_cast<int>(FrontierState::refused);
+      // Rows fetched or settled for good are never lowered (and so never
+      // fetched again): kept at depth 0.
+      const bool for_good = for_good_failure(row_state) || row_state == static_cast<int>(FrontierState::refused) ||
+                            row_state == static_cast<int>(FrontierState::done);
       state.seen.push_back(SeenUrl{url_fingerprint(std::string_view(bytes, size)),
                                    for_good ? 0 : scan_frontier.getColumn(3).getInt()});
       if (row_state == static_cast<int>(FrontierState::queued))

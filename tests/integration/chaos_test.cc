@@ -48,17 +48,10 @@ constexpr long long kServerSlackMs = 20;
 // and still catches that by a factor of three.
 constexpr long long kPeakRssBoundKib = 300 * 1024;
 // The crawl waits out the slow-loris's two timeouts (2 s, then 3 s) and two
-// Retry-Afters (1 s each) on hosts crawled side by side: about 8 s. Hostile
-// pages that cost superlinear time (nesting, link floods) would push it far
-// past the bound; one that has not ended by the watchdog hangs, and the
-// test stops it and fails.
-constexpr long long kCrawlBoundMs = 30000;
-// Parsing every page of the crawl, hostile ones included (3 MiB of bomb
-// and endless-body bytes, 100,000 unclosed <div>s, 100,000 <section/>s in
-// <foreignObject>, 80,000 links), takes under 2 s of parse-lane time on a
-// 2-core machine when each page parses in linear time; a tree builder left
-// quadratic by the nesting takes 20 s on the foreign nesting alone.
-constexpr long long kParseBoundMs = 8000;
+// Retry-Afters (1 s each) on hosts crawled side by side: about 8 s. One that
+// has not ended by the watchdog hangs, and the test stops it and fails. How
+// long it took is reported, never asserted (a loaded machine is slower);
+// the hostile pages' parse cost is held linear by html_linearity_test.cc.
 constexpr auto kWatchdog = 60s;
 
 CrawlConfig chaos_config(const ScratchDir& dir, const FaultWeb& web, std::vector<std::string> seeds) {
@@ -239,8 +232,8 @@ TEST_CASE("a crawl of the fault web ends by itself, in bounded memory, with ever
   // It ended by itself, soon, and small.
   CHECK_FALSE(run.watchdog_fired);
   CHECK(run.result.termination_reason == "queue_empty");
-  CHECK(run.wall_ms < kCrawlBoundMs);
-  CHECK(run.parse_busy_ms < kParseBoundMs);
+  // No bound on time here: the watchdog catches a crawl that never ends,
+  // and the parsers' cost is held linear by html_linearity_test.cc.
   CHECK(run.peak_rss_kib > 0);
 #ifndef __SANITIZE_ADDRESS__
   // AddressSanitizer replaces the allocator and keeps freed memory in

@@ -409,11 +409,14 @@ TEST_CASE("FrontierWindow: a URL met again closer to a seed is queued again at t
   CHECK(jobs[0].seq == 2);
   CHECK(jobs[1].seq == 3);
   CHECK(jobs[1].depth == 1);
-  // Already fetched at depth 1, met at 0: fetched once more.
+  // Leased at depth 1, met at 0: in flight, never queued again.
+  CHECK_FALSE(w.offer("http://a.test/deep", "a.test", 0, ""));
+  CHECK(w.take_lowered().empty());
+  // Fetched, met at 0: never fetched again.
   w.settle(jobs[1]);
   CHECK_FALSE(w.offer("http://a.test/deep", "a.test", 0, ""));
-  CHECK(w.take_lowered().size() == 1);
-  CHECK(w.take(10).size() == 1);
+  CHECK(w.take_lowered().empty());
+  CHECK(w.take(10).empty());
 }
 
 TEST_CASE("FrontierWindow: URLs settled for good are never lowered", "[frontier_window]") {
