@@ -11,7 +11,6 @@ bool retryable(FetchError e) {
     case FetchError::connect_failed:
     case FetchError::timeout:
     case FetchError::connection_reset:
-    case FetchError::protocol_error:
     case FetchError::transfer_failed:
       return true;
     default:

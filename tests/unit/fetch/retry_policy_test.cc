@@ -101,6 +101,9 @@ TEST_CASE("RetryPolicy: permanent errors fail on the first attempt", "[retry_pol
       {FetchError::bad_redirect, "bad_redirect"},
       {FetchError::tls_error, "tls_error"},
       {FetchError::bad_encoding, "bad_encoding"},
+      // Broken HTTP (a bad chunk size, headers past curl's limit) is the
+      // server's answer, final as docs/schema.md says: not retried.
+      {FetchError::protocol_error, "protocol_error"},
   };
   for (const auto& [e, name] : cases) {
     INFO(name);
