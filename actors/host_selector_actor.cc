@@ -189,12 +189,12 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
         log_line(LogLevel::warn, "robots.txt of " + r.host_key + " is unavailable (" + verdict.unavailable_because +
                                    "): every URL of the host is allowed, as RFC 9309 2.3.1.2 says");
       const bool unreachable = !verdict.rules;
-      const std::string failure = r.error.empty() ? "http_" + std::to_string(r.status_code) : r.error;
       self->send(st.actors.storage, store_robots{std::move(verdict.record)});
       const std::string refusal = st.scheduler.robots_done(r.host_key, std::move(verdict.rules), self->clock().now(),
                                                            std::chrono::milliseconds{r.fetch_ms}, verdict.final_reason);
       if (unreachable)
-        log_line(LogLevel::warn, "robots.txt of " + r.host_key + " unreachable (" + failure + "); " +
+        log_line(LogLevel::warn, "robots.txt of " + r.host_key + " unreachable (" +
+                                   (r.error.empty() ? "http_" + std::to_string(r.status_code) : r.error) + "); " +
                                    (refusal.empty() ? "its URLs wait for another try"
                                                     : "its URLs are refused as " + refusal +
                                                         (is_transient_failure(refusal) ? " (parked, tried again later)"

@@ -21,8 +21,9 @@ std::vector<FrontierRefusal> FrontierWindow::take_refused() {
 }
 
 void FrontierWindow::refused(const CrawlJob& job) {
-  seen_.pin(url_fingerprint(job.url));
-  leased_.erase(url_fingerprint(job.url));
+  const std::uint64_t fp = url_fingerprint(job.url);
+  seen_.pin(fp);
+  leased_.erase(fp);
   release_lease(job.host_key);
 }
 
@@ -158,17 +159,16 @@ void FrontierWindow::release_lease(const std::string& host_key) {
 }
 
 void FrontierWindow::settle(const CrawlJob& job) {
-  // Fetched: never lowered, so never queued and fetched again.
-  seen_.pin(url_fingerprint(job.url));
-  leased_.erase(url_fingerprint(job.url));
+  // Fetched (or failed for good): never lowered, so never queued and
+  // fetched again.
+  const std::uint64_t fp = url_fingerprint(job.url);
+  seen_.pin(fp);
+  leased_.erase(fp);
   release_lease(job.host_key);
   ++settled_;
 }
 
-void FrontierWindow::failed(const CrawlJob& job) {
-  seen_.pin(url_fingerprint(job.url));
-  settle(job);
-}
+void FrontierWindow::failed(const CrawlJob& job) { settle(job); }
 
 void FrontierWindow::park(const CrawlJob& job, Clock::time_point due) {
   leased_.erase(url_fingerprint(job.url));

@@ -50,7 +50,7 @@ using ascii::is_html_space;
 // opened in it. The estimate is rough on purpose; erring high only
 // flattens a little structure, never loses a link.
 //
-// Three more walks of gumbo's are bounded the same way:
+// Four more of gumbo's walks are bounded by rewriting what it reads:
 //  - formatting elements (<b>, <font>...) that stay open are copied again
 //    ("reconstructed") before every run of text after a </p> closes them,
 //    so at most kMaxOpenFormatting of them are let through;
@@ -123,10 +123,11 @@ bool is_formatting(GumboTag tag) {
 
 // The attributes the extraction below or the tree builder reads: links,
 // <meta>, an annotation-xml's encoding, a <font> that leaves foreign
-// content, an <input type=hidden> in a table. ASCII-lowercase.
+// content, an <input type=hidden> in a table (the fast parser's list,
+// html_stream_parser.cc, lacks only `type`: it keeps no tables' content).
 bool is_read_attribute(std::string_view name) {
   static constexpr std::string_view kRead[] = {"href", "rel", "name", "content", "encoding", "color",
-                                               "face", "size", "type", "xlink:href", "http-equiv"};
+                                               "face", "size", "type", "xlink:href"};
   for (std::string_view r : kRead)
     if (name.size() == r.size() && ascii::iequals(name, r)) return true;
   return false;

@@ -8,10 +8,6 @@ namespace {
 
 constexpr std::size_t kResourceHeaderBytes = 1445;
 
-// The standard's whitespace bytes for the HTML patterns: TAB, LF, FF, CR,
-// space.
-bool is_leading_space(char c) { return c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == ' '; }
-
 // A tag-terminating byte: space or '>'.
 bool ends_tag(char c) { return c == ' ' || c == '>'; }
 
@@ -20,7 +16,8 @@ bool ends_tag(char c) { return c == ' ' || c == '>'; }
 bool sniffs_as_html(std::string_view body) {
   std::string_view header = body.substr(0, kResourceHeaderBytes);
   std::size_t i = 0;
-  while (i < header.size() && is_leading_space(header[i])) ++i;
+  // The standard's whitespace bytes here are HTML's: TAB, LF, FF, CR, space.
+  while (i < header.size() && ascii::is_html_space(header[i])) ++i;
   header.remove_prefix(i);
   static constexpr std::string_view kPatterns[] = {"<!--", "<!doctype html", "<html", "<head", "<script", "<iframe",
                                                    "<h1", "<div", "<font", "<table", "<a", "<style",

@@ -2,9 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <time.h>
-
-#include <algorithm>
+#include "cpu_cost.h"
 
 #include <chrono>
 #include <string>
@@ -562,16 +560,10 @@ TEST_CASE("hostile patterns match in bounded time", "[robots]") {
   // Linear in the path: 4x the path costs at most ~6x (a ratio of this
   // thread's CPU time, never a bound on a clock).
   const auto cost = [](const RobotsRules& r, const std::string& p) {
-    double best = 1e9;
-    for (int i = 0; i < 5; ++i) {
-      timespec t0{}, t1{};
-      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    return testing::least_cpu_cost([&] {
       const bool allowed = r.allowed(p);
-      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
       (void)allowed;
-      best = std::min(best, static_cast<double>(t1.tv_sec - t0.tv_sec) + static_cast<double>(t1.tv_nsec - t0.tv_nsec) * 1e-9);
-    }
-    return best;
+    });
   };
   const std::string small = "/" + std::string(100 * 1024, 'a');
   const std::string large = "/" + std::string(400 * 1024, 'a');
