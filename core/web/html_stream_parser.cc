@@ -190,7 +190,23 @@ struct TagToken {
   }
 };
 
-enum class Namespace { html, svg, math };
+enum class Namespace : std::uint8_t { html, svg, math };
+
+// Element names as small numbers: each distinct name a page uses gets one
+// when first met, so the stacks below hold four bytes an element (a deep
+// stack stays in the cache, where its cost stays linear in practice too)
+// and compare names as integers.
+using NameId = std::uint32_t;
+
+class ElementNames {
+ public:
+  NameId id_of(const std::string& name) {
+    return ids_.try_emplace(name, static_cast<NameId>(ids_.size())).first->second;
+  }
+
+ private:
+  std::unordered_map<std::string, NameId> ids_;
+};
 
 // Counts the open elements of each name, so "is one of this name open?" is
 // answered without a walk of the stack: a page of stray end tags, or of
@@ -199,16 +215,16 @@ enum class Namespace { html, svg, math };
 // happens only when the name is open, and then it closes what it walks.
 class OpenNameCounts {
  public:
-  bool contains(const std::string& name) const { return counts_.find(name) != counts_.end(); }
-  void add(const std::string& name) { ++counts_[name]; }
-  void remove(const std::string& name) {
+  bool contains(NameId name) const { return counts_.find(name) != counts_.end(); }
+  void add(NameId name) { ++counts_[name]; }
+  void remove(NameId name) {
     const auto it = counts_.find(name);
     if (it != counts_.end() && --it->second == 0) counts_.erase(it);
   }
   void clear() { counts_.clear(); }
 
  private:
-  std::unordered_map<std::string, std::uint32_t> counts_;
+  std::unordered_map<NameId, std::uint32_t> counts_;
 };
 
 // HTML elements open inside one integration point, innermost last. Most
@@ -217,14 +233,14 @@ class OpenNameCounts {
 class HtmlOpenElements {
  public:
   bool empty() const { return open_ == nullptr || open_->names.empty(); }
-  bool contains(const std::string& name) const { return open_ != nullptr && open_->counts.contains(name); }
-  void push(const std::string& name) {
+  bool contains(NameId name) const { return open_ != nullptr && open_->counts.contains(name); }
+  void push(NameId name) {
     if (open_ == nullptr) open_ = std::make_unique<Open>();
     open_->names.push_back(name);
     open_->counts.add(name);
   }
   // Closes the innermost `name` and everything inside it.
-  void close_through(const std::string& name) {
+  void close_through(NameId name) {
     if (!contains(name)) return;
     auto& names = open_->names;
     while (true) {
@@ -238,7 +254,7 @@ class HtmlOpenElements {
   // ends the open one without ending the elements after it). The walk ends
   // at that element, and no element is walked past twice by this: the next
   // walk stops at the <a> pushed after them.
-  void close_alone(const std::string& name) {
+  void close_alone(NameId name) {
     if (!contains(name)) return;
     auto& names = open_->names;
     for (std::size_t i = names.size(); i-- > 0;) {
@@ -252,28 +268,29 @@ class HtmlOpenElements {
 
  private:
   struct Open {
-    std::vector<std::string> names;
+    std::vector<NameId> names;
     OpenNameCounts counts;
   };
   std::unique_ptr<Open> open_;
 };
 
-// An open element of foreign content (or the <svg>/<math> that began it).
+// An open element of foreign content (or the <svg>/<math> that began it):
+// 16 bytes.
 struct ForeignElement {
-  std::string name;
+  NameId name;
   Namespace ns;
   bool html_integration_point;  // svg foreignObject/desc/title, math annotation-xml (html)
   bool text_integration_point;  // math mi/mo/mn/ms/mtext
+  // An <svg>/<math> started in a table but in none of its cells: the
+  // insertion mode stays "in table", so at an integration point a table's
+  // structure (<tr>, <td>, <table>...) ends the foreign content.
+  bool in_table_structure = false;
   // HTML elements open inside this integration point, innermost last. While
   // one is open the current node is HTML, so an end tag goes by HTML rules:
   // it can close those, never a foreign element (the scope of every HTML
   // end tag stops at an integration point: "<math><mi><a></mi>" leaves the
   // <mi> open).
   HtmlOpenElements html_open;
-  // An <svg>/<math> started in a table but in none of its cells: the
-  // insertion mode stays "in table", so at an integration point a table's
-  // structure (<tr>, <td>, <table>...) ends the foreign content.
-  bool in_table_structure = false;
 };
 
 // Elements that have no content and so are never open.
@@ -596,7 +613,7 @@ class StreamParser {
     if (top.html_integration_point || !top.html_open.empty()) return true;  // HTML is current
     if (top.text_integration_point) return tag_.tag != Tag::mglyph && tag_.tag != Tag::malignmark;
     // <math><annotation-xml><svg>: the svg is SVG, by HTML rules.
-    return top.ns == Namespace::math && top.name == "annotation-xml" && tag_.tag == Tag::svg;
+    return top.ns == Namespace::math && top.name == annotation_xml_ && tag_.tag == Tag::svg;
   }
 
   bool breaks_out_of_foreign_content() const {
@@ -659,7 +676,7 @@ class StreamParser {
       read_element();
     }
     if (tag_.self_closing) return;
-    ForeignElement e{tag_.name, ns, false, false, {}, false};
+    ForeignElement e{names_.id_of(tag_.name), ns, false, false, false, {}};
     if (ns == Namespace::svg) {
       e.html_integration_point = tag_.tag == Tag::foreign_object || tag_.tag == Tag::desc || tag_.tag == Tag::title;
     } else if (ns == Namespace::math) {
@@ -712,14 +729,14 @@ class StreamParser {
         tag_.name == "frame")
       return;
     HtmlOpenElements& open = foreign_.back().html_open;
-    if (tag_.tag == Tag::a) open.close_alone(kA);
-    if (closes_p(tag_.name)) open.close_through(kP);
-    open.push(tag_.name);
+    if (tag_.tag == Tag::a) open.close_alone(a_);
+    if (closes_p(tag_.name)) open.close_through(p_);
+    open.push(names_.id_of(tag_.name));
   }
 
   // Whether a <table> is open among the HTML elements of the current
   // integration point.
-  bool in_html_table() const { return foreign_.back().html_open.contains(kTable); }
+  bool in_html_table() const { return foreign_.back().html_open.contains(table_); }
 
   bool html_start_tag() {
     note_html_element();
@@ -758,8 +775,10 @@ class StreamParser {
         return true;
       case Tag::svg: case Tag::math:
         if (!tag_.self_closing)
-          push_foreign_element(ForeignElement{tag_.name, tag_.tag == Tag::svg ? Namespace::svg : Namespace::math, false,
-                                            false, {}, foreign_.empty() && !tables_.empty() && !tables_.back().holds_content()});
+          push_foreign_element(ForeignElement{names_.id_of(tag_.name),
+                                              tag_.tag == Tag::svg ? Namespace::svg : Namespace::math, false, false,
+                                              foreign_.empty() && !tables_.empty() && !tables_.back().holds_content(),
+                                              {}});
         return true;
       default:
         return true;
@@ -770,7 +789,7 @@ class StreamParser {
     if (!foreign_.empty() && !foreign_.back().html_open.empty()) {
       // HTML is current: the end tag closes an HTML element of its name
       // inside the integration point, if one is open, and nothing else.
-      foreign_.back().html_open.close_through(tag_.name);
+      foreign_.back().html_open.close_through(names_.id_of(tag_.name));
     } else if (!foreign_.empty()) {
       // In foreign content (or at an integration point) an end tag closes
       // the nearest open foreign element of its name; </br> and </p> break
@@ -779,9 +798,10 @@ class StreamParser {
         leave_foreign_content();
         return;
       }
-      if (foreign_names_.contains(tag_.name)) {
+      const NameId name = names_.id_of(tag_.name);
+      if (foreign_names_.contains(name)) {
         while (true) {
-          const bool last = foreign_.back().name == tag_.name;
+          const bool last = foreign_.back().name == name;
           pop_foreign_element();
           if (last) return;
         }
@@ -963,7 +983,9 @@ class StreamParser {
   std::string lowered_;
   std::vector<ForeignElement> foreign_;
   OpenNameCounts foreign_names_;  // the names in foreign_
-  const std::string kA = "a", kP = "p", kTable = "table";
+  ElementNames names_;
+  const NameId a_ = names_.id_of("a"), p_ = names_.id_of("p"), table_ = names_.id_of("table"),
+               annotation_xml_ = names_.id_of("annotation-xml");
   bool select_open_ = false;
   // What a <template>'s content does not see, kept for its end: the select
   // and the tables open around it.

@@ -51,9 +51,12 @@ using ascii::is_html_space;
 // flattens a little structure, never loses a link.
 //
 // Four more of gumbo's walks are bounded by rewriting what it reads:
-//  - formatting elements (<b>, <font>...) that stay open are copied again
-//    ("reconstructed") before every run of text after a </p> closes them,
-//    so at most kMaxOpenFormatting of them are let through;
+//  - formatting elements (<b>, <font>...) that an end tag or a new <p>
+//    closes stay on the list of active formatting elements, and are copied
+//    again ("reconstructed") before every later run of text: so at most
+//    kMaxOpenFormatting are let through, and once that many are open the
+//    next other tag is preceded by their end tags, which take them off the
+//    list (the page's styling changes, never what is extracted);
 //  - each attribute is checked against every earlier one of its tag for a
 //    duplicate, so a tag with more than kMaxAttributes keeps only the
 //    attributes anything reads (kept in order: the first one still wins);
@@ -280,6 +283,7 @@ class NestingLimiter {
     const bool self_closing = body_[close - 1] == '/';
     const std::size_t next = close + 1;
 
+    if (!is_formatting(tag) && formatting_open_.size() >= kMaxOpenFormatting) close_formatting(lt);
     if (in_foreign_content() && leaves_foreign_content(tag)) {
       leave_foreign_content();
     }
@@ -317,14 +321,14 @@ class NestingLimiter {
         return next;
       }
     }
-    if (open_ >= kMaxOpenElements || (is_formatting(tag) && formatting_ >= kMaxOpenFormatting)) {
+    if (open_ >= kMaxOpenElements || (is_formatting(tag) && formatting_open_.size() >= kMaxOpenFormatting)) {
       blank(lt, next);
       return next;
     }
     keep();
     ++count(tag, name);
     ++open_;
-    if (is_formatting(tag)) ++formatting_;
+    if (is_formatting(tag)) formatting_open_.push_back(tag);
     switch (tag) {
       case GUMBO_TAG_LI: ++list_items_.open; list_items_.open_after = open_; break;
       case GUMBO_TAG_DD: case GUMBO_TAG_DT: ++definition_items_.open; definition_items_.open_after = open_; break;
@@ -391,6 +395,7 @@ class NestingLimiter {
       blank(name_begin - 2, close + 1);
       return close + 1;
     }
+    if (!is_formatting(tag) && formatting_open_.size() >= kMaxOpenFormatting) close_formatting(name_begin - 2);
     // An end tag's attributes mean nothing, but the tokenizer still checks
     // each for a duplicate: a long one is written without them.
     if (close - name_stop >= kLongTagBytes) replace(name_begin - 2, close + 1, "</" + std::string(name) + ">");
@@ -404,13 +409,40 @@ class NestingLimiter {
       if (n > 0) {
         --n;
         --open_;
-        if (is_formatting(tag)) --formatting_;
+        if (is_formatting(tag)) forget_formatting(tag);
         if (tag == GUMBO_TAG_LI && list_items_.open > 0) --list_items_.open;
         if ((tag == GUMBO_TAG_DD || tag == GUMBO_TAG_DT) && definition_items_.open > 0) --definition_items_.open;
         if (tag == GUMBO_TAG_UL || tag == GUMBO_TAG_OL || tag == GUMBO_TAG_MENU || tag == GUMBO_TAG_DL) close_list(tag);
       }
     }
     return close + 1;
+  }
+
+  // Writes the end tags of the formatting elements counted open, innermost
+  // first, before `at`, and forgets them.
+  void close_formatting(std::size_t at) {
+    std::string end_tags;
+    for (auto it = formatting_open_.rbegin(); it != formatting_open_.rend(); ++it) {
+      end_tags += "</";
+      end_tags += gumbo_normalized_tagname(*it);
+      end_tags += '>';
+      if (known_[*it] > 0) {
+        --known_[*it];
+        --open_;
+      }
+    }
+    formatting_open_.clear();
+    replace(at, at, end_tags);
+  }
+
+  // The innermost formatting element of this name was closed.
+  void forget_formatting(GumboTag tag) {
+    for (std::size_t i = formatting_open_.size(); i-- > 0;) {
+      if (formatting_open_[i] == tag) {
+        formatting_open_.erase(formatting_open_.begin() + static_cast<std::ptrdiff_t>(i));
+        return;
+      }
+    }
   }
 
   // A list's end tag closes the items opened inside it (and any list
@@ -492,7 +524,7 @@ class NestingLimiter {
   std::size_t copied_ = 0;  // body_ bytes before this are already in out_
   std::size_t open_ = 0;
   std::size_t integration_points_ = 0;  // open ones inside <svg>/<math>
-  std::size_t formatting_ = 0;           // open formatting elements counted
+  std::vector<GumboTag> formatting_open_;  // counted open, innermost last (kMaxOpenFormatting at most)
   ListItems list_items_;                 // <li>
   ListItems definition_items_;           // <dd> and <dt>
   struct OpenList {
