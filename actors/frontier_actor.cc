@@ -10,6 +10,7 @@
 #include "core/crawl/lease_ledger.h"
 #include "core/crawl/transient_failure.h"
 #include "core/run/stage_times.h"
+#include "core/web/url.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {
@@ -40,6 +41,7 @@ struct frontier_state {
   bool stopping = false;
   bool finishing = false;
   bool due_armed = false;  // a tick is on its way for the earliest parked URL
+  std::int64_t relinks_pending = 0;  // relink_fetched requests not yet answered
   CrawlFrontier::Clock::time_point due_at{};
   std::string stop_reason;
   static inline const char* name = "FrontierActor";
@@ -72,6 +74,35 @@ void offer(frontier_ptr self, const std::string& url, const std::string& host_ke
 
 void maybe_finish(frontier_ptr self);
 void dispatch_more(frontier_ptr self);
+
+// Fetched URLs met again closer to a seed: the Storage lowers their rows and
+// hands back the links their fetch offered, which are offered again one
+// deeper than the new depth. The page is never fetched again. Until every
+// answer is in, the crawl is not finished.
+void relink(frontier_ptr self) {
+  auto& st = self->state;
+  for (auto& entry : st.frontier->take_relinks()) {
+    ++st.relinks_pending;
+    const std::int32_t depth = entry.depth;
+    std::string url = entry.url;
+    self->request(st.actors.storage, caf::infinite, relink_fetched{std::move(entry)})
+      .then(
+        [self, depth, url = std::move(url)](fetched_links& links) {
+          auto& st = self->state;
+          --st.relinks_pending;
+          if (!st.finishing && !st.stopping) {
+            for (const auto& link : links.urls)
+              offer(self, link, Url::from_canonical(link).host_key(), depth + 1, url);
+          }
+          dispatch_more(self);
+        },
+        [self](caf::error& err) {
+          --self->state.relinks_pending;
+          log_line(LogLevel::error, "relinking a page met closer to a seed failed: " + to_string(err));
+          dispatch_more(self);
+        });
+  }
+}
 
 // One tick for the earliest parked URL, re-armed when an earlier one parks.
 void arm_due_tick(frontier_ptr self) {
@@ -134,6 +165,8 @@ void refill(frontier_ptr self) {
 void dispatch_more(frontier_ptr self) {
   auto& st = self->state;
   persist(self);
+  // After persist: the rows a relink lowers are written as done first.
+  relink(self);
   const std::size_t in_flight = st.frontier->in_flight();
   const std::size_t room = in_flight >= st.settings.max_in_flight ? 0 : st.settings.max_in_flight - in_flight;
   // A store behind by max_unwritten_deltas: no new lease until it catches
@@ -159,7 +192,8 @@ void maybe_finish(frontier_ptr self) {
   auto& st = self->state;
   if (!st.started || st.finishing)
     return;
-  const bool done = st.stopping ? st.frontier->in_flight() == 0 : st.frontier->finished();
+  const bool done =
+    st.stopping ? st.frontier->in_flight() == 0 : st.frontier->finished() && st.relinks_pending == 0;
   if (!done)
     return;
   st.finishing = true;

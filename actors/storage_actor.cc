@@ -143,6 +143,11 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
       after_write(self);
     },
     [&db](resume_request& m) { return db.load_frontier_resume(m.query); },
+    [self, &db](relink_fetched& m) {
+      fetched_links links{db.relink_fetched(m.entry)};
+      after_write(self);
+      return links;
+    },
     // A read commits the open batch first (write_batch.h).
     [self, &db](load_frontier& m) {
       frontier_rows rows{db.load_queued(m.from_seq, static_cast<std::size_t>(std::max(m.limit, 0)))};

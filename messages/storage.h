@@ -42,7 +42,7 @@ typename Inspector::result_type inspect(Inspector& f, RobotsRecord& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, LinkRow& x) {
-  return f(caf::meta::type_name("LinkRow"), x.url, x.nofollow);
+  return f(caf::meta::type_name("LinkRow"), x.url, x.nofollow, x.followed);
 }
 
 template <class Inspector>
@@ -66,7 +66,7 @@ typename Inspector::result_type inspect(Inspector& f, ResumeState& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, SeenUrl& x) {
-  return f(caf::meta::type_name("SeenUrl"), x.fingerprint, x.depth);
+  return f(caf::meta::type_name("SeenUrl"), x.fingerprint, x.depth, x.fetched);
 }
 
 template <class Inspector>
@@ -180,6 +180,27 @@ struct frontier_rows {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, frontier_rows& x) {
   return f(caf::meta::type_name("frontier_rows"), x.rows);
+}
+
+// Frontier -> Storage (request): a fetched URL met again closer to a seed
+// (the entry's depth and parent). Its rows take the smaller depth; the
+// reply holds the links its fetch offered, to be offered again.
+struct relink_fetched {
+  FrontierEntry entry;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, relink_fetched& x) {
+  return f(caf::meta::type_name("relink_fetched"), x.entry);
+}
+
+struct fetched_links {
+  std::vector<std::string> urls;  // document order
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, fetched_links& x) {
+  return f(caf::meta::type_name("fetched_links"), x.urls);
 }
 
 // main -> Storage (requests): the run log and the end-of-crawl summary.

@@ -51,6 +51,10 @@ class CrawlFrontier {
   // URLs met again closer to a seed since the last call: each with a new
   // seq and its smaller depth, to be persisted as queued again.
   virtual std::vector<FrontierEntry> take_lowered() = 0;
+  // Fetched URLs met again closer to a seed since the last call, each with
+  // its smaller depth and new parent (seq unused): the page is not fetched
+  // again; its stored links are offered again at that depth plus one.
+  virtual std::vector<FrontierEntry> take_relinks() = 0;
   // Leased jobs that were never fetched come back to the front.
   virtual void give_back(std::vector<CrawlJob> jobs) = 0;
 

@@ -50,6 +50,36 @@ FingerprintSet::Offer FingerprintSet::offer(std::uint64_t fp, std::int32_t depth
   return Offer::added;
 }
 
+void FingerprintSet::mark_fetched(std::uint64_t fp, std::int32_t depth) {
+  if (!contains(fp))
+    offer(fp, depth);
+  if (fp == 0) {
+    zero_fetched_ = true;
+    return;
+  }
+  const std::size_t i = slot_index(fp);
+  fetched_[i / 64] |= std::uint64_t{1} << (i % 64);
+}
+
+bool FingerprintSet::fetched(std::uint64_t fp) const {
+  if (fp == 0)
+    return has_zero_ && zero_fetched_;
+  const std::size_t i = slot_index(fp);
+  return i < slots_.size() && bit(fetched_, i);
+}
+
+std::size_t FingerprintSet::slot_index(std::uint64_t fp) const {
+  if (slots_.empty())
+    return 0;
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = slot_of(fp);; i = (i + 1) & mask) {
+    if (slots_[i] == fp)
+      return i;
+    if (slots_[i] == 0)
+      return slots_.size();
+  }
+}
+
 void FingerprintSet::pin(std::uint64_t fp) {
   if (std::uint8_t* known = find(fp))
     *known = 0;
@@ -69,15 +99,8 @@ std::uint8_t* FingerprintSet::find(std::uint64_t fp) {
 const std::uint8_t* FingerprintSet::find(std::uint64_t fp) const {
   if (fp == 0)
     return has_zero_ ? &zero_depth_ : nullptr;
-  if (slots_.empty())
-    return nullptr;
-  const std::size_t mask = slots_.size() - 1;
-  for (std::size_t i = slot_of(fp);; i = (i + 1) & mask) {
-    if (slots_[i] == fp)
-      return &depths_[i];
-    if (slots_[i] == 0)
-      return nullptr;
-  }
+  const std::size_t i = slot_index(fp);
+  return i < slots_.size() ? &depths_[i] : nullptr;
 }
 
 void FingerprintSet::reserve(std::size_t n) {
@@ -89,10 +112,13 @@ void FingerprintSet::reserve(std::size_t n) {
 void FingerprintSet::grow_to(std::size_t capacity) {
   std::vector<std::uint64_t> old;
   std::vector<std::uint8_t> old_depths;
+  std::vector<std::uint64_t> old_fetched;
   old.swap(slots_);
   old_depths.swap(depths_);
+  old_fetched.swap(fetched_);
   slots_.assign(capacity, 0);
   depths_.assign(capacity, 0);
+  fetched_.assign((capacity + 63) / 64, 0);
   shift_ = 64;
   for (std::size_t c = capacity; c > 1; c >>= 1)
     --shift_;
@@ -106,6 +132,8 @@ void FingerprintSet::grow_to(std::size_t capacity) {
       i = (i + 1) & mask;
     slots_[i] = fp;
     depths_[i] = old_depths[k];
+    if (bit(old_fetched, k))
+      fetched_[i / 64] |= std::uint64_t{1} << (i % 64);
   }
 }
 

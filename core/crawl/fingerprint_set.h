@@ -13,6 +13,10 @@
 // met at depth 3 would keep depth 3 (and with max_depth 3, lose its
 // children). Depths above 254 are kept as 255. A URL that may not be lowered
 // (a seed, or one settled for good) is recorded at depth 0.
+//
+// One bit beside each slot says the URL was fetched: it is never queued
+// again, but when it is met closer to a seed its stored links are offered
+// at the smaller depth instead (FrontierWindow::take_relinks).
 #pragma once
 
 #include <cstddef>
@@ -35,6 +39,9 @@ class FingerprintSet {
   bool insert(std::uint64_t fp) { return offer(fp, 0) == Offer::added; }
   // Records `fp` at depth 0, so it is never lowered again.
   void pin(std::uint64_t fp);
+  // Records that `fp` (in the set, or added at `depth`) was fetched.
+  void mark_fetched(std::uint64_t fp, std::int32_t depth = 0);
+  bool fetched(std::uint64_t fp) const;
   bool contains(std::uint64_t fp) const { return find(fp) != nullptr; }
   // The smallest depth `fp` was met at (255 for any beyond 254); -1 if never.
   std::int32_t depth_of(std::uint64_t fp) const;
@@ -43,7 +50,8 @@ class FingerprintSet {
   void reserve(std::size_t n);
   // Bytes held by the table (for tests and reports).
   std::size_t bytes() const {
-    return slots_.capacity() * sizeof(std::uint64_t) + depths_.capacity() * sizeof(std::uint8_t);
+    return slots_.capacity() * sizeof(std::uint64_t) + depths_.capacity() * sizeof(std::uint8_t) +
+           fetched_.capacity() * sizeof(std::uint64_t);
   }
 
  private:
@@ -56,13 +64,18 @@ class FingerprintSet {
   std::uint8_t* find(std::uint64_t fp);
   const std::uint8_t* find(std::uint64_t fp) const;
   void grow_to(std::size_t capacity);  // a power of two
+  // The slot of `fp` (not 0) in slots_, or slots_.size() when absent.
+  std::size_t slot_index(std::uint64_t fp) const;
+  static bool bit(const std::vector<std::uint64_t>& bits, std::size_t i) { return (bits[i / 64] >> (i % 64)) & 1; }
 
   std::vector<std::uint64_t> slots_;
   std::vector<std::uint8_t> depths_;  // beside slots_, index for index
+  std::vector<std::uint64_t> fetched_;  // a bit per slot of slots_
   std::size_t count_ = 0;  // non-zero values stored
   unsigned shift_ = 64;    // 64 - log2(capacity)
   bool has_zero_ = false;
   std::uint8_t zero_depth_ = 0;
+  bool zero_fetched_ = false;
 };
 
 }  // namespace actorcrawl

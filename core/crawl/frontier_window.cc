@@ -23,14 +23,28 @@ std::vector<FrontierRefusal> FrontierWindow::take_refused() {
 void FrontierWindow::refused(const CrawlJob& job) {
   const std::uint64_t fp = url_fingerprint(job.url);
   seen_.pin(fp);
-  leased_.erase(fp);
+  end_flight(fp);
   release_lease(job.host_key);
+}
+
+std::optional<FrontierEntry> FrontierWindow::end_flight(std::uint64_t fp) {
+  leased_.erase(fp);
+  auto it = lowered_in_flight_.find(fp);
+  if (it == lowered_in_flight_.end())
+    return std::nullopt;
+  FrontierEntry lowered = std::move(it->second);
+  lowered_in_flight_.erase(it);
+  return lowered;
 }
 
 void FrontierWindow::resume(const ResumeState& state) {
   seen_.reserve(state.seen.size());
-  for (const SeenUrl& url : state.seen)
-    seen_.offer(url.fingerprint, url.depth);
+  for (const SeenUrl& url : state.seen) {
+    if (url.fetched)
+      seen_.mark_fetched(url.fingerprint, url.depth);
+    else
+      seen_.offer(url.fingerprint, url.depth);
+  }
   next_seq_ = std::max(next_seq_, state.next_seq);
   spilled_ = static_cast<std::size_t>(state.queued);
   refill_cursor_ = 0;
@@ -46,12 +60,21 @@ std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
   if (depth > limits_.max_depth)
     return std::nullopt;
   const std::uint64_t fp = url_fingerprint(url);
-  if (leased_.count(fp) > 0)  // in flight: its depth stays, it goes out once
-    return std::nullopt;
   switch (seen_.offer(fp, depth)) {
     case FingerprintSet::Offer::known:
       return std::nullopt;
     case FingerprintSet::Offer::lowered: {
+      // A page is requested once. Fetched already: its stored links are
+      // offered again at the smaller depth instead (take_relinks). In
+      // flight: the same once it is fetched (settle).
+      if (seen_.fetched(fp)) {
+        relinks_.push_back(FrontierEntry{0, url, depth, parent_url});
+        return std::nullopt;
+      }
+      if (leased_.count(fp) > 0) {
+        lowered_in_flight_[fp] = FrontierEntry{0, url, depth, parent_url};
+        return std::nullopt;
+      }
       // Admitted by the trap rules when first met; its row moves to the new
       // seq and depth (requeue_frontier), and the older entry is skipped.
       FrontierEntry entry{next_seq_++, url, depth, parent_url};
@@ -68,13 +91,19 @@ std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
   if (traps_) {
     // The URL is a Url's text (the Processor resolved it): not parsed again.
     if (auto rule = traps_->admit(Url::from_canonical(url))) {
-      seen_.pin(url_fingerprint(url));
+      seen_.pin(fp);
       refusals_.push_back(FrontierRefusal{std::move(entry), std::move(*rule)});
       return std::nullopt;
     }
   }
   enqueue(entry, host_key);
   return entry;
+}
+
+std::vector<FrontierEntry> FrontierWindow::take_relinks() {
+  std::vector<FrontierEntry> out;
+  out.swap(relinks_);
+  return out;
 }
 
 std::vector<FrontierEntry> FrontierWindow::take_lowered() {
@@ -106,7 +135,8 @@ std::vector<CrawlJob> FrontierWindow::take(std::size_t n) {
   while (jobs.size() < n && !window_.empty() && !budget_exhausted()) {
     Queued q = std::move(window_.front());
     window_.pop_front();
-    if (superseded(q.url, q.depth))
+    const std::uint64_t fp = url_fingerprint(q.url);
+    if (superseded(q.url, q.depth) || seen_.fetched(fp))
       continue;
     if (cap > 0) {
       auto& leased = leased_per_host_[q.host_key];
@@ -118,9 +148,9 @@ std::vector<CrawlJob> FrontierWindow::take(std::size_t n) {
       }
       ++leased;
     }
-    // Requested from now on: never lowered and queued again while in flight,
-    // and pinned once settled (a crawl asks a host for a page once).
-    leased_.insert(url_fingerprint(q.url));
+    // Requested from now on: never queued again (a crawl asks a host for a
+    // page once); met closer to a seed meanwhile, see offer().
+    leased_.insert(fp);
     jobs.push_back(CrawlJob{static_cast<std::uint64_t>(q.seq), std::move(q.url), std::move(q.host_key), q.depth,
                             q.attempts + 1});
     ++in_flight_;
@@ -159,21 +189,32 @@ void FrontierWindow::release_lease(const std::string& host_key) {
 }
 
 void FrontierWindow::settle(const CrawlJob& job) {
-  // Fetched (or failed for good): never lowered, so never queued and
-  // fetched again.
+  // Fetched: never queued again. Met closer to a seed while in flight: its
+  // links, stored by now, are offered again at that depth.
   const std::uint64_t fp = url_fingerprint(job.url);
-  seen_.pin(fp);
-  leased_.erase(fp);
+  seen_.mark_fetched(fp);
+  if (auto lowered = end_flight(fp))
+    relinks_.push_back(std::move(*lowered));
   release_lease(job.host_key);
   ++settled_;
 }
 
-void FrontierWindow::failed(const CrawlJob& job) { settle(job); }
+void FrontierWindow::failed(const CrawlJob& job) {
+  // No page, no links: settled for good and never lowered.
+  const std::uint64_t fp = url_fingerprint(job.url);
+  seen_.pin(fp);
+  end_flight(fp);
+  release_lease(job.host_key);
+  ++settled_;
+}
 
 void FrontierWindow::park(const CrawlJob& job, Clock::time_point due) {
-  leased_.erase(url_fingerprint(job.url));
+  // Met closer to a seed while in flight: it waits at that depth (the
+  // seen-set has it already, so the entry is not taken as superseded).
+  const auto lowered = end_flight(url_fingerprint(job.url));
   release_lease(job.host_key);
-  parked_.emplace(due, Queued{static_cast<std::int64_t>(job.seq), job.url, job.host_key, job.depth, job.attempt});
+  parked_.emplace(due, Queued{static_cast<std::int64_t>(job.seq), job.url, job.host_key,
+                              lowered ? lowered->depth : job.depth, job.attempt});
 }
 
 std::size_t FrontierWindow::take_due(Clock::time_point now) {
@@ -199,10 +240,11 @@ void FrontierWindow::give_back(std::vector<CrawlJob> jobs) {
   std::sort(jobs.begin(), jobs.end(),
             [](const CrawlJob& a, const CrawlJob& b) { return a.seq > b.seq; });
   for (auto& job : jobs) {
-    leased_.erase(url_fingerprint(job.url));
+    const auto lowered = end_flight(url_fingerprint(job.url));
     release_lease(job.host_key);
+    const std::int32_t depth = lowered ? lowered->depth : job.depth;
     window_.push_front(Queued{static_cast<std::int64_t>(job.seq), std::move(job.url),
-                              std::move(job.host_key), job.depth, job.attempt});
+                              std::move(job.host_key), depth, job.attempt});
   }
 }
 

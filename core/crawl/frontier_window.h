@@ -55,11 +55,14 @@ class FrontierWindow : public CrawlFrontier {
   // A URL seen before at a larger depth and still queued (never leased) is
   // queued again at this depth under a new seq (take_lowered() has the row);
   // its older entry is skipped when it comes up. A URL leased or fetched
-  // already is never queued again: no page is requested twice in a crawl.
+  // already is never queued again (no page is requested twice in a crawl):
+  // once fetched, take_relinks() names it with its smaller depth, so that
+  // its stored links are offered again at that depth plus one.
   std::optional<FrontierEntry> offer(const std::string& url, const std::string& host_key,
                                      std::int32_t depth, const std::string& parent_url) override;
   std::vector<FrontierRefusal> take_refused() override;
   std::vector<FrontierEntry> take_lowered() override;
+  std::vector<FrontierEntry> take_relinks() override;
 
   // Leases up to `n` jobs in BFS order, within the page budget.
   std::vector<CrawlJob> take(std::size_t n) override;
@@ -112,9 +115,13 @@ class FrontierWindow : public CrawlFrontier {
   std::vector<FrontierEntry> lowered_;
   std::deque<Queued> window_;
   FingerprintSet seen_;
-  // URLs leased and not yet settled, parked or given back: never lowered
-  // while in flight (bounded by what is in flight).
+  // URLs leased and not yet settled, parked or given back (bounded by what
+  // is in flight), and those of them met closer to a seed meanwhile.
   std::unordered_set<std::uint64_t> leased_;
+  std::unordered_map<std::uint64_t, FrontierEntry> lowered_in_flight_;
+  std::vector<FrontierEntry> relinks_;
+  // Ends the flight of `fp`: the entry it was lowered to meanwhile, if any.
+  std::optional<FrontierEntry> end_flight(std::uint64_t fp);
   std::size_t spilled_ = 0;        // queued rows only in the database
   std::int64_t refill_cursor_ = 0; // every spilled row has seq >= this
   bool refill_pending_ = false;

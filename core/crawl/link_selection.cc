@@ -1,5 +1,6 @@
 #include "core/crawl/link_selection.h"
 
+#include <unordered_map>
 #include <unordered_set>
 
 namespace actorcrawl {
@@ -19,7 +20,7 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
       out.canonical = c->str();
   }
   const std::string own_host = page_url.host_key();
-  std::unordered_set<std::string> seen_links;
+  std::unordered_map<std::string, std::size_t> seen_links;  // URL -> index in out.all
   std::unordered_set<std::string> seen_hosts;
   std::unordered_set<std::string> seen_crawl;
   for (std::size_t i = 0; i < analysis.links.size(); ++i) {
@@ -36,7 +37,8 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
     // href>, else the page itself, which is no link.
     if ((link.href.empty() || link.href.front() == '#') && url.str() == page_url.str())
       continue;
-    if (seen_links.insert(url.str()).second)
+    const auto [at, first] = seen_links.try_emplace(url.str(), out.all.size());
+    if (first)
       out.all.push_back(LinkRow{url.str(), link.nofollow});
     std::string host = url.host_key();
     if (host != own_host && seen_hosts.insert(host).second)
@@ -45,8 +47,10 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
       continue;
     if (scope == nullptr || scope->check(url) != ScopeVerdict::in_scope)
       continue;
-    if (seen_crawl.insert(url.str()).second)
+    if (seen_crawl.insert(url.str()).second) {
+      out.all[at->second].followed = true;
       out.to_crawl.push_back(DiscoveredLink{url.str(), std::move(host)});
+    }
   }
   return out;
 }

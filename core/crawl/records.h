@@ -63,6 +63,7 @@ struct RobotsRecord {
 struct LinkRow {
   std::string url;  // resolved and normalized
   bool nofollow = false;
+  bool followed = false;  // offered to the Frontier (in scope, followed)
 };
 
 struct PageRow {
@@ -100,11 +101,14 @@ struct DeadLetterRow {
   std::int64_t failed_at_ms = 0;
 };
 
-// A frontier row as the seen-set keeps it: its URL's fingerprint and the
-// depth it may be lowered from (0 for a row settled for good).
+// A frontier row as the seen-set keeps it: its URL's fingerprint, the
+// depth it may be lowered from (0 for a row settled for good), and whether
+// it was fetched (never queued again; its links are offered again when it
+// is met closer to a seed).
 struct SeenUrl {
   std::uint64_t fingerprint = 0;
   std::int32_t depth = 0;
+  bool fetched = false;
 };
 
 // What the Frontier needs to continue a crawl that stopped.

@@ -29,6 +29,12 @@ SQLite::Database open_crawl_database(const std::string& path) {
   // IF NOT EXISTS leaves an existing table as it is.
   if (version >= 1 && version < 2)
     db.exec("ALTER TABLE pages ADD COLUMN links_dropped INTEGER");
+  // Version 4: which links a fetch offered to the Frontier. Unknown for the
+  // pages of older files (0), whose links are then not offered again when
+  // the page is met closer to a seed.
+  if (version >= 1 && version < 4 &&
+      db.execAndGet("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'links'").getInt() == 1)
+    db.exec("ALTER TABLE links ADD COLUMN followed INTEGER NOT NULL DEFAULT 0");
   // The frontier of version 2 and before: moved aside, the schema file
   // creates the new table and its index, and the rows come back.
   const bool rebuild_frontier =

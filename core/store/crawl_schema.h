@@ -15,7 +15,8 @@ namespace actorcrawl {
 //   1 -> 2  pages.links_dropped (links past max_links_per_page)
 //   2 -> 3  frontier.state 4, parked (the table is rebuilt: a CHECK
 //           constraint cannot be altered in place)
-constexpr int kCrawlSchemaVersion = 3;
+//   3 -> 4  links.followed (the links a fetch offered to the Frontier)
+constexpr int kCrawlSchemaVersion = 4;
 
 // The text of crawl_schema.sql.
 std::string_view crawl_schema_sql();

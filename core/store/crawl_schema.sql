@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS links (
     to_url TEXT NOT NULL,
     nofollow INTEGER NOT NULL DEFAULT 0,
     position INTEGER NOT NULL,
+    followed INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (from_page_id, to_url)
 ) WITHOUT ROWID;
 

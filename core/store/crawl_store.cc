@@ -164,6 +164,7 @@ struct CrawlStore::Impl {
       insert_link.bind(2, link.url);
       insert_link.bind(3, link.nofollow ? 1 : 0);
       insert_link.bind(4, position++);
+      insert_link.bind(5, link.followed ? 1 : 0);
       insert_link.exec();
     }
   }
@@ -252,12 +253,13 @@ struct CrawlStore::Impl {
       const auto* bytes = static_cast<const char*>(url.getBlob());
       const auto size = static_cast<std::size_t>(url.getBytes());
       const int row_state = scan_frontier.getColumn(2).getInt();
-      // Rows fetched or settled for good are never lowered (and so never
-      // fetched again): kept at depth 0.
-      const bool for_good = for_good_failure(row_state) || row_state == static_cast<int>(FrontierState::refused) ||
-                            row_state == static_cast<int>(FrontierState::done);
+      // Rows settled for good are never lowered: kept at depth 0. Fetched
+      // rows keep their depth (met closer to a seed, their links are offered
+      // again) and are never queued again.
+      const bool for_good = for_good_failure(row_state) || row_state == static_cast<int>(FrontierState::refused);
+      const bool fetched = row_state == static_cast<int>(FrontierState::done);
       state.seen.push_back(SeenUrl{url_fingerprint(std::string_view(bytes, size)),
-                                   for_good ? 0 : scan_frontier.getColumn(3).getInt()});
+                                   for_good ? 0 : scan_frontier.getColumn(3).getInt(), fetched});
       if (row_state == static_cast<int>(FrontierState::queued))
         ++state.queued;
       else if (row_state == static_cast<int>(FrontierState::done) || for_good_failure(row_state))
@@ -422,7 +424,7 @@ struct CrawlStore::Impl {
   // A repeated target keeps its first position; the header promises unique
   // links, and a duplicate must not fail the whole page.
   SQLite::Statement insert_link{db, R"sql(
-      INSERT INTO links(from_page_id, to_url, nofollow, position) VALUES(?1, ?2, ?3, ?4)
+      INSERT INTO links(from_page_id, to_url, nofollow, position, followed) VALUES(?1, ?2, ?3, ?4, ?5)
       ON CONFLICT(from_page_id, to_url) DO NOTHING)sql"};
 
   SQLite::Statement insert_frontier{db, R"sql(
@@ -458,6 +460,12 @@ struct CrawlStore::Impl {
       ON CONFLICT(url) DO UPDATE SET seq = excluded.seq, depth = excluded.depth,
                                      parent_url = excluded.parent_url, state = 0, settled_at = NULL,
                                      refusal = NULL)sql"};
+  SQLite::Statement lower_done_row{db, R"sql(
+      UPDATE frontier SET depth = ?2, parent_url = ?3 WHERE url = ?1 AND state = 1 AND depth > ?2)sql"};
+  SQLite::Statement lower_page{db, "UPDATE pages SET depth = ?2 WHERE url = ?1 AND depth > ?2"};
+  SQLite::Statement followed_links{db, R"sql(
+      SELECT l.to_url FROM pages p JOIN links l ON l.from_page_id = p.page_id
+      WHERE p.url = ?1 AND l.followed = 1 ORDER BY l.position)sql"};
   SQLite::Statement requeue_stale{
       db, "UPDATE frontier SET state = 0, settled_at = NULL WHERE state = 1 AND settled_at < ?1"};
   // A row settled after it was parked no longer names a failure.
@@ -629,6 +637,28 @@ void CrawlStore::requeue_frontier(const std::vector<FrontierEntry>& entries) {
       impl_->requeue_row.exec();
     }
   });
+}
+
+std::vector<std::string> CrawlStore::relink_fetched(const FrontierEntry& entry) {
+  std::vector<std::string> links;
+  // One write call: the lowering and the read of the links it leads to
+  // (the connection reads its own open batch), with no commit forced.
+  impl_->batch.write("relink_fetched", 1, [&] {
+    links.clear();
+    for (SQLite::Statement* lower : {&impl_->lower_done_row, &impl_->lower_page}) {
+      StatementUse use(*lower);
+      lower->bind(1, entry.url);
+      lower->bind(2, entry.depth);
+      if (lower == &impl_->lower_done_row)
+        bind_text(*lower, 3, entry.parent_url);
+      lower->exec();
+    }
+    StatementUse use(impl_->followed_links);
+    impl_->followed_links.bind(1, entry.url);
+    while (impl_->followed_links.executeStep())
+      links.push_back(column_text(impl_->followed_links.getColumn(0)));
+  });
+  return links;
 }
 
 std::int64_t CrawlStore::requeue_fetched_before(std::int64_t cutoff_ms) {

@@ -84,6 +84,12 @@ class CrawlStore {
   // URL present in any state becomes 'queued' with the entry's seq, depth
   // and parent.
   void requeue_frontier(const std::vector<FrontierEntry>& entries);
+  // A fetched URL met again closer to a seed (the entry's depth and parent;
+  // seq unused): its 'done' row and its page take the smaller depth, and
+  // the links the page's fetch offered to the Frontier (links.followed) are
+  // returned in document order, to be offered again at that depth plus one.
+  // The page is not fetched again.
+  std::vector<std::string> relink_fetched(const FrontierEntry& entry);
   // Revisit policy: 'done' rows settled before `cutoff_ms` become 'queued'.
   // Returns how many.
   std::int64_t requeue_fetched_before(std::int64_t cutoff_ms);

@@ -153,10 +153,10 @@ fetch_failure sample(tag<fetch_failure>, const caf::actor&) {
   return fetch_failure{job(), "http_503", "Service Unavailable", 503, 4, 12, 13};
 }
 FrontierEntry sample(tag<FrontierEntry>, const caf::actor&) { return FrontierEntry{7, "http://a/", 1, "http://p/"}; }
-LinkRow sample(tag<LinkRow>, const caf::actor&) { return LinkRow{"http://a/", true}; }
+LinkRow sample(tag<LinkRow>, const caf::actor&) { return LinkRow{"http://a/", true, true}; }
 PageRow sample(tag<PageRow>, const caf::actor&) { return page(); }
 DeadLetterRow sample(tag<DeadLetterRow>, const caf::actor&) { return dead(); }
-ResumeState sample(tag<ResumeState>, const caf::actor&) { return ResumeState{{SeenUrl{1, 0}, SeenUrl{2, 3}, SeenUrl{0xffffffffffffffffULL, 255}}, 10, 3, 4}; }
+ResumeState sample(tag<ResumeState>, const caf::actor&) { return ResumeState{{SeenUrl{1, 0, false}, SeenUrl{2, 3, true}, SeenUrl{0xffffffffffffffffULL, 255, false}}, 10, 3, 4}; }
 StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6, 7}; }
 FrontierRefusal sample(tag<FrontierRefusal>, const caf::actor&) {
   return FrontierRefusal{FrontierEntry{3, "http://e/", 2, "http://a/"}, "max_url_length"};
@@ -194,6 +194,10 @@ FrontierResume sample(tag<FrontierResume>, const caf::actor& a) {
 resume_request sample(tag<resume_request>, const caf::actor& a) { return resume_request{sample(tag<ResumeQuery>{}, a)}; }
 StageTimes sample(tag<StageTimes>, const caf::actor&) { return StageTimes{"parse", 3, 400, 50, 20}; }
 deltas_written sample(tag<deltas_written>, const caf::actor&) { return deltas_written{4242}; }
+relink_fetched sample(tag<relink_fetched>, const caf::actor&) {
+  return relink_fetched{FrontierEntry{0, "http://a/x", 1, "http://b/"}};
+}
+fetched_links sample(tag<fetched_links>, const caf::actor&) { return fetched_links{{"http://a/y", "http://a/z"}}; }
 archive_exchange sample(tag<archive_exchange>, const caf::actor&) {
   return archive_exchange{"http://a.test/robots.txt", 1700000000000, "::1", "GET /robots.txt HTTP/1.1\r\n\r\n",
                           "HTTP/1.1 200 OK\r\n\r\n", std::string("User-agent: *\0", 14), true};

@@ -127,3 +127,32 @@ TEST_CASE("FingerprintSet: a value met again at a smaller depth is lowered; pinn
 }
 
 }  // namespace actorcrawl
+
+namespace actorcrawl {
+
+TEST_CASE("FingerprintSet: the fetched bit stays with its value as the table grows", "[fingerprint_set]") {
+  FingerprintSet s;
+  s.offer(7, 3);
+  s.mark_fetched(7);
+  s.mark_fetched(0, 2);  // added at depth 2, and fetched
+  CHECK(s.fetched(7));
+  CHECK(s.fetched(0));
+  CHECK(s.depth_of(7) == 3);  // marking keeps the depth: it may still be lowered
+  CHECK(s.depth_of(0) == 2);
+  for (std::uint64_t v = 100; v < 20000; ++v) {
+    s.offer(v, 1);
+    if (v % 3 == 0)
+      s.mark_fetched(v);
+  }
+  CHECK(s.fetched(7));
+  CHECK(s.fetched(0));
+  for (std::uint64_t v = 100; v < 20000; ++v) {
+    INFO(v);
+    REQUIRE(s.fetched(v) == (v % 3 == 0));
+  }
+  CHECK_FALSE(s.fetched(5));  // absent
+  CHECK(s.offer(7, 1) == FingerprintSet::Offer::lowered);
+  CHECK(s.fetched(7));
+}
+
+}  // namespace actorcrawl

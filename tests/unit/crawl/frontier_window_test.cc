@@ -409,14 +409,78 @@ TEST_CASE("FrontierWindow: a URL met again closer to a seed is queued again at t
   CHECK(jobs[0].seq == 2);
   CHECK(jobs[1].seq == 3);
   CHECK(jobs[1].depth == 1);
-  // Leased at depth 1, met at 0: in flight, never queued again.
-  CHECK_FALSE(w.offer("http://a.test/deep", "a.test", 0, ""));
-  CHECK(w.take_lowered().empty());
-  // Fetched, met at 0: never fetched again.
+  // Fetched, met at 0: never fetched again; its links are to be offered
+  // again at depth 1 (take_relinks).
   w.settle(jobs[1]);
-  CHECK_FALSE(w.offer("http://a.test/deep", "a.test", 0, ""));
+  CHECK_FALSE(w.offer("http://a.test/deep", "a.test", 0, "http://c.test/"));
   CHECK(w.take_lowered().empty());
   CHECK(w.take(10).empty());
+  auto relinks = w.take_relinks();
+  REQUIRE(relinks.size() == 1);
+  CHECK(relinks[0].url == "http://a.test/deep");
+  CHECK(relinks[0].depth == 0);
+  CHECK(relinks[0].parent_url == "http://c.test/");
+  CHECK(w.take_relinks().empty());
+  // Met again at the same depth: nothing more.
+  CHECK_FALSE(w.offer("http://a.test/deep", "a.test", 0, ""));
+  CHECK(w.take_relinks().empty());
+}
+
+TEST_CASE("FrontierWindow: a URL met closer to a seed while in flight is fetched once, then relinked",
+          "[frontier_window]") {
+  FrontierWindow w(limits(100, 1000, 5));
+  REQUIRE(w.offer("http://a.test/x", "a.test", 3, "http://a.test/2"));
+  REQUIRE(w.offer("http://a.test/p", "a.test", 3, "http://a.test/2"));
+  REQUIRE(w.offer("http://a.test/f", "a.test", 3, "http://a.test/2"));
+  auto jobs = w.take(10);
+  REQUIRE(jobs.size() == 3);
+  // All three met at depth 1 while in flight: nothing is queued again.
+  CHECK_FALSE(w.offer("http://a.test/x", "a.test", 1, "http://b.test/"));
+  CHECK_FALSE(w.offer("http://a.test/x", "a.test", 2, "http://c.test/"));  // not smaller than 1
+  CHECK_FALSE(w.offer("http://a.test/p", "a.test", 1, "http://b.test/"));
+  CHECK_FALSE(w.offer("http://a.test/f", "a.test", 1, "http://b.test/"));
+  CHECK(w.take_lowered().empty());
+  CHECK(w.take(10).empty());
+  CHECK(w.take_relinks().empty());
+  // Fetched: relinked at the smallest depth met.
+  w.settle(jobs[0]);
+  auto relinks = w.take_relinks();
+  REQUIRE(relinks.size() == 1);
+  CHECK(relinks[0].url == "http://a.test/x");
+  CHECK(relinks[0].depth == 1);
+  CHECK(relinks[0].parent_url == "http://b.test/");
+  // Failed for good: no page, no links, nothing to relink.
+  w.failed(jobs[2]);
+  CHECK(w.take_relinks().empty());
+  // Parked: it waits at the smaller depth, and goes out once more then.
+  const auto now = FrontierWindow::Clock::now();
+  w.park(jobs[1], now);
+  CHECK(w.take_due(now) == 1);
+  auto again = w.take(10);
+  REQUIRE(again.size() == 1);
+  CHECK(again[0].url == "http://a.test/p");
+  CHECK(again[0].depth == 1);
+  CHECK(w.take_relinks().empty());
+}
+
+TEST_CASE("FrontierWindow: resumed rows that were fetched are relinked, never queued again", "[frontier_window]") {
+  FrontierWindow w(limits(100, 1000, 5));
+  ResumeState state;
+  state.seen = {SeenUrl{url_fingerprint("http://a.test/done"), 4, true},
+                SeenUrl{url_fingerprint("http://a.test/failed"), 0, false},
+                SeenUrl{url_fingerprint("http://a.test/queued"), 4, false}};
+  state.next_seq = 10;
+  w.resume(state);
+  CHECK_FALSE(w.offer("http://a.test/done", "a.test", 1, "http://b.test/"));
+  CHECK_FALSE(w.offer("http://a.test/failed", "a.test", 1, "http://b.test/"));
+  CHECK_FALSE(w.offer("http://a.test/queued", "a.test", 1, "http://b.test/"));
+  auto relinks = w.take_relinks();
+  REQUIRE(relinks.size() == 1);
+  CHECK(relinks[0].url == "http://a.test/done");
+  CHECK(relinks[0].depth == 1);
+  auto lowered = w.take_lowered();
+  REQUIRE(lowered.size() == 1);
+  CHECK(lowered[0].url == "http://a.test/queued");
 }
 
 TEST_CASE("FrontierWindow: URLs settled for good are never lowered", "[frontier_window]") {

@@ -184,6 +184,11 @@ TEST_CASE("select_links: rel=nofollow links are recorded but not crawled", "[lin
   // The domain graph still sees the edge.
   CHECK(s.other_hosts == std::vector<std::string>{"other.example.net"});
   CHECK(crawl_of(s) == Crawl{{"http://www.example.com/followed", "www.example.com"}});
+  // Which rows were offered to the Frontier (links.followed).
+  std::vector<bool> followed;
+  for (const LinkRow& row : s.all)
+    followed.push_back(row.followed);
+  CHECK(followed == std::vector<bool>{true, false, false});
 }
 
 // rel=nofollow qualifies one link, not the URL: a URL that the page also
@@ -196,6 +201,7 @@ TEST_CASE("select_links: a URL linked both with and without nofollow is crawled"
     const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
     CHECK(rows_of(s) == Rows{{"http://www.example.com/x", true}});
     CHECK(crawl_of(s) == Crawl{{"http://www.example.com/x", "www.example.com"}});
+    CHECK(s.all[0].followed);  // the URL was offered, through its second link
   }
   SECTION("nofollow second") {
     const PageAnalysis a = analysis_of({{"/x", false}, {"/x", true}});

@@ -352,11 +352,43 @@ TEST_CASE("load_resume_state rebuilds the seen set and counters", "[store]") {
   CHECK(state.queued == 2);
   CHECK(state.settled == 2);
   std::multiset<std::uint64_t> seen;
-  for (const SeenUrl& url : state.seen)
+  std::set<std::uint64_t> fetched;
+  for (const SeenUrl& url : state.seen) {
     seen.insert(url.fingerprint);
+    if (url.fetched)
+      fetched.insert(url.fingerprint);
+  }
   CHECK(seen == std::multiset<std::uint64_t>{
                     url_fingerprint("http://a.test/"), url_fingerprint("http://a.test/1"),
                     url_fingerprint("http://a.test/2"), url_fingerprint("http://b.test/")});
+  // Only the done row is fetched (never queued again; its links may be
+  // offered again at a smaller depth).
+  CHECK(fetched == std::set<std::uint64_t>{url_fingerprint("http://a.test/")});
+}
+
+TEST_CASE("relink_fetched lowers a done row and returns the links its fetch followed", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+  store.add_frontier({entry(1, "http://a.test/x", 3, "http://a.test/2")});
+  store.settle_frontier("http://a.test/x", FrontierState::done);
+  PageRow page = make_page("http://a.test/x", "a.test");
+  page.depth = 3;
+  page.links = {LinkRow{"http://a.test/y", false, true}, LinkRow{"http://other.test/", false, false},
+                LinkRow{"http://a.test/nf", true, false}, LinkRow{"http://a.test/z", false, true}};
+  store.record_page(page);
+  CHECK(store.relink_fetched(entry(0, "http://a.test/x", 1, "http://b.test/"))
+        == std::vector<std::string>{"http://a.test/y", "http://a.test/z"});
+  store.flush();
+  CHECK(scalar(path.str(), "SELECT depth FROM frontier WHERE url = 'http://a.test/x'") == 1);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM frontier WHERE url = 'http://a.test/x' AND parent_url = 'http://b.test/'")
+        == 1);
+  CHECK(scalar(path.str(), "SELECT depth FROM pages WHERE url = 'http://a.test/x'") == 1);
+  CHECK(scalar(path.str(), "SELECT state FROM frontier WHERE url = 'http://a.test/x'") == 1);
+  // Never raised; an unknown page has no links.
+  CHECK(store.relink_fetched(entry(0, "http://a.test/x", 2, "http://c.test/")).size() == 2);
+  store.flush();
+  CHECK(scalar(path.str(), "SELECT depth FROM frontier WHERE url = 'http://a.test/x'") == 1);
+  CHECK(store.relink_fetched(entry(0, "http://a.test/never", 0, "")).empty());
 }
 
 TEST_CASE("batches are invisible to other connections until committed", "[store]") {

@@ -157,4 +157,18 @@ TEST_CASE("a version 2 database is migrated: the frontier keeps its rows and tak
   CHECK(scalar(path.str(), "SELECT state FROM frontier WHERE seq = 1") == 4);
 }
 
+TEST_CASE("a version 3 database is migrated: links gain followed, 0 for what was stored", "[crawl_schema]") {
+  TempDbPath path;
+  {
+    SQLite::Database db(path.str(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("CREATE TABLE links (from_page_id INTEGER NOT NULL, to_url TEXT NOT NULL, nofollow INTEGER NOT NULL "
+            "DEFAULT 0, position INTEGER NOT NULL, PRIMARY KEY (from_page_id, to_url)) WITHOUT ROWID");
+    db.exec("INSERT INTO links VALUES (1, 'http://a.test/x', 0, 0)");
+    db.exec("PRAGMA user_version = 3");
+  }
+  { auto db = open_crawl_database(path.str()); }
+  CHECK(scalar(path.str(), "PRAGMA user_version") == kCrawlSchemaVersion);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM links WHERE to_url = 'http://a.test/x' AND followed = 0") == 1);
+}
+
 }  // namespace actorcrawl
