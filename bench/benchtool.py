@@ -641,6 +641,43 @@ def polite(args):
     sys.stdout.write(text)
 
 
+def once(args):
+    """Each page requested once: nginx's access log of one crawl against the
+    web's in-scope URLs and the crawl database."""
+    web = json.load(open(os.path.join(args.web, "web.json")))
+    port = web["port"]
+    t = parse_time_v(args.time)
+    asked = {}
+    with open(args.access_log) as f:
+        for line in f:
+            parts = line.split(" ", 4)
+            if len(parts) < 5:
+                continue
+            uri = parts[4].strip().strip('"')
+            if uri == READY_PROBE or uri == "/robots.txt":
+                continue
+            key = "http://%s:%d%s" % (parts[2], port, uri)
+            asked[key] = asked.get(key, 0) + 1
+    in_scope = {norm_url(u) for u in open(os.path.join(args.web, "urls.txt")) if u.strip()}
+    stored, _ = fetched_actorcrawl(args.db)
+    stored = {norm_url(u) for u in stored}
+    twice = sorted(u for u, n in asked.items() if n > 1)
+    requests = sum(asked.values())
+    r = {
+        "requests": requests, "pages_requested": len(asked), "requested_twice": len(twice),
+        "twice_examples": twice[:10], "stored_200": len(stored),
+        "in_scope": len(in_scope), "in_scope_stored": len(in_scope & stored),
+        "requests_per_page": requests / len(stored) if stored else None,
+        "wall_s": t["wall_s"], "pages_per_s_wall": len(stored) / t["wall_s"] if t["wall_s"] else None,
+        "exit_status": t["exit_status"],
+    }
+    with open(args.out, "w") as f:
+        json.dump(r, f, indent=1)
+    print("%(requests)d requests, %(pages_requested)d pages requested, %(requested_twice)d twice; "
+          "%(stored_200)d stored (%(in_scope_stored)d of %(in_scope)d in scope); "
+          "%(requests_per_page).4f requests a page" % r)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -690,6 +727,13 @@ def main():
     p.add_argument("--tolerance-ms", type=float, default=1.0,
                    help="nginx logs in whole milliseconds: gaps this much under d still pass")
     p.set_defaults(fn=polite)
+    p = sub.add_parser("once")
+    p.add_argument("out")
+    p.add_argument("--web", required=True)
+    p.add_argument("--access-log", required=True)
+    p.add_argument("--time", required=True)
+    p.add_argument("--db", required=True)
+    p.set_defaults(fn=once)
     p = sub.add_parser("wait-url")
     p.add_argument("urls", nargs="+")
     p.add_argument("--timeout", type=float, default=10.0)
