@@ -70,6 +70,9 @@ const std::vector<FaultPage> kFaultPages = {
   {Fault::reset_mid_body, "reset_mid_body", FaultHost::wire, "/reset-mid-body"},
   {Fault::http10_close_delimited, "http10_close_delimited", FaultHost::wire, "/http10"},
   {Fault::huge_headers, "huge_headers", FaultHost::wire, "/huge-headers"},
+  {Fault::http09_reply, "http09_reply", FaultHost::wire, "/http09"},
+  {Fault::status_000, "status_000", FaultHost::wire, "/status-000"},
+  {Fault::giant_header_line, "giant_header_line", FaultHost::wire, "/giant-header-line"},
   {Fault::redirect_loop, "redirect_loop", FaultHost::redirect_a, "/loop"},
   {Fault::redirect_chain, "redirect_chain", FaultHost::redirect_a, "/chain"},
   {Fault::redirect_chain_too_long, "redirect_chain_too_long", FaultHost::redirect_a, "/long/0"},
@@ -945,6 +948,22 @@ void FaultWeb::Impl::route_wire() {
       total += headers.back().first.size() + 2 + value.size() + 2;  // "name: value\r\n"
     }
     if (ex.send_head(200, headers)) ex.send(body);
+  };
+
+  // Replies no HTTP/1.x client can read as such; each has a link, which a
+  // crawler must not take.
+  host.routes[fault_page(Fault::http09_reply).path] = [=](const RawRequest&, Exchange& ex) {
+    ex.send(html_page("HTTP/0.9", "<a href=\"/never-from-http09\">no status line</a>"));
+  };
+  host.routes[fault_page(Fault::status_000).path] = [=](const RawRequest&, Exchange& ex) {
+    const std::string body = html_page("Status 000", "<a href=\"/never-from-status-000\">no status</a>");
+    ex.send("HTTP/1.1 000 Nothing\r\nContent-Type: text/html\r\nContent-Length: " + std::to_string(body.size()) +
+            "\r\nConnection: close\r\n\r\n" + body);
+  };
+  host.routes[fault_page(Fault::giant_header_line).path] = [=](const RawRequest&, Exchange& ex) {
+    const std::string body = html_page("Giant header", "<a href=\"/never-from-giant-header\">after 300 KB</a>");
+    if (ex.send_head(200, with(html_type, "X-Giant", std::string(300 * 1024, 'g'))))
+      ex.send(body);
   };
 }
 

@@ -53,6 +53,9 @@ enum class Fault {
   reset_mid_body,          // part of the body, then RST
   http10_close_delimited,  // HTTP/1.0, no Content-Length: the body ends when the socket closes
   huge_headers,            // 1 MiB of response headers before the body
+  http09_reply,            // no status line: the body alone, then close (HTTP/0.9)
+  status_000,              // "HTTP/1.1 000": a status code no HTTP defines
+  giant_header_line,       // one response header line of 300 KB
   redirect_loop,           // a -> b -> a
   redirect_chain,          // a -> b -> c -> c (200): three hops across three hosts
   redirect_chain_too_long, // twelve hops alternating between a and b

@@ -438,11 +438,27 @@ struct FetchEngine::Impl {
       out.error_detail = "refused to connect to private address " + t->refused_address;
     } else if (code != CURLE_OK) {
       out.error = classify(code);
-      // A Location curl will not follow: another scheme, or no URL at all;
-      // before any hop, the request's own URL: a retry gets the same answer.
-      if (code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_URL_MALFORMAT)
-        out.error = out.redirects.empty() ? FetchError::bad_url : FetchError::bad_redirect;
       out.error_detail = t->error_text[0] != '\0' ? t->error_text : curl_easy_strerror(code);
+      const char* ip = nullptr;
+      curl_easy_getinfo(h, CURLINFO_PRIMARY_IP, &ip);
+      const bool connected = ip != nullptr && ip[0] != '\0';
+      const bool at_redirect = is_redirect_status(out.status_code) && !t->current_location.empty();
+      if (code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_URL_MALFORMAT) {
+        // A Location curl will not follow: another scheme, or no URL at all;
+        // before any connection, the request's own URL: a retry gets the
+        // same answer. Past a connection and no redirect, it is the reply
+        // itself curl cannot read as HTTP/1.x (HTTP/0.9, a status 000).
+        if (at_redirect || !out.redirects.empty())
+          out.error = FetchError::bad_redirect;
+        else
+          out.error = connected ? FetchError::protocol_error : FetchError::bad_url;
+      }
+      // A response header line past curl's limit (100 KB) fails its buffer
+      // as "out of memory" once the status line is in: the server's fault.
+      if (code == CURLE_OUT_OF_MEMORY && out.status_code > 0) {
+        out.error = FetchError::protocol_error;
+        out.error_detail = "a response header line past curl's limit (" + out.error_detail + ")";
+      }
       // curl reports malformed HTTP (a chunk size that is not hex, headers
       // past its limit) as a receive error, like a reset: its words tell
       // the server's fault from the network's.

@@ -28,7 +28,7 @@ enum class FetchError {
   redirect_loop,       // a hop led back to a URL already visited
   bad_redirect,        // Location to a non-http(s) URL, or unparseable
   bad_encoding,        // Content-Encoding could not be decoded
-  protocol_error,      // not HTTP, malformed headers
+  protocol_error,      // a reply that is not HTTP/1.x: HTTP/0.9, status 000, headers past curl's limits, bad chunks
   transfer_failed,     // anything else curl reports
   private_address,     // block_private_addresses refused the peer (never retried)
   bad_url,             // the request's own URL is malformed or not http(s) (never retried)

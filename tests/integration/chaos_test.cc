@@ -294,8 +294,10 @@ TEST_CASE("a crawl of the fault web ends by itself, in bounded memory, with ever
     // Broken framing: a named failure after a retry, or what the framing allowed.
     CHECK(outcome(db, web.url(Fault::content_length_over)) == "parked connection_reset");
     CHECK(outcome(db, web.url(Fault::reset_mid_body)) == "parked connection_reset");
-    // A bad chunk size and oversized headers are the server's fault.
-    for (Fault fault : {Fault::broken_chunked, Fault::huge_headers}) {
+    // A bad chunk size, oversized headers and replies that are not HTTP/1.x
+    // are the server's fault: final, asked once.
+    for (Fault fault : {Fault::broken_chunked, Fault::huge_headers, Fault::http09_reply, Fault::status_000,
+                        Fault::giant_header_line}) {
       INFO(testweb::fault_page(fault).name);
       CHECK(outcome(db, web.url(fault)) == "dead protocol_error");
     }
@@ -422,9 +424,17 @@ TEST_CASE("malformed HTTP is a protocol_error, not a connection_reset", "[integr
   FaultWebOptions options;
   options.tls = false;
   FaultWeb web(options);
-  auto config = chaos_config(dir, web, {web.url(Fault::broken_chunked), web.url(Fault::huge_headers)});
+  const std::vector<Fault> broken = {Fault::broken_chunked, Fault::huge_headers, Fault::http09_reply,
+                                     Fault::status_000, Fault::giant_header_line};
+  std::vector<std::string> seeds;
+  for (Fault fault : broken) seeds.push_back(web.url(fault));
+  auto config = chaos_config(dir, web, seeds);
   const auto run = run_chaos_crawl(config);
   CHECK(run.result.termination_reason == "queue_empty");
-  CHECK(outcome(config.db_path, web.url(Fault::broken_chunked)) == "dead protocol_error");
-  CHECK(outcome(config.db_path, web.url(Fault::huge_headers)) == "dead protocol_error");
+  for (Fault fault : broken) {
+    INFO(testweb::fault_page(fault).name);
+    CHECK(outcome(config.db_path, web.url(fault)) == "dead protocol_error");
+    // Final: asked once, never retried.
+    CHECK(web.count(testweb::fault_page(fault).host, testweb::fault_page(fault).path) == 1);
+  }
 }

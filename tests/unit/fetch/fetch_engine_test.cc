@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "testweb/fault_web.h"
 #include "testweb/test_web.h"
 
 using namespace actorcrawl;
@@ -319,6 +320,30 @@ TEST_CASE("fetch: a redirect to a non-http scheme is bad_redirect", "[fetch]") {
   REQUIRE(out.redirects.size() == 1);
   CHECK(out.redirects[0].url == TestWeb::url(host, "/to-ftp"));
   CHECK(out.redirects[0].status == 301);
+}
+
+TEST_CASE("fetch: a reply that is not HTTP/1.x is protocol_error, final at once", "[fetch]") {
+  // HTTP/0.9 (no status line), a status 000, and a header line past curl's
+  // 100 KB limit: the server's answer, never a bad URL or a transient
+  // failure, so no retry asks again.
+  testweb::FaultWebOptions options;
+  options.tls = false;
+  testweb::FaultWeb web(options);
+  FetchEngine engine;
+  RetryPolicy::Settings settings;
+  settings.retry_attempts = 3;
+  const RetryPolicy policy(settings);
+  for (const auto fault :
+       {testweb::Fault::http09_reply, testweb::Fault::status_000, testweb::Fault::giant_header_line}) {
+    INFO(testweb::fault_page(fault).name);
+    const auto out = fetch(engine, request_for(web.url(fault)));
+    CHECK(out.error == FetchError::protocol_error);
+    CHECK_FALSE(out.error_detail.empty());
+    CHECK(out.body.empty());
+    const RetryDecision d = policy.decide(out, 1);
+    CHECK(d.verdict == FetchVerdict::failed);
+    CHECK(d.reason == "protocol_error");
+  }
 }
 
 TEST_CASE("fetch: an unparseable Location is bad_redirect", "[fetch]") {
