@@ -58,6 +58,10 @@ void persist(frontier_ptr self) {
     d.refused.push_back(std::move(r));
   for (auto& e : self->state.frontier->take_lowered())
     d.requeued.push_back(std::move(e));
+  // A redirect chain's targets were fetched with it: a row of one still
+  // queued is done (a row-less URL changes nothing).
+  for (auto& url : self->state.frontier->take_redirect_targets())
+    d.done.push_back(std::move(url));
   if (d.added.empty() && d.requeued.empty() && d.done.empty() && d.failed.empty() && d.refused.empty() &&
       d.parked.empty())
     return;

@@ -55,6 +55,10 @@ class CrawlFrontier {
   // its smaller depth and new parent (seq unused): the page is not fetched
   // again; its stored links are offered again at that depth plus one.
   virtual std::vector<FrontierEntry> take_relinks() = 0;
+  // URLs a settled job also requested (its redirect hops and final URL)
+  // since the last call: never requested again in this crawl; a row of one
+  // still queued is to be marked done.
+  virtual std::vector<std::string> take_redirect_targets() = 0;
   // Leased jobs that were never fetched come back to the front.
   virtual void give_back(std::vector<CrawlJob> jobs) = 0;
 

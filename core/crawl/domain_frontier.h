@@ -52,6 +52,7 @@ class DomainFrontier : public CrawlFrontier {
   // A host is queued at a depth once; it is never lowered.
   std::vector<FrontierEntry> take_lowered() override { return {}; }
   std::vector<FrontierEntry> take_relinks() override { return {}; }
+  std::vector<std::string> take_redirect_targets() override { return {}; }
   void give_back(std::vector<CrawlJob> jobs) override;
   std::optional<RefillRequest> refill_request() override { return std::nullopt; }
   void refilled(const std::vector<FrontierEntry>&, std::size_t) override {}

@@ -68,7 +68,8 @@ std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
       // offered again at the smaller depth instead (take_relinks). In
       // flight: the same once it is fetched (settle).
       if (seen_.fetched(fp)) {
-        relinks_.push_back(FrontierEntry{0, url, depth, parent_url});
+        const auto origin = redirect_origin_.find(fp);
+        relinks_.push_back(FrontierEntry{0, origin == redirect_origin_.end() ? url : origin->second, depth, parent_url});
         return std::nullopt;
       }
       if (leased_.count(fp) > 0) {
@@ -195,8 +196,34 @@ void FrontierWindow::settle(const CrawlJob& job) {
   seen_.mark_fetched(fp);
   if (auto lowered = end_flight(fp))
     relinks_.push_back(std::move(*lowered));
+  mark_redirect_targets(job);
   release_lease(job.host_key);
   ++settled_;
+}
+
+void FrontierWindow::mark_redirect_targets(const CrawlJob& job) {
+  // The hops after the first, and the URL the chain ended at, were requested
+  // too: never again in this crawl. Met closer to a seed, each relinks the
+  // page the chain is stored under (its first URL).
+  auto mark = [&](const std::string& url) {
+    if (url.empty() || url == job.url)
+      return;
+    const std::uint64_t fp = url_fingerprint(url);
+    if (seen_.fetched(fp))
+      return;
+    seen_.mark_fetched(fp, job.depth);
+    redirect_origin_.emplace(fp, job.url);
+    redirect_targets_.push_back(url);
+  };
+  for (const auto& hop : job.hop_urls)
+    mark(hop);
+  mark(job.fetch_url);
+}
+
+std::vector<std::string> FrontierWindow::take_redirect_targets() {
+  std::vector<std::string> out;
+  out.swap(redirect_targets_);
+  return out;
 }
 
 void FrontierWindow::failed(const CrawlJob& job) {

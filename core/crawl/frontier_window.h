@@ -63,6 +63,7 @@ class FrontierWindow : public CrawlFrontier {
   std::vector<FrontierRefusal> take_refused() override;
   std::vector<FrontierEntry> take_lowered() override;
   std::vector<FrontierEntry> take_relinks() override;
+  std::vector<std::string> take_redirect_targets() override;
 
   // Leases up to `n` jobs in BFS order, within the page budget.
   std::vector<CrawlJob> take(std::size_t n) override;
@@ -122,6 +123,11 @@ class FrontierWindow : public CrawlFrontier {
   std::vector<FrontierEntry> relinks_;
   // Ends the flight of `fp`: the entry it was lowered to meanwhile, if any.
   std::optional<FrontierEntry> end_flight(std::uint64_t fp);
+  // A settled job's redirect hops and final URL, marked fetched.
+  void mark_redirect_targets(const CrawlJob& job);
+  std::vector<std::string> redirect_targets_;
+  // Redirect targets marked fetched -> the URL their page is stored under.
+  std::unordered_map<std::uint64_t, std::string> redirect_origin_;
   std::size_t spilled_ = 0;        // queued rows only in the database
   std::int64_t refill_cursor_ = 0; // every spilled row has seq >= this
   bool refill_pending_ = false;

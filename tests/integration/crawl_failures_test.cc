@@ -144,6 +144,25 @@ TEST_CASE("a redirect chain is followed and every hop recorded", "[integration][
   CHECK(web.count(h, "/r1") == 1);
 }
 
+TEST_CASE("a redirect target is requested once, though a later page links it", "[integration][redirect]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html(page("Root", {"/r"})));
+  web.route(h, "/r", redirect(302, "/final"));
+  // The chain's page links the hub, which links the chain's target.
+  web.route(h, "/final", html(page("Final", {"/hub"})));
+  web.route(h, "/hub", html(page("Hub", {"/final", "/leaf"})));
+  web.route(h, "/leaf", html(page("Leaf", {})));
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  crawl(config);
+  CHECK(targets_seen(web, h) ==
+        std::map<std::string, int>{{"/", 1}, {"/r", 1}, {"/final", 1}, {"/hub", 1}, {"/leaf", 1}});
+  CHECK(column(config.db_path, "SELECT final_url FROM pages WHERE url LIKE '%/r'")
+        == std::vector<std::string>{TestWeb::url(h, "/final")});
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM frontier WHERE state = 0") == 0);
+}
+
 TEST_CASE("a redirect loop is a dead letter, not a hang", "[integration][redirect]") {
   ScratchDir dir;
   TestWeb web;

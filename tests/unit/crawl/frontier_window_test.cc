@@ -463,6 +463,35 @@ TEST_CASE("FrontierWindow: a URL met closer to a seed while in flight is fetched
   CHECK(w.take_relinks().empty());
 }
 
+TEST_CASE("FrontierWindow: a redirect chain's targets are fetched with it, never again", "[frontier_window]") {
+  FrontierWindow w(limits(100, 1000, 5));
+  REQUIRE(w.offer("http://a.test/r", "a.test", 1, "http://a.test/"));
+  REQUIRE(w.offer("http://a.test/final", "a.test", 2, "http://a.test/hub"));  // queued meanwhile
+  auto jobs = w.take(1);
+  REQUIRE(jobs.size() == 1);
+  CrawlJob chain = jobs[0];
+  chain.hop_urls = {"http://a.test/r", "http://b.test/hop"};
+  chain.hop_statuses = {301, 302};
+  chain.fetch_url = "http://a.test/final";
+  chain.fetch_host_key = "a.test";
+  w.settle(chain);
+  auto targets = w.take_redirect_targets();
+  std::sort(targets.begin(), targets.end());
+  CHECK(targets == std::vector<std::string>{"http://a.test/final", "http://b.test/hop"});
+  CHECK(w.take_redirect_targets().empty());
+  // The queued entry of the final URL is skipped; linked again, nothing.
+  CHECK(w.take(10).empty());
+  CHECK_FALSE(w.offer("http://b.test/hop", "b.test", 3, "http://c.test/"));
+  CHECK(w.take(10).empty());
+  CHECK(w.finished());
+  // Met closer to a seed: the page the chain is stored under is relinked.
+  CHECK_FALSE(w.offer("http://a.test/final", "a.test", 0, ""));
+  auto relinks = w.take_relinks();
+  REQUIRE(relinks.size() == 1);
+  CHECK(relinks[0].url == "http://a.test/r");
+  CHECK(relinks[0].depth == 0);
+}
+
 TEST_CASE("FrontierWindow: resumed rows that were fetched are relinked, never queued again", "[frontier_window]") {
   FrontierWindow w(limits(100, 1000, 5));
   ResumeState state;
