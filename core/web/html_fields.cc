@@ -98,9 +98,16 @@ void HtmlFieldCollector::anchor(const char* href, const char* rel) {
   doc_.links.push_back(std::move(link));
 }
 
+bool HtmlFieldCollector::takes(bool& seen, std::uint64_t& taken_bound) {
+  if (seen && !displaces(taken_bound)) return false;
+  seen = true;
+  taken_bound = place_.bound;
+  return true;
+}
+
 void HtmlFieldCollector::title(std::string_view text) {
-  if (title_seen_) return;
-  title_seen_ = true;
+  if (!takes(title_seen_, title_bound_)) return;
+  doc_.title.clear();
   append_collapsed(text, kMaxTitleBytes, doc_.title);
   repair_utf8(doc_.title);
   finish_collapsed(doc_.title, kMaxTitleBytes);
@@ -110,8 +117,8 @@ void HtmlFieldCollector::meta(const char* name, const char* content) {
   if (name == nullptr || content == nullptr) return;
   const std::string_view n = trim_html_space(name);
   if (ascii::iequals(n, "description")) {
-    if (description_seen_) return;
-    description_seen_ = true;
+    if (!takes(description_seen_, description_bound_)) return;
+    doc_.description.clear();
     append_collapsed(content, kMaxDescriptionBytes, doc_.description);
     repair_utf8(doc_.description);
     finish_collapsed(doc_.description, kMaxDescriptionBytes);
@@ -127,15 +134,15 @@ void HtmlFieldCollector::meta(const char* name, const char* content) {
 
 // Only the first <base> with an href counts, as in browsers.
 void HtmlFieldCollector::base(const char* href) {
-  if (base_seen_ || href == nullptr) return;
-  base_seen_ = true;
+  if (href == nullptr || !takes(base_seen_, base_bound_)) return;
   doc_.base_href.assign(trim_html_space(href));
   repair_utf8(doc_.base_href);
 }
 
 void HtmlFieldCollector::link(const char* rel, const char* href) {
-  if (!doc_.canonical.empty()) return;
   if (rel == nullptr || href == nullptr || !has_token(rel, "canonical")) return;
+  // An empty href takes no canonical (a later one still may).
+  if (trim_html_space(href).empty() || !takes(canonical_seen_, canonical_bound_)) return;
   doc_.canonical.assign(trim_html_space(href));
   repair_utf8(doc_.canonical);
 }

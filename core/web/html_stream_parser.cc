@@ -307,6 +307,7 @@ bool is_void_element(std::string_view n) {
 // tag closes anything (and so ends a <select> in the table), and whether
 // content is in a cell or in the table's structure.
 struct OpenTable {
+  std::uint64_t number = 0;  // tables are numbered as they open (HtmlFieldCollector::TreePlace)
   std::string section;   // "tbody", "thead" or "tfoot" ("tbody" implied by a row); "" for none
   bool row = false;
   std::string cell;      // "td" or "th"; "" for none
@@ -327,10 +328,10 @@ struct OpenTable {
       cell.clear();
       caption = false;
     } else if (part == "caption") {
-      *this = OpenTable{};
+      *this = OpenTable{number};
       caption = true;
     } else {  // tbody, thead, tfoot
-      *this = OpenTable{};
+      *this = OpenTable{number};
       section = std::string(part);
     }
   }
@@ -350,7 +351,7 @@ struct OpenTable {
       caption = false;
     } else {
       if (section != part) return false;
-      *this = OpenTable{};
+      *this = OpenTable{number};
     }
     return true;
   }
@@ -738,8 +739,16 @@ class StreamParser {
   // integration point.
   bool in_html_table() const { return foreign_.back().html_open.contains(table_); }
 
+  // Where the tree builder puts an element: in a table's structure (not in
+  // a cell or caption), before that table ("foster parenting").
+  HtmlFieldCollector::TreePlace tree_place() const {
+    if (!tables_.empty() && !tables_.back().holds_content()) return {tables_.back().number, tables_.back().number};
+    return {tables_opened_ + 1, 0};
+  }
+
   bool html_start_tag() {
     note_html_element();
+    fields_.place(tree_place());
     switch (tag_.tag) {
       case Tag::a: case Tag::area: case Tag::base: case Tag::link: case Tag::meta:
         read_element();
@@ -765,7 +774,7 @@ class StreamParser {
       case Tag::table:
         // A table started in a table, not in a cell of it, ends that one.
         if (!tables_.empty() && !tables_.back().holds_content()) tables_.pop_back();
-        tables_.emplace_back();
+        tables_.push_back(OpenTable{++tables_opened_});
         return true;
       case Tag::table_part:
         if (!tables_.empty()) tables_.back().start(tag_.name);
@@ -997,6 +1006,7 @@ class StreamParser {
   std::vector<Outside> templates_;  // open <template>s, innermost last
   bool select_in_table_ = false;  // opened inside a table: its structure ends it
   std::vector<OpenTable> tables_;  // open <table>s, innermost last
+  std::uint64_t tables_opened_ = 0;
 };
 
 }  // namespace

@@ -217,6 +217,37 @@ TEST_CASE("html: unfetchable hrefs are dropped; empty and fragment hrefs are kep
                                                 "//cdn.example.com/x", "javascript-guide.html"});
 }
 
+TEST_CASE("html: the first title, base, description and canonical in tree order, foster parenting included",
+          "[html]") {
+  // An element met in a table's structure goes before the table in the
+  // tree: it comes before whatever the table holds, as document.title does.
+  for (const HtmlParser parser : {HtmlParser::fast, HtmlParser::html5}) {
+    INFO(to_string(parser));
+    const HtmlDocument moved = parse_html(
+        "<table><tr><td><title>In the cell</title><base href=/cell/><meta name=description content=cell>"
+        "<link rel=canonical href=/cell></td><title>Before the table</title><base href=/before/>"
+        "<meta name=description content=before><link rel=canonical href=/before></table>",
+        parser);
+    CHECK(moved.title == "Before the table");
+    CHECK(moved.base_href == "/before/");
+    CHECK(moved.description == "before");
+    CHECK(moved.canonical == "/before");
+    // Two moved out of one table keep their order; one before the table
+    // stays first; one moved out of an inner table goes before that table
+    // only, after a title in the outer table's cell that came first.
+    CHECK(parse_html("<table><title>A</title><title>B</title></table>", parser).title == "A");
+    CHECK(parse_html("<title>Head</title><table><tr><td><title>C</title></td><title>D</title></table>", parser).title ==
+          "Head");
+    CHECK(parse_html("<table><tr><td><title>Outer</title><table><title>Inner</title></table></td></tr></table>",
+                     parser)
+            .title == "Outer");
+    CHECK(parse_html("<table><tr><td><table><tr><td><title>Deep</title></td></tr></table></td></tr>"
+                     "<title>Out</title></table>",
+                     parser)
+            .title == "Out");
+  }
+}
+
 TEST_CASE("html: malformed markup parses like a browser", "[html]") {
   SECTION("unclosed tags and stray end tags") {
     const HtmlDocument doc = parse_html(
