@@ -232,47 +232,75 @@ class OpenNameCounts {
 // a deep <svg> costs a pointer an element.
 class HtmlOpenElements {
  public:
-  bool empty() const { return open_ == nullptr || open_->names.empty(); }
+  bool empty() const { return open_ == nullptr || open_->elements.empty(); }
   bool contains(NameId name) const { return open_ != nullptr && open_->counts.contains(name); }
-  void push(NameId name) {
+  // `special`: of the HTML Standard's special category (<div>, <p>, <li>...).
+  void push(NameId name, bool special) {
     if (open_ == nullptr) open_ = std::make_unique<Open>();
-    open_->names.push_back(name);
+    open_->elements.push_back(Element{name, special});
     open_->counts.add(name);
   }
   // Closes the innermost `name` and everything inside it.
   void close_through(NameId name) {
     if (!contains(name)) return;
-    auto& names = open_->names;
+    auto& elements = open_->elements;
     while (true) {
-      const bool last = names.back() == name;
-      open_->counts.remove(names.back());
-      names.pop_back();
+      const bool last = elements.back().name == name;
+      open_->counts.remove(elements.back().name);
+      elements.pop_back();
       if (last) return;
     }
   }
-  // Closes the innermost `name` alone; what it held stays open (a new <a>
-  // ends the open one without ending the elements after it). The walk ends
-  // at that element, and no element is walked past twice by this: the next
-  // walk stops at the <a> pushed after them.
-  void close_alone(NameId name) {
+  // A new <a> ends the open one as the adoption agency does: with a special
+  // element opened after it (the "furthest block"), the <a> alone goes and
+  // what it held stays open; with none, the <a> and everything opened after
+  // it close. The walk ends at that <a>, and no element is walked past
+  // twice by this: the next walk stops at the <a> pushed after them.
+  void close_formatting(NameId name) {
     if (!contains(name)) return;
-    auto& names = open_->names;
-    for (std::size_t i = names.size(); i-- > 0;) {
-      if (names[i] == name) {
-        names.erase(names.begin() + static_cast<std::ptrdiff_t>(i));
-        open_->counts.remove(name);
-        return;
+    auto& elements = open_->elements;
+    bool special_after = false;
+    for (std::size_t i = elements.size(); i-- > 0;) {
+      if (elements[i].name != name) {
+        special_after |= elements[i].special;
+        continue;
       }
+      if (!special_after) {
+        close_through(name);
+      } else {
+        elements.erase(elements.begin() + static_cast<std::ptrdiff_t>(i));
+        open_->counts.remove(name);
+      }
+      return;
     }
   }
 
  private:
+  struct Element {
+    NameId name;
+    bool special;
+  };
   struct Open {
-    std::vector<NameId> names;
+    std::vector<Element> elements;
     OpenNameCounts counts;
   };
   std::unique_ptr<Open> open_;
 };
+
+// The HTML Standard's special category, for HTML elements.
+bool is_special_element(std::string_view n) {
+  static constexpr std::string_view kSpecial[] = {
+    "address", "applet", "area", "article", "aside", "base", "basefont", "bgsound", "blockquote", "body", "br",
+    "button", "caption", "center", "col", "colgroup", "dd", "details", "dir", "div", "dl", "dt", "embed",
+    "fieldset", "figcaption", "figure", "footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4", "h5", "h6",
+    "head", "header", "hgroup", "hr", "html", "iframe", "img", "input", "keygen", "li", "link", "listing", "main",
+    "marquee", "menu", "meta", "nav", "noembed", "noframes", "noscript", "object", "ol", "p", "param",
+    "plaintext", "pre", "script", "search", "section", "select", "source", "style", "summary", "table", "tbody",
+    "td", "template", "textarea", "tfoot", "th", "thead", "title", "tr", "track", "ul", "wbr", "xmp"};
+  for (std::string_view v : kSpecial)
+    if (n == v) return true;
+  return false;
+}
 
 // An open element of foreign content (or the <svg>/<math> that began it):
 // 16 bytes.
@@ -730,9 +758,9 @@ class StreamParser {
         tag_.name == "frame")
       return;
     HtmlOpenElements& open = foreign_.back().html_open;
-    if (tag_.tag == Tag::a) open.close_alone(a_);
+    if (tag_.tag == Tag::a) open.close_formatting(a_);
     if (closes_p(tag_.name)) open.close_through(p_);
-    open.push(names_.id_of(tag_.name));
+    open.push(names_.id_of(tag_.name), is_special_element(tag_.name));
   }
 
   // Whether a <table> is open among the HTML elements of the current

@@ -229,22 +229,46 @@ class NestingLimiter {
     return i;
   }
 
-  // Index of the '>' closing a tag whose attributes start at `from`, skipping
-  // quoted attribute values (they may contain '>'); npos when the tag runs
-  // to the end of input, which the tokenizer then drops.
-  std::size_t tag_close(std::size_t from) const {
-    for (std::size_t i = from; i < body_.size(); ++i) {
+  // The tokenizer's attribute states over a tag whose attributes start at
+  // `from`: calls on_attribute(name_begin, name_end, end) for each one (end:
+  // one past its value, or past its name when it has none) and returns the
+  // index of the '>' that closes the tag; npos when the tag runs to the end
+  // of input, which the tokenizer then drops. A quoted value may hold '>';
+  // an unquoted one ends at whitespace or '>', whatever else it holds
+  // ("a=b=\"c" is one value, and its quote opens nothing). Anything that
+  // rewrites a tag must know exactly where the tokenizer ends it.
+  template <class OnAttribute>
+  std::size_t scan_attributes(std::size_t from, OnAttribute&& on_attribute) const {
+    const std::size_t n = body_.size();
+    std::size_t i = from;
+    while (true) {
+      while (i < n && (is_html_space(body_[i]) || body_[i] == '/')) ++i;
+      if (i >= n) return npos;
       if (body_[i] == '>') return i;
-      if (body_[i] != '=') continue;
-      std::size_t v = i + 1;
-      while (v < body_.size() && is_html_space(body_[v])) ++v;
-      if (v < body_.size() && (body_[v] == '"' || body_[v] == '\'')) {
-        v = body_.find(body_[v], v + 1);
-        if (v == npos) return npos;
+      const std::size_t name_begin = i++;  // an '=' first belongs to the name
+      while (i < n && !is_html_space(body_[i]) && body_[i] != '/' && body_[i] != '>' && body_[i] != '=') ++i;
+      const std::size_t name_stop = i;
+      std::size_t j = i;
+      while (j < n && is_html_space(body_[j])) ++j;
+      if (j < n && body_[j] == '=') {
+        ++j;
+        while (j < n && is_html_space(body_[j])) ++j;
+        if (j < n && (body_[j] == '"' || body_[j] == '\'')) {
+          const std::size_t quote = body_.find(body_[j], j + 1);
+          if (quote == npos) return npos;
+          i = quote + 1;
+        } else {
+          while (j < n && !is_html_space(body_[j]) && body_[j] != '>') ++j;
+          i = j;
+        }
       }
-      i = v - 1;  // the loop's ++i resumes right after the value's start
+      on_attribute(name_begin, name_stop, i);
     }
-    return npos;
+  }
+
+  // Index of the '>' closing a tag whose attributes start at `from`.
+  std::size_t tag_close(std::size_t from) const {
+    return scan_attributes(from, [](std::size_t, std::size_t, std::size_t) {});
   }
 
   // Where scanning goes on after raw text that starts at `from`: past its
@@ -346,30 +370,10 @@ class NestingLimiter {
   void limit_attributes(std::size_t lt, std::size_t from, std::size_t close) {
     std::vector<std::pair<std::size_t, std::size_t>> kept;  // [begin, end) of each kept attribute
     std::size_t attributes = 0;
-    std::size_t i = from;
-    while (true) {
-      while (i < close && (is_html_space(body_[i]) || body_[i] == '/')) ++i;
-      if (i >= close) break;
-      const std::size_t name_begin = i++;  // an '=' first belongs to the name
-      while (i < close && !is_html_space(body_[i]) && body_[i] != '/' && body_[i] != '=') ++i;
-      const std::size_t name_stop = i;
-      std::size_t j = i;
-      while (j < close && is_html_space(body_[j])) ++j;
-      if (j < close && body_[j] == '=') {
-        ++j;
-        while (j < close && is_html_space(body_[j])) ++j;
-        if (j < close && (body_[j] == '"' || body_[j] == '\'')) {
-          const std::size_t quote = body_.find(body_[j], j + 1);
-          if (quote == npos || quote > close) return;  // not the tag tag_close() found: leave it
-          j = quote + 1;
-        } else {
-          while (j < close && !is_html_space(body_[j])) ++j;
-        }
-        i = j;
-      }
+    scan_attributes(from, [&](std::size_t name_begin, std::size_t name_stop, std::size_t end) {
       ++attributes;
-      if (is_read_attribute(body_.substr(name_begin, name_stop - name_begin))) kept.emplace_back(name_begin, i);
-    }
+      if (is_read_attribute(body_.substr(name_begin, name_stop - name_begin))) kept.emplace_back(name_begin, end);
+    });
     if (attributes <= kMaxAttributes) return;
     std::string tag(body_.substr(lt, from - lt));
     for (const auto& [begin, end] : kept) {
