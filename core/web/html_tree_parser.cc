@@ -203,11 +203,48 @@ class NestingLimiter {
   // After "<!": a comment, a CDATA section, or a doctype/bogus comment.
   std::size_t skip_declaration(std::size_t i) {
     const std::string_view rest = body_.substr(i);
-    // Searching from the dashes also ends "<!-->" and "<!--->", which the
-    // tokenizer treats as complete (empty) comments.
-    if (rest.substr(0, 2) == "--") return skip_past("-->", i);
-    if (rest.substr(0, 7) == "[CDATA[") return skip_past("]]>", i);
+    if (rest.substr(0, 2) == "--") return past_comment(i + 2);
+    if (rest.substr(0, 7) == "[CDATA[") {
+      // A CDATA section where the current node is foreign; elsewhere a
+      // bogus comment, ended by the first '>'. Where no '>' comes before its
+      // "]]>", both end at the same place, whatever the context.
+      //
+      // gumbo 0.10 aborts (an assertion in handle_in_table) on a CDATA
+      // section with text at an integration point moved out of a table,
+      // followed by more text: "<table><math><mi><![CDATA[T]]>e". An empty
+      // comment after each section ends the pending text first; the tree
+      // gains a comment node, nothing read changes.
+      //
+      // Which of the two gumbo sees cannot always be told here (it keeps an
+      // <mi> open past a "</math>" that the standard says closes it), so
+      // the comment goes in wherever it cannot change a tag: after the
+      // "]]>" when no '<' stands between the first '>' and it (in a bogus
+      // comment's view, the "]]>" is then text).
+      const std::size_t cdata_end = skip_past("]]>", i);
+      const std::size_t comment_end = skip_past('>', i);
+      const bool text_between =
+        body_.substr(comment_end, cdata_end - comment_end).find('<') == std::string_view::npos;
+      if (cdata_end < body_.size() && (text_between || in_foreign_content()))
+        replace(cdata_end, cdata_end, "<!---->");
+      return in_foreign_content() || text_between ? cdata_end : comment_end;
+    }
     return skip_past('>', i);
+  }
+
+  // After "<!--": where the comment ends, as the tokenizer ends it: "-->",
+  // "--!>", and the empty "<!-->" and "<!--->".
+  std::size_t past_comment(std::size_t i) const {
+    if (i < body_.size() && body_[i] == '>') return i + 1;
+    if (i + 1 < body_.size() && body_[i] == '-' && body_[i + 1] == '>') return i + 2;
+    while (true) {
+      const std::size_t dashes = body_.find("--", i);
+      if (dashes == npos) return body_.size();
+      std::size_t j = dashes + 2;
+      while (j < body_.size() && body_[j] == '-') ++j;  // "--->" ends too
+      if (j < body_.size() && body_[j] == '>') return j + 1;
+      if (j + 1 < body_.size() && body_[j] == '!' && body_[j + 1] == '>') return j + 2;
+      i = j;
+    }
   }
 
   std::size_t skip_past(char c, std::size_t from) const {
@@ -308,7 +345,9 @@ class NestingLimiter {
     const std::size_t next = close + 1;
 
     if (!is_formatting(tag) && formatting_open_.size() >= kMaxOpenFormatting) close_formatting(lt);
-    if (in_foreign_content() && leaves_foreign_content(tag)) {
+    // At an integration point HTML rules apply: nothing there leaves the
+    // <svg>/<math> around it.
+    if (in_foreign_content() && integration_points_ == 0 && leaves_foreign_content(tag)) {
       leave_foreign_content();
     }
     // Inside <svg>/<math> (not at an integration point) every element is
