@@ -115,13 +115,12 @@ TEST_CASE("an actor of the topology that dies ends the run with its name", "[int
       if (victim)
         caf::anon_send_exit(victim, caf::exit_reason::kill);
     });
-    const auto started = std::chrono::steady_clock::now();
     const auto result = run_crawl(config, options);
     done = true;
     killer.join();
     CHECK(result.termination_reason == "error");
     CHECK(result.error.find("the " + name + " stopped") == 0);
-    CHECK(std::chrono::steady_clock::now() - started < 20s);
+    // It ended by itself: a hang would meet CTest's timeout instead.
   }
 }
 
