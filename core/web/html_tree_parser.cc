@@ -204,30 +204,9 @@ class NestingLimiter {
   std::size_t skip_declaration(std::size_t i) {
     const std::string_view rest = body_.substr(i);
     if (rest.substr(0, 2) == "--") return past_comment(i + 2);
-    if (rest.substr(0, 7) == "[CDATA[") {
-      // A CDATA section where the current node is foreign; elsewhere a
-      // bogus comment, ended by the first '>'. Where no '>' comes before its
-      // "]]>", both end at the same place, whatever the context.
-      //
-      // gumbo 0.10 aborts (an assertion in handle_in_table) on a CDATA
-      // section with text at an integration point moved out of a table,
-      // followed by more text: "<table><math><mi><![CDATA[T]]>e". An empty
-      // comment after each section ends the pending text first; the tree
-      // gains a comment node, nothing read changes.
-      //
-      // Which of the two gumbo sees cannot always be told here (it keeps an
-      // <mi> open past a "</math>" that the standard says closes it), so
-      // the comment goes in wherever it cannot change a tag: after the
-      // "]]>" when no '<' stands between the first '>' and it (in a bogus
-      // comment's view, the "]]>" is then text).
-      const std::size_t cdata_end = skip_past("]]>", i);
-      const std::size_t comment_end = skip_past('>', i);
-      const bool text_between =
-        body_.substr(comment_end, cdata_end - comment_end).find('<') == std::string_view::npos;
-      if (cdata_end < body_.size() && (text_between || in_foreign_content()))
-        replace(cdata_end, cdata_end, "<!---->");
-      return in_foreign_content() || text_between ? cdata_end : comment_end;
-    }
+    // A CDATA section where the current node is foreign; elsewhere a bogus
+    // comment, ended by the first '>'.
+    if (rest.substr(0, 7) == "[CDATA[" && in_foreign_content()) return skip_past("]]>", i);
     return skip_past('>', i);
   }
 
@@ -442,6 +421,9 @@ class NestingLimiter {
     // An end tag's attributes mean nothing, but the tokenizer still checks
     // each for a duplicate: a long one is written without them.
     if (close - name_stop >= kLongTagBytes) replace(name_begin - 2, close + 1, "</" + std::string(name) + ">");
+    // gumbo ignores an end tag written "</x/>" inside <svg>/<math> (the
+    // standard only calls the '/' a parse error): it closes nothing there.
+    if (body_[close - 1] == '/' && in_foreign_content()) return close + 1;
     if (is_integration_point(tag) && integration_points_ > 0)
       --integration_points_;
     const TagKind kind = classify(tag);
@@ -754,7 +736,30 @@ class Extractor {
 
 }  // namespace
 
+// gumbo 0.10 aborts the process (an assertion in handle_in_table) on pages
+// with a CDATA section in SVG or MathML and a table around it in the tree
+// builder's view: "<table><math><mi><![CDATA[T]]>e". Which pages it reads
+// that way cannot be told without its tree builder, so a page holding a
+// CDATA section and an <svg> or <math> is read by the fast parser instead,
+// which follows the standard there (the differential test holds the two
+// parsers to the same result): a crawl never dies on a page.
+namespace {
+
+bool contains_nocase(std::string_view haystack, std::string_view needle) {
+  return std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(), [](char a, char b) {
+           return ascii::to_lower(a) == b;
+         }) != haystack.end();
+}
+
+bool gumbo_may_abort(std::string_view body) {
+  return body.find("<![CDATA[") != std::string_view::npos &&
+         (contains_nocase(body, "<svg") || contains_nocase(body, "<math"));
+}
+
+}  // namespace
+
 HtmlDocument parse_html_html5(std::string_view body) {
+  if (gumbo_may_abort(body)) return parse_html_fast(body);
   std::string flattened;
   if (NestingLimiter(body).run(flattened)) body = flattened;
   GumboTree tree(body);
