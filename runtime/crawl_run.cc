@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
@@ -243,10 +244,29 @@ CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, c
       .receive([](ok_atom) {}, [&](caf::error& err) { result.error = "cannot record the run: " + to_string(err); });
   }
   result.timings = gather_timings(self, t);
+  // Worker nodes end when they hear that the HostSelector ended the crawl
+  // (user_shutdown). This process waits, a few seconds at most, until their
+  // fetch workers are gone, so it does not exit before that news has left:
+  // a node that heard only a lost link would try to join again.
+  std::set<caf::actor_addr> remote_workers;
+  self->request(t.host_selector, std::chrono::seconds{2}, workers_atom_v)
+    .receive(
+      [&](std::vector<caf::actor>& all) {
+        for (const auto& w : all)
+          if (w && w.node() != self->node()) {
+            self->monitor(w);
+            remote_workers.insert(w.address());
+          }
+      },
+      [](caf::error&) {});
   for (const auto& a : t.all())
     self->send_exit(a, caf::exit_reason::user_shutdown);
   if (gatekeeper)
     self->send_exit(gatekeeper, caf::exit_reason::user_shutdown);
+  const auto nodes_until = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+  while (!remote_workers.empty() && std::chrono::steady_clock::now() < nodes_until)
+    self->receive([&](caf::down_msg& d) { remote_workers.erase(d.source); },
+                  caf::after(std::chrono::milliseconds{100}) >> [] {});
 
   if (!config.metrics_path.empty()) {
     RunMetrics m{result.start_ms, result.end_ms, result.summary, result.termination_reason, last.queued,
