@@ -80,7 +80,12 @@ class fetch_worker : public caf::blocking_actor {
           joined = true;
         },
         [&](caf::error& err) {
-          log_line(LogLevel::error, name_ + ": could not register with the host selector: " + to_string(err));
+          // A crawl that ended at once (every seed refused) is gone before
+          // its workers say hello: that is no error of theirs.
+          if (err == caf::sec::request_receiver_down)
+            log_line(LogLevel::info, name_ + ": the crawl ended before this worker joined it");
+          else
+            log_line(LogLevel::error, name_ + ": could not register with the host selector: " + to_string(err));
         });
     if (joined) {
       monitor(selector_);

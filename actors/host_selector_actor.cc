@@ -192,7 +192,11 @@ caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings pol
       self->send(st.actors.storage, store_robots{std::move(verdict.record)});
       const std::string refusal = st.scheduler.robots_done(r.host_key, std::move(verdict.rules), self->clock().now(),
                                                            std::chrono::milliseconds{r.fetch_ms}, verdict.final_reason);
-      if (unreachable)
+      // Not a robots.txt that failed: the crawl refuses the host's address.
+      if (refusal == "private_address")
+        log_line(LogLevel::warn, r.host_key + " is a private, loopback or link-local address, which this crawl "
+                                 "does not fetch (block_private_networks): its URLs are refused as private_address");
+      else if (unreachable)
         log_line(LogLevel::warn, "robots.txt of " + r.host_key + " unreachable (" +
                                    (r.error.empty() ? "http_" + std::to_string(r.status_code) : r.error) + "); " +
                                    (refusal.empty() ? "its URLs wait for another try"

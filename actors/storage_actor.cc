@@ -169,7 +169,7 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
       return ok_atom_v;
     },
     [self, &db](summary_request& m) {
-      auto summary = db.summary(m.since_ms);
+      auto summary = db.summary(m.since_ms, m.seed_urls);
       tell_committed(self);
       return summary;
     },

@@ -73,7 +73,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StoreSummary& x) {
   return f(caf::meta::type_name("StoreSummary"), x.nodes_discovered, x.nodes_crawled,
            x.edges_recorded, x.pages_fetched, x.pages_failed, x.avg_fetch_time_ms, x.links_dropped,
-           x.urls_parked);
+           x.urls_parked, x.seed_refusals);
 }
 
 // Frontier -> Storage: new queued rows, rows queued again under a new seq
@@ -226,13 +226,16 @@ typename Inspector::result_type inspect(Inspector& f, end_run& x) {
   return f(caf::meta::type_name("end_run"), x.run_id, x.ended_at_ms, x.reason);
 }
 
+// crawl run -> Storage, when the crawl has ended: the counts since the run
+// began, and what became of each of its seed URLs (seed_refusals).
 struct summary_request {
   std::int64_t since_ms = 0;
+  std::vector<std::string> seed_urls;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, summary_request& x) {
-  return f(caf::meta::type_name("summary_request"), x.since_ms);
+  return f(caf::meta::type_name("summary_request"), x.since_ms, x.seed_urls);
 }
 
 }  // namespace actorcrawl

@@ -14,7 +14,9 @@
 #include "runtime/message_trace.h"
 #include "core/run/clock.h"
 #include "core/run/console_log.h"
+#include "core/crawl/frontier_start.h"
 #include "core/crawl/link_scope.h"
+#include "core/crawl/refusal_reason.h"
 #include "core/run/crawl_setup.h"
 #include "core/run/metrics_report.h"
 #include "core/store/crawl_store.h"
@@ -27,17 +29,11 @@ namespace actorcrawl {
 
 namespace {
 
-// The parts of a crawl, the database opened last (under `lock` when the
-// caller has taken it already).
-CrawlParts prepare(const CrawlConfig& config, std::unique_ptr<DatabaseLock> lock = nullptr) {
-  validate(config, true);
-  std::vector<Url> seeds;
-  for (const auto& s : config.seeds)
-    seeds.push_back(*Url::parse(s));
-  std::string error;
-  std::shared_ptr<const LinkScope> scope = LinkScope::make(config.allowed_domains, config.exclude_patterns, seeds, &error);
-  if (!scope)
-    throw ConfigError(error);
+// The parts of a crawl whose configuration check_crawl() passed (giving
+// `scope`), the database opened last (under `lock` when the caller has
+// taken it already).
+CrawlParts prepare(const CrawlConfig& config, std::shared_ptr<const LinkScope> scope,
+                   std::unique_ptr<DatabaseLock> lock = nullptr) {
   CrawlParts parts;
   // The archive opens (and repairs a torn last file) before the database:
   // a warc_dir that cannot be written stops the crawl before it starts.
@@ -69,6 +65,22 @@ std::vector<StageTimes> gather_timings(caf::scoped_actor& self, const CrawlTopol
   return {fetch, select, parse, frontier, store};
 }
 
+// A crawl that fetched nothing because every seed was refused did not do
+// what it was asked: its error names each seed's reason and the remedy.
+// "" when a seed was fetched (now or in an earlier run) or is still due.
+std::string every_seed_refused(const std::vector<std::string>& seed_urls, const StoreSummary& summary) {
+  if (seed_urls.empty() || summary.pages_fetched > 0 ||
+      summary.seed_refusals.size() != seed_urls.size())
+    return {};
+  std::string why;
+  for (std::size_t i = 0; i < seed_urls.size(); ++i) {
+    if (summary.seed_refusals[i].empty())
+      return {};
+    why += (why.empty() ? "" : "; ") + seed_urls[i] + ": " + explain_refusal(summary.seed_refusals[i]);
+  }
+  return "nothing was fetched: " + why;
+}
+
 // Runs the crawl `parts` were prepared for; defined below.
 CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, const CrawlRunOptions& options,
                             CrawlParts parts);
@@ -77,18 +89,18 @@ CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, c
 
 CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& options) {
   // Checked before the actor system starts, so a bad configuration costs
-  // nothing (run_crawl_on checks it all again).
+  // nothing.
   if (config.concurrent_workers == 0 && !options.coordinator)
     throw ConfigError("concurrent_workers is 0: nothing would fetch (only a coordinator may run without local workers)");
   if (options.coordinator)
     parse_node_address(config.listen, "listen");
-  validate(config, true);
+  auto scope = check_crawl(config);
   // The database's lock before anything is opened: a crawl refused because
   // another process writes the database (DatabaseInUse) must not have
   // truncated that process's trace file either.
   auto lock = std::make_unique<DatabaseLock>(config.db_path);
   const auto trace = TraceSession::open(config.trace_path, node_name(config));
-  CrawlParts parts = prepare(config, std::move(lock));
+  CrawlParts parts = prepare(config, std::move(scope), std::move(lock));
   caf::actor_system_config cfg;
   configure_node(cfg, config);
   caf::actor_system sys{cfg};
@@ -100,7 +112,7 @@ CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, c
     throw ConfigError("concurrent_workers is 0: nothing would fetch (only a coordinator may run without local workers)");
   if (options.coordinator)
     parse_node_address(config.listen, "listen");
-  return run_prepared(sys, config, options, prepare(config));
+  return run_prepared(sys, config, options, prepare(config, check_crawl(config)));
 }
 
 namespace {
@@ -237,9 +249,17 @@ CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, c
   if (result.error.empty()) {
     self->request(t.frontier, std::chrono::seconds{5}, progress_atom_v)
       .receive([&](crawl_progress& p) { last = p; }, [&](caf::error&) {});
-    self->request(t.storage, caf::infinite, summary_request{result.start_ms})
+    std::vector<std::string> seed_urls;
+    for (const auto& target : seed_targets(config.crawl_profile(), config.seeds))
+      seed_urls.push_back(target.url);
+    self->request(t.storage, caf::infinite, summary_request{result.start_ms, seed_urls})
       .receive([&](StoreSummary& s) { result.summary = s; },
                [&](caf::error& err) { result.error = "cannot read the summary: " + to_string(err); });
+    if (result.error.empty()) {
+      result.error = every_seed_refused(seed_urls, result.summary);
+      if (!result.error.empty())
+        result.termination_reason = "seeds_refused";
+    }
     self->request(t.storage, caf::infinite, end_run{run_id, result.end_ms, result.termination_reason})
       .receive([](ok_atom) {}, [&](caf::error& err) { result.error = "cannot record the run: " + to_string(err); });
   }

@@ -42,7 +42,9 @@ struct CrawlRunOptions {
 
 struct CrawlRunResult {
   // queue_empty, max_pages, signal, error (`error` says what broke, e.g.
-  // "the FrontierActor stopped: ..." when an actor of the topology died)
+  // "the FrontierActor stopped: ..." when an actor of the topology died),
+  // seeds_refused (nothing fetched: every seed was refused, `error` says
+  // why and what lifts it)
   std::string termination_reason;
   std::int64_t start_ms = 0;
   std::int64_t end_ms = 0;

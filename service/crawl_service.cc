@@ -17,6 +17,7 @@
 #include "core/run/console_log.h"
 #include "core/store/crawl_reader.h"
 #include "core/store/crawl_store.h"
+#include "core/run/crawl_setup.h"
 #include "service/api_error.h"
 #include "service/job_event_sink.h"
 #include "service/job_log.h"
@@ -240,6 +241,16 @@ CrawlService::~CrawlService() {
 }
 
 JobRow CrawlService::submit(const JobRequest& request) {
+  // Checked by the function the crawl runs: a job accepted is a job that
+  // can start. (The row's own paths are checked when it starts.)
+  try {
+    JobRow probe;
+    probe.id = "check";
+    probe.db_path = impl_->jobs_dir + "/check.db";
+    check_crawl(impl_->config_for(probe, request));
+  } catch (const ConfigError& e) {
+    throw ApiError(400, "invalid_job", e.what());
+  }
   std::lock_guard<std::mutex> lock{impl_->mutex};
   impl_->reap();
   if (impl_->running.size() >= impl_->settings.max_concurrent_jobs)

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/crawl/crawl_profile.h"
+#include "core/crawl/link_scope.h"
 #include "core/web/url.h"
 #include "service/request_policy.h"
 
@@ -27,10 +28,14 @@ std::int64_t integer_field(const json& body, const char* name, std::int64_t min,
   const json& v = body.at(name);
   if (!v.is_number_integer())
     throw bad("invalid_type", std::string{"'"} + name + "' must be an integer");
-  const auto n = v.get<std::int64_t>();
+  // Past 2^63 - 1 the number is unsigned to the parser, and would read as
+  // negative: it is above every maximum, and named as the client wrote it.
+  const bool too_large =
+    v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  const auto n = too_large ? std::numeric_limits<std::int64_t>::max() : v.get<std::int64_t>();
   if (n < min || n > max)
     throw bad("out_of_range", std::string{"'"} + name + "' must be between " + std::to_string(min) + " and " +
-                                std::to_string(max) + ", got " + std::to_string(n));
+                                std::to_string(max) + ", got " + v.dump());
   return n;
 }
 
@@ -54,7 +59,7 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
     throw bad("malformed_json", "the body is not valid JSON");
   if (!doc.is_object())
     throw bad("invalid_body", "the body must be a JSON object");
-  static const char* const known[] = {"url", "max_pages", "max_depth", "profile", "politeness_delay_ms",
+  static const char* const known[] = {"url", "max_pages", "max_depth", "profile", "scope", "politeness_delay_ms",
                                       "allowed_domains", "respect_robots_txt"};
   for (const auto& item : doc.items()) {
     bool ok = false;
@@ -62,8 +67,8 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
       ok = ok || item.key() == k;
     if (!ok)
       throw bad("unknown_field", "unknown field '" + clip_for_message(item.key(), 100) +
-                                   "' (known: url, max_pages, max_depth, profile, politeness_delay_ms, "
-                                   "allowed_domains, respect_robots_txt)");
+                                   "' (known: url, max_pages, max_depth, profile, scope, "
+                                   "politeness_delay_ms, allowed_domains, respect_robots_txt)");
   }
   if (!doc.contains("url"))
     throw bad("missing_field", "'url' is required");
@@ -83,6 +88,16 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
     if (!parse_crawl_profile(p))
       throw bad("out_of_range", "'profile' must be \"site\" or \"domains\", got '" + clip_for_message(p, 50) + "'");
     r.profile = p;
+  }
+  if (doc.contains("scope")) {
+    const json& v = doc.at("scope");
+    if (!v.is_string())
+      throw bad("invalid_type", "'scope' must be a string");
+    const auto scope = v.get<std::string>();
+    if (!parse_crawl_scope(scope))
+      throw bad("out_of_range",
+                "'scope' must be \"domain\", \"host\" or \"any\", got '" + clip_for_message(scope, 50) + "'");
+    r.scope = scope;
   }
   if (doc.contains("respect_robots_txt")) {
     const json& v = doc.at("respect_robots_txt");
@@ -113,6 +128,8 @@ std::string to_json(const JobRequest& r) {
     j["max_depth"] = *r.max_depth;
   if (r.profile)
     j["profile"] = *r.profile;
+  if (r.scope)
+    j["scope"] = *r.scope;
   if (r.politeness_delay_ms)
     j["politeness_delay_ms"] = *r.politeness_delay_ms;
   if (r.allowed_domains)
@@ -133,18 +150,36 @@ JobRequest job_request_from_json(std::string_view text) {
 
 CrawlConfig job_config(const CrawlConfig& base, const JobRequest& r) {
   CrawlConfig c = base;
+  // What the job asked for is what a profile may refuse to ignore; the
+  // service's own keys serve jobs of either profile.
+  c.given.clear();
+  const auto set = [&c](const char* key) { c.given[key] = std::string{"job field '"} + key + "'"; };
   c.seeds = {r.url};
   c.max_pages = r.max_pages;
-  if (r.max_depth)
+  if (r.max_depth) {
     c.max_depth = *r.max_depth;
-  if (r.profile)
+    set("max_depth");
+  }
+  if (r.profile) {
     c.profile = *r.profile;
-  if (r.politeness_delay_ms)
+    set("profile");
+  }
+  if (r.scope) {
+    c.scope = *r.scope;
+    set("scope");
+  }
+  if (r.politeness_delay_ms) {
     c.politeness_delay_ms = *r.politeness_delay_ms;
-  if (r.allowed_domains)
+    set("politeness_delay_ms");
+  }
+  if (r.allowed_domains) {
     c.allowed_domains = *r.allowed_domains;
-  if (r.respect_robots_txt)
+    set("allowed_domains");
+  }
+  if (r.respect_robots_txt) {
     c.respect_robots_txt = *r.respect_robots_txt;
+    set("respect_robots_txt");
+  }
   return c;
 }
 

@@ -1,8 +1,9 @@
 // A crawl job as the service's POST /crawl asks for it, validated.
 //
 // The body is a JSON object with "url" (required, http or https) and
-// optional "max_pages", "max_depth", "profile", "politeness_delay_ms",
-// "allowed_domains", "respect_robots_txt". Anything else is refused: an
+// optional "max_pages", "max_depth", "profile", "scope",
+// "politeness_delay_ms", "allowed_domains", "respect_robots_txt". Anything
+// else is refused: an
 // unknown field is more often a typo than an extension, and a crawl started
 // with a silently ignored limit is worse than no crawl.
 #pragma once
@@ -23,6 +24,7 @@ struct JobRequest {
   std::int64_t max_pages = 10;
   std::optional<std::int64_t> max_depth;
   std::optional<std::string> profile;
+  std::optional<std::string> scope;  // link_scope.h's CrawlScope names
   std::optional<std::int64_t> politeness_delay_ms;
   std::optional<std::vector<std::string>> allowed_domains;
   std::optional<bool> respect_robots_txt;
@@ -44,7 +46,9 @@ std::string to_json(const JobRequest& request);
 JobRequest job_request_from_json(std::string_view json);
 
 // The crawl configuration of a job: the service's base configuration with
-// the request's fields over it.
+// the request's fields over it, those fields alone in `given` (so a field
+// the job's profile ignores is refused by check_crawl(), the function the
+// crawl itself runs, before the job is accepted).
 CrawlConfig job_config(const CrawlConfig& base, const JobRequest& request);
 
 }  // namespace actorcrawl

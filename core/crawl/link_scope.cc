@@ -5,6 +5,7 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -92,12 +93,35 @@ const char* to_string(ScopeVerdict v) {
   return "out_of_domain";
 }
 
+const char* to_string(CrawlScope scope) {
+  switch (scope) {
+    case CrawlScope::domain: return "domain";
+    case CrawlScope::host: return "host";
+    case CrawlScope::any: return "any";
+  }
+  return "domain";
+}
+
+std::optional<CrawlScope> parse_crawl_scope(std::string_view text) {
+  for (const CrawlScope s : {CrawlScope::domain, CrawlScope::host, CrawlScope::any})
+    if (text == to_string(s)) return s;
+  return std::nullopt;
+}
+
 struct LinkScope::Impl {
+  // Empty with `any_domain`: no domain is checked.
   std::vector<AllowedDomain> domains;
+  bool any_domain = false;
+  // scope `host`: the seeds' hosts, matched exactly.
+  std::vector<std::string> seed_hosts;
   std::vector<std::unique_ptr<RE2>> excludes;
 
   bool domain_allows(const Url& url) const {
     const std::string host = url.host();
+    if (!seed_hosts.empty() &&
+        std::find(seed_hosts.begin(), seed_hosts.end(), host) == seed_hosts.end())
+      return false;
+    if (any_domain) return true;
     for (const AllowedDomain& d : domains) {
       if (host_within(host, d.host) && (!d.port || *d.port == url.port())) return true;
     }
@@ -115,7 +139,7 @@ struct LinkScope::Impl {
 LinkScope::LinkScope() : impl_(std::make_unique<Impl>()) {}
 LinkScope::~LinkScope() = default;
 
-std::unique_ptr<LinkScope> LinkScope::make(const std::vector<std::string>& allowed_domains,
+std::unique_ptr<LinkScope> LinkScope::make(CrawlScope mode, const std::vector<std::string>& allowed_domains,
                                            const std::vector<std::string>& exclude_patterns,
                                            const std::vector<Url>& seeds,
                                            std::string* error) {
@@ -130,9 +154,17 @@ std::unique_ptr<LinkScope> LinkScope::make(const std::vector<std::string>& allow
     }
     impl.domains.push_back(std::move(*domain));
   }
+  if (mode == CrawlScope::host) {
+    for (const Url& seed : seeds) impl.seed_hosts.push_back(seed.host());
+    // No seed would admit every host: a scope of nothing stays nothing.
+    if (seeds.empty()) impl.seed_hosts.push_back(std::string());
+  }
   if (allowed_domains.empty()) {
-    for (const Url& seed : seeds) {
-      impl.domains.push_back(AllowedDomain{registrable_domain(seed.host()), std::nullopt});
+    if (mode == CrawlScope::domain) {
+      for (const Url& seed : seeds)
+        impl.domains.push_back(AllowedDomain{registrable_domain(seed.host()), std::nullopt});
+    } else {
+      impl.any_domain = true;
     }
   }
 

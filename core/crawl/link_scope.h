@@ -4,7 +4,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/web/url.h"
@@ -13,24 +15,44 @@ namespace actorcrawl {
 
 enum class ScopeVerdict {
   in_scope,
-  out_of_domain,  // host outside allowed_domains (or the seeds' domains)
+  out_of_domain,  // host outside the scope or allowed_domains
   excluded,       // matched one of exclude_patterns
 };
 const char* to_string(ScopeVerdict v);
 
+// How far from its seeds a site crawl may go (key `scope`):
+//   domain  the seeds' registrable domains (www.example.com admits
+//           blog.example.com) -- the default
+//   host    the seeds' hosts only, on any port
+//   any     every http(s) URL: the crawl is bounded by max_pages and
+//           max_depth alone (seed 000's breadth-first crawl)
+// allowed_domains, when given, narrows each: a URL must also be within it.
+// For `domain` it replaces the seeds' registrable domains, which is how a
+// crawl of several sites names them.
+enum class CrawlScope { domain, host, any };
+const char* to_string(CrawlScope scope);
+// "domain", "host" or "any"; nothing for any other text.
+std::optional<CrawlScope> parse_crawl_scope(std::string_view text);
+
 class LinkScope {
  public:
-  // allowed_domains: a host is in scope when it equals an entry or is a
+  // allowed_domains: a host is within it when it equals an entry or is a
   // subdomain of it ("example.com" admits "www.example.com"); entries may
-  // carry a port ("127.0.0.2:8080") to admit only that port. When empty, the
-  // registrable domains of the seeds are allowed.
+  // carry a port ("127.0.0.2:8080") to admit only that port. When empty,
+  // `scope` alone decides (see CrawlScope).
   // exclude_patterns: RE2 regular expressions searched (unanchored) in the
   // full normalized URL. A pattern that does not compile is reported through
   // `error` (naming the pattern) and make() returns nullptr.
-  static std::unique_ptr<LinkScope> make(const std::vector<std::string>& allowed_domains,
+  static std::unique_ptr<LinkScope> make(CrawlScope scope, const std::vector<std::string>& allowed_domains,
                                          const std::vector<std::string>& exclude_patterns,
                                          const std::vector<Url>& seeds,
                                          std::string* error);
+  // The default scope (`domain`).
+  static std::unique_ptr<LinkScope> make(const std::vector<std::string>& allowed_domains,
+                                         const std::vector<std::string>& exclude_patterns,
+                                         const std::vector<Url>& seeds, std::string* error) {
+    return make(CrawlScope::domain, allowed_domains, exclude_patterns, seeds, error);
+  }
   ~LinkScope();
 
   ScopeVerdict check(const Url& url) const;

@@ -142,6 +142,10 @@ struct StoreSummary {
   std::int64_t avg_fetch_time_ms = 0; // over pages_fetched
   std::int64_t links_dropped = 0;     // over pages fetched since: hrefs past max_links_per_page
   std::int64_t urls_parked = 0;       // frontier rows parked after a transient failure, now
+  // One per seed URL asked about: why its frontier row was refused for
+  // good, or its fetch refused its private address; "" otherwise (fetched,
+  // queued, parked, failed with a response, or never offered).
+  std::vector<std::string> seed_refusals;
 };
 
 }  // namespace actorcrawl

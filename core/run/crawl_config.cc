@@ -4,6 +4,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <arpa/inet.h>
+#include <sys/stat.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <cstdio>
@@ -52,7 +55,9 @@ const std::vector<ConfigKey>& config_keys() {
     {"max_redirects", ValueKind::integer, "redirect hops followed", &C::max_redirects, 0, 50},
     {"user_agent", ValueKind::text, "User-Agent header", &C::user_agent},
     {"respect_robots_txt", ValueKind::boolean, "obey robots.txt", &C::respect_robots_txt},
-    {"allowed_domains", ValueKind::text_list, "hosts in scope (and their subdomains); default: the seeds' registrable domains", &C::allowed_domains, 0, 0, {}, true},
+    {"scope", ValueKind::text, "site profile: which links are followed: domain (the seeds' registrable domains), host (the seeds' hosts only) or any (every http(s) link, bounded by max_pages and max_depth alone); allowed_domains narrows each",
+     &C::scope, 0, 0, {"domain", "host", "any"}},
+    {"allowed_domains", ValueKind::text_list, "site profile: hosts (and their subdomains) a link must be within; narrows scope (with scope domain, replaces the seeds' registrable domains)", &C::allowed_domains, 0, 0, {}, true},
     {"exclude_patterns", ValueKind::text_list, "RE2 patterns; matching URLs are not crawled", &C::exclude_patterns},
     {"strip_query_params", ValueKind::text_list, "query parameters removed before dedup (utm_* for a prefix)", &C::strip_query_params, 0, 0, {}, true},
     {"revisit_after", ValueKind::duration_ms, "re-fetch pages older than this on the next run (0: never)", &C::revisit_after_ms, 0, std::numeric_limits<std::int64_t>::max() / 2},
@@ -161,7 +166,8 @@ std::int64_t parse_integer(const std::string& raw) {
   try {
     return std::stoll(text);
   } catch (const std::exception&) {
-    throw ConfigError("integer out of range: '" + raw + "'");
+    // Past what 64 bits hold: below any key's minimum or above its maximum.
+    return text[0] == '-' ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
   }
 }
 
@@ -196,10 +202,14 @@ std::int64_t parse_with_units(const std::string& raw,
   throw ConfigError(std::string{"expected "} + what + ", got '" + raw + "'");
 }
 
-void check_range(const ConfigKey& key, std::int64_t v) {
+// The value is named as it was written: "got 18446744073709551615", not
+// what it became on the way.
+void check_range(const ConfigKey& key, std::int64_t v, const std::string& written) {
   if (v < key.min || v > key.max) {
     std::ostringstream msg;
-    msg << "must be between " << key.min << " and " << key.max << ", got " << v;
+    msg << "must be between " << key.min << " and " << key.max << ", got " << ascii::trim(written);
+    if (key.kind != ValueKind::integer)
+      msg << " (" << v << (key.kind == ValueKind::duration_ms ? " ms)" : " bytes)");
     throw ConfigError(msg.str());
   }
 }
@@ -214,7 +224,7 @@ void assign_scalar(const ConfigKey& key, const std::string& text, CrawlConfig& c
       std::int64_t v = key.kind == ValueKind::integer       ? parse_integer(text)
                        : key.kind == ValueKind::duration_ms ? parse_duration_ms(text)
                                                             : parse_byte_size(text);
-      check_range(key, v);
+      check_range(key, v, text);
       cfg.*std::get<std::int64_t C::*>(key.member) = v;
       break;
     }
@@ -373,6 +383,7 @@ void apply_yaml(const std::string& yaml_text, const std::string& source, CrawlCo
     const ConfigKey* key = find_key(name);
     if (key == nullptr)
       throw ConfigError(source + ", line " + std::to_string(line) + ": unknown key '" + name + "'" + suggestion(name));
+    config.given[name] = source + ", line " + std::to_string(line);
     const YAML::Node& value = item.second;
     try {
       if (key->kind == ValueKind::text_list) {
@@ -411,9 +422,16 @@ void apply_yaml_file(const std::string& path, CrawlConfig& config) {
   YAML::Node probe;
   std::string text;
   {
+    // fopen() opens a directory, and reading it gives nothing: that must not
+    // be an empty config with every default.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+      throw ConfigError("config file '" + path + "': cannot be read (" + std::strerror(errno) + ")");
+    if (S_ISDIR(st.st_mode))
+      throw ConfigError("config file '" + path + "': is a directory, not a YAML file");
     FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr)
-      throw ConfigError("config file '" + path + "': cannot be read");
+      throw ConfigError("config file '" + path + "': cannot be read (" + std::strerror(errno) + ")");
     char buf[65536];
     std::size_t n;
     while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
@@ -423,7 +441,11 @@ void apply_yaml_file(const std::string& path, CrawlConfig& config) {
         throw ConfigError("config file '" + path + "': larger than 16 MiB");
       }
     }
+    const bool failed = std::ferror(f) != 0;
+    const int read_errno = errno;
     std::fclose(f);
+    if (failed)
+      throw ConfigError("config file '" + path + "': cannot be read (" + std::strerror(read_errno) + ")");
   }
   apply_yaml(text, "config file '" + path + "'", config);
 }
@@ -432,16 +454,19 @@ void apply_environment(CrawlConfig& config, const std::function<const char*(cons
   auto apply = [&](const ConfigKey& key, const std::string& var, const char* raw) {
     try {
       if (key.kind == ValueKind::text_list) {
+        // Items that may hold a comma come one per line (see
+        // ConfigKey::comma_separated); assign_scalar splits the others.
         auto& list = config.*std::get<std::vector<std::string> C::*>(key.member);
         list.clear();
         std::stringstream ss{raw};
         std::string item;
-        while (std::getline(ss, item, ','))
+        while (std::getline(ss, item, '\n'))
           if (!ascii::trim(item).empty())
-            list.push_back(std::string{ascii::trim(item)});
+            assign_scalar(key, std::string{ascii::trim(item)}, config, true);
       } else {
         assign_scalar(key, raw, config, false);
       }
+      config.given[key.name] = "environment variable " + var;
     } catch (const ConfigError& e) {
       throw ConfigError("environment variable " + var + ": " + e.what());
     }
@@ -507,6 +532,7 @@ std::vector<std::string> apply_command_line(const std::vector<std::string>& args
       throw ConfigError("unknown option '" + flag + "' (see actorcrawl --help)");
     if (key->kind == ValueKind::boolean && !value) {
       config.*std::get<bool C::*>(key->member) = !negated;
+      config.given[key->name] = "option '" + flag + "'";
       continue;
     }
     if (!value) {
@@ -526,6 +552,7 @@ std::vector<std::string> apply_command_line(const std::vector<std::string>& args
     } catch (const ConfigError& e) {
       throw ConfigError("option '" + flag + "': " + e.what());
     }
+    config.given[key->name] = "option '" + flag + "'";
   }
   return rest;
 }
@@ -560,6 +587,48 @@ void require_utf8(const ConfigKey& key, const std::string& value) {
                     " at offset " + std::to_string(bad) + ")");
 }
 
+bool is_ip_literal(const std::string& text) {
+  unsigned char bytes[16];
+  if (::inet_pton(AF_INET, text.c_str(), bytes) == 1)
+    return true;
+  return text.size() > 2 && text.front() == '[' && text.back() == ']' &&
+         ::inet_pton(AF_INET6, text.substr(1, text.size() - 2).c_str(), bytes) == 1;
+}
+
+// curl's --resolve syntax, [+]HOST:PORT:ADDRESS[,ADDRESS]..., checked here:
+// curl takes a malformed entry without a word and then resolves nothing
+// through it, so a typo would fail every fetch of the crawl.
+void check_resolve_entry(const std::string& entry) {
+  const auto refuse = [&](const std::string& why) {
+    throw ConfigError("resolve: '" + escaped(entry) + "' " + why +
+                      " (an entry is HOST:PORT:ADDRESS as curl --resolve takes it, e.g. example.com:443:127.0.0.1; "
+                      "addresses of one name are comma-separated, [IPv6] in brackets; each name its own entry)");
+  };
+  std::string_view rest = entry;
+  if (!rest.empty() && rest.front() == '+')
+    rest.remove_prefix(1);
+  const auto first = rest.find(':');
+  if (first == std::string_view::npos || first == 0)
+    refuse("has no HOST:PORT: before the address");
+  const auto second = rest.find(':', first + 1);
+  if (second == std::string_view::npos)
+    refuse("has no address");
+  const std::string port{rest.substr(first + 1, second - first - 1)};
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+      std::stol(port) < 1 || std::stol(port) > 65535)
+    refuse("has no port from 1 to 65535");
+  std::stringstream addresses{std::string{rest.substr(second + 1)}};
+  std::string address;
+  bool any = false;
+  while (std::getline(addresses, address, ',')) {
+    if (!is_ip_literal(address))
+      refuse("names '" + escaped(address) + "', which is not an IP address");
+    any = true;
+  }
+  if (!any)
+    refuse("has no address");
+}
+
 }  // namespace
 
 void validate(const CrawlConfig& config, bool seeds_required) {
@@ -585,6 +654,8 @@ void validate(const CrawlConfig& config, bool seeds_required) {
     if (!Url::parse(seed, &why))
       throw ConfigError("seed '" + seed + "' is not a crawlable URL (" + to_string(why) + ")");
   }
+  for (const auto& entry : config.resolve)
+    check_resolve_entry(entry);
   if (config.db_path.empty())
     throw ConfigError("db_path must not be empty");
   if (config.warc_dir.empty())
@@ -602,6 +673,42 @@ void validate(const CrawlConfig& config, bool seeds_required) {
   if (tls_parts == 3)
     if (auto error = check_tls_files(config.tls_cert, config.tls_key, config.tls_ca); !error.empty())
       throw ConfigError(error);
+}
+
+std::optional<CrawlProfile> profile_using(const std::string& key) {
+  // Read by the site profile's frontier (traps, leases) and link selection
+  // (scope, patterns, parameters) only.
+  static const char* const site_only[] = {
+    "scope", "allowed_domains", "exclude_patterns", "strip_query_params", "max_leases_per_host",
+    "max_url_length", "max_repeated_path_segments", "max_pages_per_host", "max_query_variants_per_path"};
+  // Read by the domain graph's frontier and link filter only.
+  static const char* const domains_only[] = {"max_crawls_per_node", "max_subdomains_per_root", "max_outbound_links",
+                                             "excluded_domains"};
+  for (const char* k : site_only)
+    if (key == k)
+      return CrawlProfile::site;
+  for (const char* k : domains_only)
+    if (key == k)
+      return CrawlProfile::domains;
+  return std::nullopt;
+}
+
+void check_profile_keys(const CrawlConfig& config) {
+  static const CrawlConfig defaults;
+  const CrawlProfile profile = config.crawl_profile();
+  for (const auto& [name, where] : config.given) {
+    const auto user = profile_using(name);
+    if (!user || *user == profile)
+      continue;
+    const ConfigKey& key = *find_key(name);
+    const bool is_default = std::visit(
+      [&](auto member) { return config.*member == defaults.*member; }, key.member);
+    if (is_default)
+      continue;
+    throw ConfigError(where + ": key '" + name + "' is used only by the " + to_string(*user) +
+                      " profile, and this crawl's profile is " + to_string(profile) + " (set profile: " +
+                      to_string(*user) + ", or remove the key)");
+  }
 }
 
 void apply_config_sources(const std::vector<std::string>& args, CrawlConfig& config,

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -41,6 +43,8 @@ struct CrawlConfig {
   std::int64_t max_redirects = 5;
   std::string user_agent = "actorcrawl/0.1 (polite web crawler)";
   bool respect_robots_txt = true;
+  // Site profile: which links are followed (link_scope.h's CrawlScope).
+  std::string scope = "domain";
   std::vector<std::string> allowed_domains;
   std::vector<std::string> exclude_patterns;
   std::vector<std::string> strip_query_params;
@@ -114,6 +118,12 @@ struct CrawlConfig {
   std::int64_t service_max_connections = 256;        // open at once; more get 503
   std::int64_t service_read_timeout_ms = 10000;      // key `service_read_timeout`: a whole request
 
+  // Where each key given by the user was set ("config file 'c.yaml', line
+  // 3", "option '--max-pages'", "environment variable ACTORCRAWL_X", "job
+  // field 'scope'"), by key name: so a key the crawl would ignore can be
+  // named with its source. Defaults and values set by code are not here.
+  std::map<std::string, std::string> given;
+
   // `profile` as the enum: what code branches on (never the text).
   CrawlProfile crawl_profile() const { return parse_crawl_profile(profile).value_or(CrawlProfile::site); }
 };
@@ -137,9 +147,12 @@ struct ConfigKey {
   std::int64_t min = 0;  // numeric kinds
   std::int64_t max = 0;
   std::vector<std::string> choices = {};  // text kinds with a closed set
-  // text_list whose items can never contain a comma (host names, parameter
-  // and processor names): "a,b" given to the flag or as a YAML scalar is two
-  // items. Seeds, patterns and resolve entries may contain commas.
+  // One rule for every source of a list: the items of a comma_separated
+  // list never contain a comma (host names, parameter and processor names),
+  // so "a,b" is two items wherever it is written -- a flag, a YAML scalar,
+  // an environment variable. The items of the other lists (seeds, patterns,
+  // resolve entries) may contain commas: a flag or a YAML scalar is one
+  // item, and an environment variable holds one item per line.
   bool comma_separated = false;
 };
 
@@ -151,8 +164,9 @@ const std::vector<ConfigKey>& config_keys();
 void apply_yaml(const std::string& yaml_text, const std::string& source, CrawlConfig& config);
 void apply_yaml_file(const std::string& path, CrawlConfig& config);
 
-// ACTORCRAWL_<KEY> for every key (lists comma-separated), plus the seed
-// designs' CRAWL_DELAY_MS (politeness_delay_ms) and SEED (seeds).
+// ACTORCRAWL_<KEY> for every key (lists split as ConfigKey::comma_separated
+// says), plus the seed designs' CRAWL_DELAY_MS (politeness_delay_ms) and
+// SEED (seeds).
 void apply_environment(CrawlConfig& config,
                        const std::function<const char*(const char*)>& lookup);
 
@@ -176,6 +190,15 @@ void apply_config_sources(const std::vector<std::string>& args, CrawlConfig& con
 
 // Checks that span keys (e.g. at least one seed is a valid http(s) URL).
 void validate(const CrawlConfig& config, bool seeds_required);
+
+// The profile that uses `key`, when only one of them does: a site crawl
+// ignores max_crawls_per_node, a domain-graph crawl ignores scope.
+std::optional<CrawlProfile> profile_using(const std::string& key);
+// Throws ConfigError for a key in `config.given`, set to other than its
+// default, that the configured profile ignores: naming the key, where it
+// was set and the profile that uses it. A value that changes nothing is
+// accepted, so a copy of configs/default.yaml works with either profile.
+void check_profile_keys(const CrawlConfig& config);
 
 // A node's address: "HOST:PORT", "[v6]:PORT" or "PORT" (host 127.0.0.1).
 // Throws ConfigError naming `key` for anything else.

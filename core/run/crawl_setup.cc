@@ -4,10 +4,56 @@
 #include <thread>
 
 #include "core/crawl/domain_link_filter.h"
+#include "core/crawl/link_scope.h"
 #include "core/crawl/work_bounds.h"
 #include "core/web/robots_txt.h"
 
 namespace actorcrawl {
+
+namespace {
+
+// Stands in for the WARC archive while a configuration is only checked:
+// the chain is built to see that it can be, never run.
+class ArchiveNotOpened final : public ResponseArchive {
+ public:
+  void archive(const HttpExchange&) override {}
+};
+
+}  // namespace
+
+std::shared_ptr<const LinkScope> check_crawl(const CrawlConfig& config) {
+  validate(config, true);
+  check_profile_keys(config);
+  const auto mode = parse_crawl_scope(config.scope);
+  if (!mode)
+    throw ConfigError("scope: '" + config.scope + "' is not a scope (known: domain, host, any)");
+  std::vector<Url> seeds;
+  for (const auto& s : config.seeds)
+    seeds.push_back(*Url::parse(s));
+  std::string error;
+  std::shared_ptr<const LinkScope> scope =
+    LinkScope::make(*mode, config.allowed_domains, config.exclude_patterns, seeds, &error);
+  if (!scope)
+    throw ConfigError(error);
+  // A seed outside the scope would be fetched and then none of its links:
+  // surely not what was meant. (The domains profile has no such scope.)
+  if (config.crawl_profile() == CrawlProfile::site) {
+    for (const Url& seed : seeds) {
+      switch (scope->check(seed)) {
+        case ScopeVerdict::in_scope:
+          break;
+        case ScopeVerdict::out_of_domain:
+          throw ConfigError("seed '" + seed.str() + "' is outside the crawl's scope: its host " + seed.host_key() +
+                            " is not within allowed_domains" +
+                            (config.scope == "host" ? " and the seeds' hosts" : std::string{}));
+        case ScopeVerdict::excluded:
+          throw ConfigError("seed '" + seed.str() + "' matches one of exclude_patterns");
+      }
+    }
+  }
+  page_pipeline(config, scope, std::make_shared<ArchiveNotOpened>());
+  return scope;
+}
 
 std::size_t transfer_slots(const CrawlConfig& config) {
   return static_cast<std::size_t>(std::max<std::int64_t>(config.concurrent_workers * config.transfers_per_worker, 0));

@@ -16,6 +16,15 @@
 
 namespace actorcrawl {
 
+// Everything a crawl checks before it starts, one function for `actorcrawl
+// crawl`, the coordinator and the service (which answers a job it would
+// refuse with 400 before accepting it): validate(), the keys the profile
+// ignores (check_profile_keys), the scope and allowed_domains, the exclude
+// and excluded-domain patterns, the processor chain and parser, and that
+// each seed is within the scope. Throws ConfigError naming what is wrong.
+// Returns the scope the crawl's links are judged by.
+std::shared_ptr<const LinkScope> check_crawl(const CrawlConfig& config);
+
 // Transfers all local FetchWorkers run at once.
 std::size_t transfer_slots(const CrawlConfig& config);
 

@@ -344,8 +344,13 @@ struct CrawlStore::Impl {
   }
 
   // -- summary ---------------------------------------------------------------
-  StoreSummary summarize(std::int64_t since_ms) {
+  StoreSummary summarize(std::int64_t since_ms, const std::vector<std::string>& seed_urls) {
     StoreSummary out;
+    for (const auto& url : seed_urls) {
+      StatementUse use(refusal_of);
+      refusal_of.bind(1, url);
+      out.seed_refusals.push_back(refusal_of.executeStep() ? refusal_of.getColumn(0).getString() : std::string{});
+    }
     {
       StatementUse use(summary_nodes);
       summary_nodes.executeStep();
@@ -501,6 +506,14 @@ struct CrawlStore::Impl {
       db, "SELECT COUNT(*), COALESCE(SUM(crawl_count > 0), 0) FROM nodes"};
   SQLite::Statement summary_edges{db, "SELECT COUNT(*) FROM edges"};
   SQLite::Statement summary_parked{db, "SELECT COUNT(*) FROM frontier WHERE state = 4"};
+  // Refused for good (3), with the reason; or fetched only as far as the
+  // private-network guard, which refuses the address before a request. A
+  // parked row (4) is no refusal: the next run tries it again.
+  SQLite::Statement refusal_of{db, R"sql(
+      SELECT refusal FROM frontier WHERE url = ?1 AND state = 3 AND COALESCE(refusal, '') <> ''
+      UNION ALL
+      SELECT error FROM pages WHERE url = ?1 AND error = 'private_address'
+      LIMIT 1)sql"};
   SQLite::Statement summary_pages{db, R"sql(
       SELECT COALESCE(SUM(COALESCE(error, '') = ''), 0),
              COALESCE(SUM(COALESCE(error, '') <> ''), 0),
@@ -769,8 +782,8 @@ void CrawlStore::end_run(std::int64_t run_id, std::int64_t ended_at_ms, const st
   impl_->build_links_index("end_run");
 }
 
-StoreSummary CrawlStore::summary(std::int64_t since_ms) {
-  return impl_->batch.read("summary", [&] { return impl_->summarize(since_ms); });
+StoreSummary CrawlStore::summary(std::int64_t since_ms, const std::vector<std::string>& seed_urls) {
+  return impl_->batch.read("summary", [&] { return impl_->summarize(since_ms, seed_urls); });
 }
 
 void CrawlStore::flush() { impl_->batch.flush("flush"); }

@@ -113,7 +113,9 @@ class CrawlStore {
   std::int64_t begin_run(std::int64_t started_at_ms, const std::string& seeds_json);
   void end_run(std::int64_t run_id, std::int64_t ended_at_ms, const std::string& reason);
 
-  StoreSummary summary(std::int64_t since_ms);
+  // Counts since `since_ms`, and for each of `seed_urls` (normalized) the
+  // refusal of its frontier row if it was refused for good.
+  StoreSummary summary(std::int64_t since_ms, const std::vector<std::string>& seed_urls = {});
 
   // Commits the open batch, if any.
   void flush();

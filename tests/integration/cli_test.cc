@@ -144,8 +144,67 @@ TEST_CASE("a bad config file is refused before anything starts, naming key and l
   CHECK(out.exit_code == 2);
   CHECK(contains(out.output, "unknown option '--no-such-flag'"));
 
+  // A directory is not an empty config with every default.
+  out = run("crawl --config " + dir.path("") + " --seed http://127.0.0.1:1/ --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "is a directory, not a YAML file"));
+
+  // Seed 004's config.json without `profile: domains`: its keys would be
+  // ignored by a site crawl, so the crawl does not start.
+  auto seed004 = write_file(dir, "config.json",
+                            R"({"seed_url": "http://127.0.0.1:1/", "max_crawls_per_node": 5, "max_subdomains_per_root": 5,)"
+                            R"( "max_outbound_links": 20})");
+  out = run("crawl --config " + seed004 + " --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "line 1: key 'max_crawls_per_node' is used only by the domains profile, and this "
+                             "crawl's profile is site (set profile: domains, or remove the key)"));
+  out = run("crawl --profile domains --scope any --seed http://127.0.0.1:1/ --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "option '--scope': key 'scope' is used only by the site profile"));
+
+  // A comma list where one entry is read: refused, not a crawl that fails
+  // every fetch.
+  out = run("crawl --seed http://127.0.0.1:1/ --resolve a,b --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "resolve: 'a,b' has no HOST:PORT: before the address"));
+  out = run("crawl --seed http://127.0.0.1:1/ --allowed-domains 127.0.0.2 --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "seed 'http://127.0.0.1:1/' is outside the crawl's scope"));
+  out = run("crawl --seed http://127.0.0.1:1/ --max-pages 18446744073709551615 --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "got 18446744073709551615"));
+
   // Nothing was created for any of them.
   CHECK_FALSE(std::filesystem::exists(dir.path("x.db")));
+}
+
+TEST_CASE("a crawl whose every seed is refused exits 1 saying why", "[cli]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html(page("Home", {"/a"})));
+  web.route(h, "/private/", html(page("Private", {"/a"})));
+  testweb::Response robots;
+  robots.content_type = "text/plain";
+  robots.body = "User-agent: *\nDisallow: /private/\n";
+  web.route(h, "/robots.txt", robots);
+  auto out = run("crawl --quiet --block-private-networks --seed " + TestWeb::url(h, "/") + " --db " + dir.path("a.db"));
+  CHECK(out.exit_code == 1);
+  CHECK(contains(out.output, TestWeb::url(h, "/") + ": its address is private, loopback or link-local (private_address)"));
+  CHECK(contains(out.output, "is a private, loopback or link-local address"));
+  out = run("crawl --quiet --seed " + TestWeb::url(h, "/private/") + " --db " + dir.path("b.db"));
+  CHECK(out.exit_code == 1);
+  CHECK(contains(out.output, "nothing was fetched: " + TestWeb::url(h, "/private/") +
+                               ": robots.txt disallows it"));
+  // One seed refused, one fetched: the crawl did something.
+  out = run("crawl --quiet --seed " + TestWeb::url(h, "/private/") + " --seed " + TestWeb::url(h, "/") + " --db " +
+            dir.path("c.db"));
+  CHECK(out.exit_code == 0);
+  // A seed crawled by an earlier run is no refusal: the second run has
+  // nothing to do, and says so with exit 0.
+  out = run("crawl --quiet --seed " + TestWeb::url(h, "/") + " --db " + dir.path("c.db"));
+  CHECK(out.exit_code == 0);
+  CHECK(page_requests(web) == 2);
 }
 
 TEST_CASE("an unwritable database is a clear error", "[cli]") {

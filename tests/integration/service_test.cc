@@ -205,6 +205,23 @@ TEST_CASE("serve: every bad request gets a named JSON error and starts nothing",
   check_error(post(json{{"url", seed}, {"max_pages", "ten"}}.dump()), 400, "invalid_type");
   check_error(post(json{{"url", seed}, {"max_depht", 2}}.dump()), 400, "unknown_field");
   check_error(post(json{{"url", seed}, {"profile", "everything"}}.dump()), 400, "out_of_range");
+  check_error(post(json{{"url", seed}, {"scope", "everything"}}.dump()), 400, "out_of_range");
+  check_error(post(json{{"url", seed}, {"scope", 1}}.dump()), 400, "invalid_type");
+  // A number past 2^63 is named as written, not as what it wrapped to.
+  auto huge = post(R"({"url": ")" + seed + R"(", "max_pages": 18446744073709551615})");
+  check_error(huge, 400, "out_of_range");
+  CHECK(huge->body.find("got 18446744073709551615") != std::string::npos);
+  // What the crawl would refuse when it starts is refused before the 202,
+  // by the same check: host names, ports, patterns, the profile's keys, a
+  // seed outside the scope.
+  for (const json& domains : {json{"a b"}, json{"[::1"}, json{"127.0.0.1:99999"}}) {
+    INFO(domains.dump());
+    check_error(post(json{{"url", seed}, {"allowed_domains", domains}}.dump()), 400, "invalid_job");
+  }
+  check_error(post(json{{"url", seed}, {"allowed_domains", {"127.0.0.2"}}}.dump()), 400, "invalid_job");
+  check_error(post(json{{"url", seed}, {"profile", "domains"}, {"scope", "any"}}.dump()), 400, "invalid_job");
+  check_error(post(json{{"url", seed}, {"profile", "domains"}, {"allowed_domains", {"127.0.0.1"}}}.dump()), 400,
+              "invalid_job");
   check_error(post(json{{"url", seed + std::string(2000, 'a')}}.dump()), 413, "body_too_large");
   // A job is JSON: a form post, which any web page may send, starts nothing.
   check_error(c.Post("/crawl", "url=x", "application/x-www-form-urlencoded"), 415, "unsupported_media_type");
@@ -396,12 +413,20 @@ TEST_CASE("serve: jobs may not fetch private addresses unless the service allows
   const auto seed = chain_web(web, "127.0.0.1", 3, 0);
   Service service(dir);
   auto c = service.client();
-  // robots.txt first: the host is refused as a whole before anything is sent.
-  const auto refused = wait_for_status(c, start_job(c, json{{"url", seed}, {"max_pages", 3}}), {"completed"});
+  // robots.txt first: the host is refused as a whole before anything is
+  // sent, and a job whose every seed is refused has failed, saying why and
+  // what would allow it.
+  const auto refused = wait_for_status(c, start_job(c, json{{"url", seed}, {"max_pages", 3}}), {"failed", "completed"});
+  CHECK(refused.at("status") == "failed");
   CHECK(refused.at("pages").empty());
+  const std::string why = refused.at("error");
+  CHECK(why.find(seed + ": its address is private, loopback or link-local (private_address)") != std::string::npos);
+  CHECK(why.find("--allow-private-networks") != std::string::npos);
   // Without robots.txt the page itself is refused, and counted by reason.
   const auto id = start_job(c, json{{"url", seed}, {"max_pages", 3}, {"respect_robots_txt", false}});
-  const auto job = wait_for_status(c, id, {"completed"});
+  const auto job = wait_for_status(c, id, {"failed", "completed"});
+  CHECK(job.at("status") == "failed");
+  CHECK(job.at("error").get<std::string>().find("(private_address)") != std::string::npos);
   CHECK(web.requests().empty());
   CHECK(job.at("pages_failed") == 1);
   auto metrics = c.Get("/metrics");
@@ -413,11 +438,53 @@ TEST_CASE("serve: jobs may not fetch private addresses unless the service allows
     url.replace(url.find("127.0.0.1"), 9, spelling);
     INFO(url);
     const auto other = wait_for_status(
-      c, start_job(c, json{{"url", url}, {"max_pages", 3}, {"respect_robots_txt", false}}), {"completed"});
+      c, start_job(c, json{{"url", url}, {"max_pages", 3}, {"respect_robots_txt", false}}), {"failed"});
     CHECK(other.at("pages_failed") == 1);
     CHECK(other.at("seed_url").get<std::string>().find("127.0.0.1") != std::string::npos);
   }
   CHECK(web.requests().empty());
+  const auto log = service.process().output();
+  CHECK(log.find("is a private, loopback or link-local address") != std::string::npos);
+  CHECK(log.find("could not register with the host selector") == std::string::npos);
+}
+
+TEST_CASE("serve: a job's scope: domain stays on the seed's site, any follows links to other hosts",
+          "[integration][service]") {
+  ScratchDir dir;
+  TestWeb web;
+  // Seed 000's example: a page linking to another site.
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  web.route(a, "/", html(page("Example", {TestWeb::url(b, "/domains"), "/about"})));
+  web.route(a, "/about", html(page("About", {})));
+  web.route(b, "/domains", html(page("Domains", {TestWeb::url(b, "/deeper")})));
+  web.route(b, "/deeper", html(page("Deeper", {})));
+  Service service(dir, {"--allow-private-networks"});
+  auto c = service.client();
+  const auto seed = TestWeb::url(a, "/");
+  auto urls_of = [](const json& job) {
+    std::set<std::string> out;
+    for (const auto& p : job.at("pages"))
+      out.insert(p.at("url").get<std::string>());
+    return out;
+  };
+  const auto domain = wait_for_status(c, start_job(c, json{{"url", seed}, {"max_pages", 10}}), {"completed"});
+  CHECK(urls_of(domain) == std::set<std::string>{seed, TestWeb::url(a, "/about")});
+  const auto any =
+    wait_for_status(c, start_job(c, json{{"url", seed}, {"max_pages", 10}, {"scope", "any"}}), {"completed"});
+  CHECK(urls_of(any) == std::set<std::string>{seed, TestWeb::url(a, "/about"), TestWeb::url(b, "/domains"),
+                                              TestWeb::url(b, "/deeper")});
+  // Bounded by max_depth like any crawl.
+  const auto shallow = wait_for_status(
+    c, start_job(c, json{{"url", seed}, {"max_pages", 10}, {"scope", "any"}, {"max_depth", 1}}), {"completed"});
+  CHECK(urls_of(shallow) == std::set<std::string>{seed, TestWeb::url(a, "/about"), TestWeb::url(b, "/domains")});
+  // allowed_domains narrows `any`.
+  const auto narrowed = wait_for_status(
+    c, start_job(c, json{{"url", seed}, {"max_pages", 10}, {"scope", "any"}, {"allowed_domains", {"127.0.0.1"}}}),
+    {"completed"});
+  CHECK(urls_of(narrowed) == std::set<std::string>{seed, TestWeb::url(a, "/about")});
+  // The request is kept with the job, scope included.
+  CHECK(body_of(c.Get("/crawl")).at("jobs").size() == 4);
 }
 
 TEST_CASE("serve: a bearer token guards every route but /healthz", "[integration][service]") {

@@ -157,7 +157,7 @@ LinkRow sample(tag<LinkRow>, const caf::actor&) { return LinkRow{"http://a/", tr
 PageRow sample(tag<PageRow>, const caf::actor&) { return page(); }
 DeadLetterRow sample(tag<DeadLetterRow>, const caf::actor&) { return dead(); }
 ResumeState sample(tag<ResumeState>, const caf::actor&) { return ResumeState{{SeenUrl{1, 0, false}, SeenUrl{2, 3, true}, SeenUrl{0xffffffffffffffffULL, 255, false}}, 10, 3, 4}; }
-StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6, 7}; }
+StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6, 7, 8, {"", "private_address"}}; }
 FrontierRefusal sample(tag<FrontierRefusal>, const caf::actor&) {
   return FrontierRefusal{FrontierEntry{3, "http://e/", 2, "http://a/"}, "max_url_length"};
 }
@@ -172,7 +172,7 @@ load_frontier sample(tag<load_frontier>, const caf::actor&) { return load_fronti
 frontier_rows sample(tag<frontier_rows>, const caf::actor&) { return frontier_rows{{FrontierEntry{1, "http://a/", 0, ""}}}; }
 begin_run sample(tag<begin_run>, const caf::actor&) { return begin_run{1, "[\"http://a/\"]", 3600000}; }
 end_run sample(tag<end_run>, const caf::actor&) { return end_run{1, 2, "signal"}; }
-summary_request sample(tag<summary_request>, const caf::actor&) { return summary_request{5}; }
+summary_request sample(tag<summary_request>, const caf::actor&) { return summary_request{5, {"http://127.0.0.1/"}}; }
 url_refused sample(tag<url_refused>, const caf::actor&) { return url_refused{job(), "robots_txt"}; }
 robots_fetch sample(tag<robots_fetch>, const caf::actor&) { return robots_fetch{"a.test", "http://a.test/robots.txt"}; }
 robots_result sample(tag<robots_result>, const caf::actor&) {

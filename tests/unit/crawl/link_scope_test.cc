@@ -123,6 +123,64 @@ TEST_CASE("allowed_domains: invalid entries", "[link_scope]") {
   }
 }
 
+TEST_CASE("scope names", "[link_scope]") {
+  for (const CrawlScope s : {CrawlScope::domain, CrawlScope::host, CrawlScope::any})
+    CHECK(parse_crawl_scope(to_string(s)) == s);
+  CHECK_FALSE(parse_crawl_scope("Domain"));
+  CHECK_FALSE(parse_crawl_scope(""));
+  CHECK_FALSE(parse_crawl_scope("site"));
+}
+
+std::unique_ptr<LinkScope> scope_with(CrawlScope mode, const std::vector<std::string>& allowed,
+                                      const std::vector<std::string>& seeds) {
+  std::vector<Url> seed_urls;
+  for (const std::string& s : seeds) seed_urls.push_back(url_of(s));
+  std::string error;
+  auto scope = LinkScope::make(mode, allowed, {}, seed_urls, &error);
+  INFO(error);
+  REQUIRE(scope);
+  return scope;
+}
+
+TEST_CASE("scope host: the seeds' hosts only, on any port", "[link_scope]") {
+  const auto scope = scope_with(CrawlScope::host, {}, {"http://www.example.com/start", "https://127.0.0.1:8080/"});
+  CHECK(verdict(*scope, "http://www.example.com/x") == "in_scope");
+  CHECK(verdict(*scope, "https://www.example.com:8443/") == "in_scope");
+  CHECK(verdict(*scope, "http://127.0.0.1/") == "in_scope");
+  CHECK(verdict(*scope, "http://example.com/") == "out_of_domain");
+  CHECK(verdict(*scope, "http://blog.example.com/") == "out_of_domain");
+  CHECK(verdict(*scope, "http://a.www.example.com/") == "out_of_domain");
+  CHECK(verdict(*scope, "http://127.0.0.2:8080/") == "out_of_domain");
+  CHECK(verdict(*scope_with(CrawlScope::host, {}, {}), "http://example.com/") == "out_of_domain");
+}
+
+TEST_CASE("scope any: every http(s) URL", "[link_scope]") {
+  const auto scope = scope_with(CrawlScope::any, {}, {"http://example.com/"});
+  CHECK(verdict(*scope, "http://www.iana.org/domains") == "in_scope");
+  CHECK(verdict(*scope, "https://127.0.0.9:1/") == "in_scope");
+  CHECK(verdict(*scope, "http://example.com/") == "in_scope");
+  // Even with no seed: the bound is max_pages and max_depth.
+  CHECK(verdict(*scope_with(CrawlScope::any, {}, {}), "http://x.test/") == "in_scope");
+}
+
+TEST_CASE("allowed_domains narrows every scope", "[link_scope]") {
+  const auto any = scope_with(CrawlScope::any, {"iana.org"}, {"http://example.com/"});
+  CHECK(verdict(*any, "http://www.iana.org/") == "in_scope");
+  CHECK(verdict(*any, "http://example.com/") == "out_of_domain");
+  CHECK(verdict(*any, "http://other.net/") == "out_of_domain");
+
+  const auto host = scope_with(CrawlScope::host, {"example.com:80"}, {"http://www.example.com/", "http://other.net/"});
+  CHECK(verdict(*host, "http://www.example.com/") == "in_scope");
+  CHECK(verdict(*host, "https://www.example.com/") == "out_of_domain");  // port 443
+  CHECK(verdict(*host, "http://other.net/") == "out_of_domain");
+  CHECK(verdict(*host, "http://example.com/") == "out_of_domain");  // not a seed's host
+
+  // `domain` with allowed_domains: the entries, not the seeds' domains.
+  const auto domain = scope_with(CrawlScope::domain, {"iana.org"}, {"http://example.com/"});
+  CHECK(verdict(*domain, "http://www.iana.org/") == "in_scope");
+  CHECK(verdict(*domain, "http://example.com/") == "out_of_domain");
+}
+
 TEST_CASE("exclude patterns", "[link_scope]") {
   const auto scope =
       scope_of({}, {"/private/", "\\.pdf$", "[?&]action=logout"}, {"http://example.com/"});

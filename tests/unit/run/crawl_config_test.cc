@@ -309,13 +309,13 @@ TEST_CASE("yaml: out-of-range values name the key and line", "[config][yaml]") {
   CHECK(yaml_error("max_pages: 0\n") ==
         "test.yaml, line 1: key 'max_pages': must be between 1 and 1000000000, got 0");
   CHECK(yaml_error("max_body_bytes: 2GiB\n") ==
-        "test.yaml, line 1: key 'max_body_bytes': must be between 1 and 1073741824, got 2147483648");
+        "test.yaml, line 1: key 'max_body_bytes': must be between 1 and 1073741824, got 2GiB (2147483648 bytes)");
   CHECK(yaml_error("request_timeout_ms: 0\n") ==
-        "test.yaml, line 1: key 'request_timeout_ms': must be between 1 and 3600000, got 0");
+        "test.yaml, line 1: key 'request_timeout_ms': must be between 1 and 3600000, got 0 (0 ms)");
   CHECK(yaml_error("max_redirects: 51\n") ==
         "test.yaml, line 1: key 'max_redirects': must be between 0 and 50, got 51");
   CHECK(yaml_error("max_pages: 99999999999999999999\n") ==
-        "test.yaml, line 1: key 'max_pages': integer out of range: '99999999999999999999'");
+        "test.yaml, line 1: key 'max_pages': must be between 1 and 1000000000, got 99999999999999999999");
 }
 
 TEST_CASE("yaml: wrong types name the key and line", "[config][yaml]") {
@@ -397,7 +397,7 @@ TEST_CASE("yaml file: errors carry the file's path; a missing file is an error",
 
   const std::string missing = file.path() + ".missing";
   CHECK(error_of([&] { apply_yaml_file(missing, c); }) ==
-        "config file '" + missing + "': cannot be read");
+        "config file '" + missing + "': cannot be read (No such file or directory)");
 }
 
 TEST_CASE("yaml file: configs/default.yaml is every key at its default", "[config][yaml]") {
@@ -789,4 +789,111 @@ TEST_CASE("warc keys: defaults, sizes, flags and a prefix that names files safel
   c.warc_prefix = "ok";
   c.warc_dir = "";
   CHECK_THROWS_WITH(validate(c, true), "warc_dir must not be empty");
+}
+
+TEST_CASE("one rule for lists: the environment splits as flags and YAML do", "[config][env]") {
+  FakeEnv env;
+  // Names never hold a comma: split. Seeds, patterns and resolve entries
+  // may: one item per line.
+  env.vars = {{"ACTORCRAWL_ALLOWED_DOMAINS", "a.test,b.test"},
+              {"ACTORCRAWL_SEEDS", "http://a.test/?x=1,2\n http://b.test/ \n\n"},
+              {"ACTORCRAWL_EXCLUDE_PATTERNS", "a{1,3}"},
+              {"ACTORCRAWL_RESOLVE", "a.test:80:127.0.0.1,127.0.0.2"}};
+  CrawlConfig c;
+  apply_environment(c, env.lookup());
+  CHECK(c.allowed_domains == Strings{"a.test", "b.test"});
+  CHECK(c.seeds == Strings{"http://a.test/?x=1,2", "http://b.test/"});
+  CHECK(c.exclude_patterns == Strings{"a{1,3}"});
+  CHECK(c.resolve == Strings{"a.test:80:127.0.0.1,127.0.0.2"});
+  CHECK(c.given.at("seeds") == "environment variable ACTORCRAWL_SEEDS");
+
+  CrawlConfig f;
+  apply_command_line({"--resolve", "a.test:80:127.0.0.1,127.0.0.2"}, f);
+  CHECK(f.resolve == c.resolve);
+  CrawlConfig y;
+  apply_yaml("resolve: a.test:80:127.0.0.1,127.0.0.2\n", "test.yaml", y);
+  CHECK(y.resolve == c.resolve);
+}
+
+TEST_CASE("validate: resolve entries curl would misread are refused", "[config]") {
+  CrawlConfig c;
+  c.seeds = {"http://a.test/"};
+  for (const std::string ok : {"a.test:80:127.0.0.1", "+a.test:443:127.0.0.1,[::1]", "a.test:8080:[::1]"}) {
+    c.resolve = {ok};
+    CHECK(error_of([&] { validate(c, true); }) == "(no error)");
+  }
+  const std::string rule =
+    " (an entry is HOST:PORT:ADDRESS as curl --resolve takes it, e.g. example.com:443:127.0.0.1; addresses of one "
+    "name are comma-separated, [IPv6] in brackets; each name its own entry)";
+  c.resolve = {"a,b"};
+  CHECK(error_of([&] { validate(c, true); }) == "resolve: 'a,b' has no HOST:PORT: before the address" + rule);
+  c.resolve = {"a.test:80"};
+  CHECK(error_of([&] { validate(c, true); }) == "resolve: 'a.test:80' has no address" + rule);
+  c.resolve = {"a.test:99999:127.0.0.1"};
+  CHECK(error_of([&] { validate(c, true); }) == "resolve: 'a.test:99999:127.0.0.1' has no port from 1 to 65535" + rule);
+  c.resolve = {"a.test:80:127.0.0.1,b.test:80:127.0.0.2"};
+  CHECK(error_of([&] { validate(c, true); }) ==
+        "resolve: 'a.test:80:127.0.0.1,b.test:80:127.0.0.2' names 'b.test:80:127.0.0.2', which is not an IP address" +
+          rule);
+  c.resolve = {"a.test:80:::1"};
+  CHECK(error_of([&] { validate(c, true); }) ==
+        "resolve: 'a.test:80:::1' names '::1', which is not an IP address" + rule);
+}
+
+TEST_CASE("yaml file: a directory is not an empty config", "[config][yaml]") {
+  CrawlConfig c;
+  CHECK(error_of([&] { apply_yaml_file(".", c); }) == "config file '.': is a directory, not a YAML file");
+}
+
+TEST_CASE("numbers out of range are named as written", "[config]") {
+  CHECK(yaml_error("max_pages: 18446744073709551615\n") ==
+        "test.yaml, line 1: key 'max_pages': must be between 1 and 1000000000, got 18446744073709551615");
+  CHECK(yaml_error("max_depth: -99999999999999999999\n") ==
+        "test.yaml, line 1: key 'max_depth': must be between 0 and 1000, got -99999999999999999999");
+  CrawlConfig c;
+  CHECK(error_of([&] { apply_command_line({"--max-pages", " 18446744073709551616 "}, c); }) ==
+        "option '--max-pages': must be between 1 and 1000000000, got 18446744073709551616");
+}
+
+TEST_CASE("scope: a key with three values, domain by default", "[config]") {
+  CHECK(CrawlConfig{}.scope == "domain");
+  CHECK(from_yaml("scope: any\n").scope == "any");
+  CHECK(from_yaml("scope: host\n").scope == "host");
+  CHECK(yaml_error("scope: everything\n") ==
+        "test.yaml, line 1: key 'scope': must be one of domain, host, any, got 'everything'");
+  CrawlConfig c;
+  apply_command_line({"--scope", "any"}, c);
+  CHECK(c.scope == "any");
+}
+
+TEST_CASE("profile keys: a key the profile ignores is an error naming it, its source and its profile", "[config]") {
+  CHECK(profile_using("max_crawls_per_node") == CrawlProfile::domains);
+  CHECK(profile_using("excluded_domains") == CrawlProfile::domains);
+  CHECK(profile_using("scope") == CrawlProfile::site);
+  CHECK(profile_using("allowed_domains") == CrawlProfile::site);
+  CHECK_FALSE(profile_using("max_pages"));
+  CHECK_FALSE(profile_using("max_links_per_page"));
+
+  // Seed 004's config.json without `profile: domains`.
+  CrawlConfig seed004 = from_yaml("seed_url: http://a.test/\nmax_crawls_per_node: 5\nmax_outbound_links: 20\n");
+  CHECK(error_of([&] { check_profile_keys(seed004); }) ==
+        "test.yaml, line 2: key 'max_crawls_per_node' is used only by the domains profile, and this crawl's profile "
+        "is site (set profile: domains, or remove the key)");
+  seed004.profile = "domains";
+  CHECK(error_of([&] { check_profile_keys(seed004); }) == "(no error)");
+
+  CrawlConfig domains = from_yaml("profile: domains\n");
+  apply_command_line({"--scope", "any"}, domains);
+  CHECK(error_of([&] { check_profile_keys(domains); }) ==
+        "option '--scope': key 'scope' is used only by the site profile, and this crawl's profile is domains (set "
+        "profile: site, or remove the key)");
+
+  // A value that changes nothing is no mistake: configs/default.yaml holds
+  // every key and must work with either profile.
+  std::string text = default_config_yaml();
+  text.replace(text.find("profile: \"site\""), 15, "profile: \"domains\"");
+  CrawlConfig copy = from_yaml(text);
+  CHECK(copy.profile == "domains");
+  CHECK(copy.given.count("scope") == 1);
+  CHECK(error_of([&] { check_profile_keys(copy); }) == "(no error)");
 }

@@ -118,3 +118,74 @@ TEST_CASE("the progress line counts URLs, or nodes for the domains profile", "[c
 }
 
 }  // namespace actorcrawl
+
+namespace actorcrawl {
+namespace {
+
+std::string check_error(const CrawlConfig& c) {
+  try {
+    check_crawl(c);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("check_crawl: what a crawl would stop on is refused before it starts", "[crawl_setup]") {
+  CrawlConfig c;
+  c.seeds = {"http://127.0.0.1:8080/"};
+  CHECK(check_error(c) == "(no error)");
+  c.processors = {"html_links", "warc"};  // the archive is opened later, not checked here
+  CHECK(check_error(c) == "(no error)");
+
+  for (const std::string entry : {"a b", "[::1", "127.0.0.1:99999"}) {
+    CrawlConfig bad = c;
+    bad.allowed_domains = {"127.0.0.1", entry};
+    CHECK(check_error(bad) == "allowed_domains: invalid entry '" + entry + "'");
+  }
+  CrawlConfig pattern = c;
+  pattern.exclude_patterns = {"("};
+  CHECK(check_error(pattern).rfind("exclude_patterns: invalid regular expression '('", 0) == 0);
+  CrawlConfig processor = c;
+  processor.processors = {"html_link"};
+  CHECK(check_error(processor) == "processors: unknown processor 'html_link' (known: html_links, save_pages, warc)");
+  CrawlConfig domains = c;
+  domains.profile = "domains";
+  domains.excluded_domains = {"["};
+  CHECK(check_error(domains) != "(no error)");
+  CrawlConfig none = c;
+  none.seeds.clear();
+  CHECK(check_error(none) == "no seed: give --seed URL, seed_url in the config file, or SEED=URL");
+}
+
+TEST_CASE("check_crawl: each seed must be within the scope", "[crawl_setup]") {
+  CrawlConfig c;
+  c.seeds = {"http://127.0.0.1:8080/", "http://127.0.0.2/"};
+  c.allowed_domains = {"127.0.0.1"};
+  CHECK(check_error(c) ==
+        "seed 'http://127.0.0.2/' is outside the crawl's scope: its host 127.0.0.2 is not within allowed_domains");
+  c.allowed_domains.clear();
+  c.exclude_patterns = {"8080"};
+  CHECK(check_error(c) == "seed 'http://127.0.0.1:8080/' matches one of exclude_patterns");
+  c.exclude_patterns.clear();
+  c.scope = "host";
+  auto scope = check_crawl(c);
+  CHECK(scope->check(*Url::parse("http://127.0.0.2:9/")) == ScopeVerdict::in_scope);
+  CHECK(scope->check(*Url::parse("http://127.0.0.3/")) == ScopeVerdict::out_of_domain);
+  c.scope = "any";
+  CHECK(check_crawl(c)->check(*Url::parse("http://example.org/")) == ScopeVerdict::in_scope);
+  // The domains profile has no scope: its seeds are hosts to start from.
+  CrawlConfig d;
+  d.profile = "domains";
+  d.seeds = {"http://127.0.0.2/"};
+  d.allowed_domains = {"127.0.0.1"};  // set by code (the demo web), not given
+  CHECK(check_error(d) == "(no error)");
+  d.given["allowed_domains"] = "option '--allowed-domains'";
+  CHECK(check_error(d) ==
+        "option '--allowed-domains': key 'allowed_domains' is used only by the site profile, and this crawl's "
+        "profile is domains (set profile: site, or remove the key)");
+}
+
+}  // namespace actorcrawl
