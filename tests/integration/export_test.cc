@@ -2,7 +2,8 @@
 // hold quotes, `<&>`, commas and formulas, exported by the built binary in
 // every format, then read by tools that are not ours (networkx for GraphML
 // and GEXF, Graphviz for DOT, jq for JSON Lines, Python's csv module) and
-// compared with the database (tests/integration/export_readers/).
+// compared with the database (tests/integration/export_readers/); and
+// outputs that would write over the database, refused.
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
@@ -165,4 +166,78 @@ TEST_CASE("export: bad input is named, exits 2 or 1, and leaves no file", "[inte
   CHECK(r.output.find("usage: actorcrawl export --db FILE --format FORMAT") == 0);
   r = shell(bin + " --help", dir.path("help.log"));
   CHECK(r.output.find("actorcrawl export --db FILE --format jsonl|csv|graphml|gexf|dot") != std::string::npos);
+}
+
+TEST_CASE("export: an output that is the database or one of its files is refused, however it is spelled",
+          "[integration][export]") {
+  ScratchDir dir;
+  TestWeb web;
+  const auto host = web.add_host("127.0.0.1");
+  web.route(host, "/", html(page("Only", {})));
+  crawl(fast_config(dir, TestWeb::url(host, "/")));
+  const std::string db = dir.path("crawl.db");
+  const auto bytes_of = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  const std::string before = bytes_of(db);
+  REQUIRE_FALSE(before.empty());
+  std::filesystem::create_hard_link(db, dir.path("hard.csv"));
+  std::filesystem::create_symlink(db, dir.path("link.csv"));
+  std::filesystem::create_symlink("crawl.db-wal", dir.path("wal-link.csv"));
+
+  const std::string bin = ACTORCRAWL_BINARY;
+  // `cd` first, so that relative spellings are tried too.
+  const auto in_dir = [&](const std::string& command) {
+    return shell("cd '" + dir.path("") + "' && " + command, dir.path("refused.log"));
+  };
+  const std::pair<std::string, std::string> refused[] = {
+    {"crawl.db", "the crawl database 'crawl.db'"},
+    {"./crawl.db", "the crawl database 'crawl.db'"},
+    {db, "the crawl database 'crawl.db'"},
+    {"hard.csv", "the crawl database 'crawl.db'"},
+    {"link.csv", "the crawl database 'crawl.db'"},
+    {"crawl.db-wal", "the crawl database's write-ahead log 'crawl.db-wal'"},
+    {"wal-link.csv", "the crawl database's write-ahead log 'crawl.db-wal'"},
+    {"crawl.db-shm", "the crawl database's shared-memory index 'crawl.db-shm'"},
+    {"crawl.db.lock", "the crawl database's lock file 'crawl.db.lock'"},
+  };
+  for (const auto& [output, what] : refused) {
+    for (const std::string format : {"csv", "dot"}) {
+      const auto r = in_dir(bin + " export --db crawl.db --format " + format + " --output " + output);
+      INFO(output << ": " << r.output);
+      CHECK(r.exit_code == 2);
+      CHECK(r.output == "actorcrawl export: --output '" + output + "' is " + what +
+                          "; an export never writes over it (choose another file)\n");
+    }
+  }
+  // Stdout appended to the database, too (in braces: shell() sends the
+  // command's own output to its log).
+  auto r = in_dir("{ " + bin + " export --db crawl.db --format jsonl >>crawl.db; }");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "actorcrawl export: stdout is the crawl database 'crawl.db'; an export never writes over it "
+                    "(choose another file)\n");
+
+  // A crawl's trace and metrics.log are refused the same way, before the
+  // crawl starts.
+  const std::string seed = TestWeb::url(host, "/");
+  r = in_dir(bin + " crawl --quiet --seed " + seed + " --db crawl.db --trace ./crawl.db");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "actorcrawl: configuration error: trace_path './crawl.db' is the crawl database 'crawl.db'; "
+                    "writing it would destroy the crawl (choose another file)\n");
+  r = in_dir(bin + " crawl --quiet --seed " + seed + " --db crawl.db --metrics hard.csv");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "actorcrawl: configuration error: metrics_path 'hard.csv' is the crawl database 'crawl.db'; "
+                    "writing it would destroy the crawl (choose another file)\n");
+
+  // Nothing was written: the database is what the crawl left, no WAL
+  // appeared, and it still opens as a crawl.
+  CHECK(bytes_of(db) == before);
+  CHECK_FALSE(std::filesystem::exists(db + "-wal"));
+  CHECK_FALSE(std::filesystem::exists(db + ".lock"));
+  CHECK(count(db, "SELECT COUNT(*) FROM pages") == 1);
+  r = in_dir(bin + " export --db crawl.db --format csv --output pages.csv");
+  CHECK(r.exit_code == 0);
 }
