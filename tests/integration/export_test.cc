@@ -2,7 +2,8 @@
 // hold quotes, `<&>`, commas and formulas, exported by the built binary in
 // every format, then read by tools that are not ours (networkx for GraphML
 // and GEXF, Graphviz for DOT, jq for JSON Lines, Python's csv module) and
-// compared with the database (tests/integration/export_readers/); and
+// compared with the database (tests/integration/export_readers/); a
+// database of hostile text read back from CSV and DOT byte for byte; and
 // outputs that would write over the database, refused.
 #include <catch2/catch.hpp>
 
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/store/crawl_store.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;
@@ -41,6 +43,27 @@ std::string python() { return std::filesystem::exists("/usr/bin/python3") ? "/us
 
 std::string reader(const std::string& script) {
   return python() + " " + std::string{ACTORCRAWL_SOURCE_DIR} + "/tests/integration/export_readers/" + script;
+}
+
+// Exports `db` with the built binary into the scratch directory, as
+// `<stem>[_<graph>].<format>`; REQUIREs that it worked.
+std::string exported(const ScratchDir& dir, const std::string& db, const std::string& stem, const std::string& format,
+                     const std::string& graph = "") {
+  const std::string file = dir.path(stem + (graph.empty() ? "" : "_" + graph) + "." + format);
+  const auto run = shell(std::string{ACTORCRAWL_BINARY} + " export --db " + db + " --format " + format +
+                           (graph.empty() ? "" : " --graph " + graph) + " --output " + file,
+                         dir.path("export.log"));
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  REQUIRE(std::filesystem::exists(file));
+  return file;
+}
+
+// Runs a reader script's command line; CHECKs that it found the file right.
+void check_reader(const ScratchDir& dir, const std::string& command) {
+  const auto run = shell(command, dir.path("reader.log"));
+  INFO(command << "\n" << run.output);
+  CHECK(run.exit_code == 0);
 }
 
 // Three hosts: a links b, its own /about (nofollow: recorded, not followed)
@@ -74,32 +97,21 @@ TEST_CASE("export: every format, read by outside tools, matches the database", "
   REQUIRE(count(db, "SELECT COUNT(*) FROM links WHERE nofollow = 1") == 1);
 
   const std::string bin = ACTORCRAWL_BINARY;
-  const auto exported = [&](const std::string& format, const std::string& graph) {
-    const std::string file = dir.path("crawl" + (graph.empty() ? "" : "_" + graph) + "." + format);
-    const auto run = shell(bin + " export --db " + db + " --format " + format +
-                             (graph.empty() ? "" : " --graph " + graph) + " --output " + file,
-                           dir.path("export.log"));
-    INFO(run.output);
-    REQUIRE(run.exit_code == 0);
-    REQUIRE(std::filesystem::exists(file));
-    return file;
-  };
-  const auto check = [&](const std::string& command) {
-    const auto run = shell(command, dir.path("reader.log"));
-    INFO(command << "\n" << run.output);
-    CHECK(run.exit_code == 0);
+  const auto check = [&](const std::string& command) { check_reader(dir, command); };
+  const auto export_as = [&](const std::string& format, const std::string& graph = "") {
+    return exported(dir, db, "crawl", format, graph);
   };
 
-  check(reader("check_pages.py") + " " + db + " " + exported("jsonl", "") + " " + exported("csv", ""));
+  check(reader("check_pages.py") + " " + db + " " + export_as("jsonl") + " " + export_as("csv"));
   for (const std::string graph : {"domains", "pages"}) {
-    check(reader("check_graph.py") + " " + db + " " + exported("graphml", graph) + " graphml " + graph);
-    check(reader("check_graph.py") + " " + db + " " + exported("gexf", graph) + " gexf " + graph);
+    check(reader("check_graph.py") + " " + db + " " + export_as("graphml", graph) + " graphml " + graph);
+    check(reader("check_graph.py") + " " + db + " " + export_as("gexf", graph) + " gexf " + graph);
   }
-  check(reader("check_dot.py") + " " + db + " " + exported("dot", "domains") + " " + dir.path("domains.svg"));
+  check(reader("check_dot.py") + " " + db + " " + export_as("dot", "domains") + " domains " + dir.path("domains.svg"));
   // The page graph renders too: 3 pages and the 2 targets never fetched.
-  const auto pages_dot = exported("dot", "pages");
-  const auto svg = shell("dot -Tsvg " + pages_dot + " | grep -c 'class=\"node\"'", dir.path("dot.log"));
-  CHECK(svg.output == "5\n");
+  check(reader("check_dot.py") + " " + db + " " + export_as("dot", "pages") + " pages " + dir.path("pages.svg"));
+  CHECK(count(db, "SELECT COUNT(*) FROM pages") + count(db, "SELECT COUNT(DISTINCT to_url) FROM links WHERE to_url "
+                                                              "NOT IN (SELECT url FROM pages)") == 5);
 
   // stdout is the same bytes as the file.
   const auto to_stdout = shell(bin + " export --db " + db + " --format jsonl", dir.path("stdout.jsonl"));
@@ -108,6 +120,73 @@ TEST_CASE("export: every format, read by outside tools, matches the database", "
   written << file.rdbuf();
   CHECK(to_stdout.exit_code == 0);
   CHECK(to_stdout.output == written.str());
+}
+
+namespace {
+
+// Text no crawl of a test web stores, written to the database by the store
+// itself: each is a page's URL, title, description and final URL, its host
+// key, and the target of a link no page was fetched for.
+const std::vector<std::string> kHostileTexts = {
+  "'=1+1",
+  "''x",
+  "'",
+  "=cmd|' /C calc'!A0",
+  "+1",
+  "-1",
+  "@x",
+  "\tleading tab",
+  "\rleading CR",
+  "line\nfeed and CR\rLF\r\n",
+  "DEL\x7F C1\xC2\x80\xC2\x85\xC2\x9F no-break space\xC2\xA0",
+  std::string{"NUL\0inside", 10},
+  "\x01\x1F C0",
+  "say \"hi\", you",
+  "not UTF-8: \xFF\xFE \xC0\xAF \xED\xA0\x80 \xE2\x82",
+  "ends in a backslash\\",
+  "c:\\dir\\\\",
+  "backslash\\\"quote",
+  "backslash\\\nnewline",
+  "\n",
+  "\"\n\"",
+  "\n\nx",
+  "http://h.test/ok?a=1,2&b=\"3\"",
+};
+
+}  // namespace
+
+TEST_CASE("export: hostile text comes back from CSV (Python's csv) and DOT (Graphviz) as the database holds it",
+          "[integration][export]") {
+  ScratchDir dir;
+  const std::string db = dir.path("hostile.db");
+  {
+    CrawlStore store(db);
+    for (std::size_t i = 0; i < kHostileTexts.size(); ++i) {
+      const std::string& text = kHostileTexts[i];
+      const std::string& next = kHostileTexts[(i + 1) % kHostileTexts.size()];
+      PageRow p;
+      p.url = text;
+      p.host_key = text;
+      p.status_code = 200;
+      p.depth = static_cast<std::int32_t>(i);
+      p.title = text;
+      p.description = text;
+      p.final_url = text;
+      p.content_type = text;
+      p.links = {{next, i % 2 == 1}, {"unfetched " + text, false}};
+      p.link_host_keys = {next};
+      store.record_page(p);
+    }
+    store.flush();
+  }
+  REQUIRE(count(db, "SELECT COUNT(*) FROM pages") == static_cast<std::int64_t>(kHostileTexts.size()));
+  REQUIRE(count(db, "SELECT COUNT(*) FROM pages WHERE title = CAST(X'4E554C00696E73696465' AS TEXT)") == 1);
+
+  check_reader(dir, reader("check_pages.py") + " " + db + " " + exported(dir, db, "hostile", "jsonl") + " " +
+                      exported(dir, db, "hostile", "csv"));
+  for (const std::string graph : {"domains", "pages"})
+    check_reader(dir, reader("check_dot.py") + " " + db + " " + exported(dir, db, "hostile", "dot", graph) + " " +
+                        graph + " " + dir.path(graph + ".svg"));
 }
 
 TEST_CASE("export: bad input is named, exits 2 or 1, and leaves no file", "[integration][export]") {
