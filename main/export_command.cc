@@ -15,6 +15,7 @@
 
 #include "core/run/crawl_config.h"
 #include "core/store/crawl_export.h"
+#include "core/store/database_files.h"
 #include "main/command_args.h"
 
 namespace actorcrawl {
@@ -47,7 +48,8 @@ void export_usage(std::ostream& out) {
          "                    only when complete\n"
          "  --quiet           no progress bar (it is drawn only when stderr is a terminal)\n\n"
          "Exit codes: 0 written; 1 the database could not be read or the output written;\n"
-         "2 a usage error; 130 interrupted. See docs/exports.md.\n";
+         "2 a usage error (--output naming the database or its -wal, -shm, -journal or\n"
+         ".lock file is one); 130 interrupted. See docs/exports.md.\n";
 }
 
 // "exporting  [#########.........]  412,000 / 1,000,000 rows", redrawn at
@@ -141,10 +143,12 @@ std::optional<ExportArgs> parse_args(std::vector<std::string> words) {
 // renamed into place by commit(), removed otherwise. What is not a regular
 // file (/dev/null, a FIFO, a terminal) is written in place: renaming over
 // it would replace the device. A symbolic link is followed, so the file it
-// names is replaced, not the link.
+// names is replaced, not the link (a link to no file is itself replaced).
+// The rename never replaces a file of the database `db`: it is checked
+// again just before, in case the name came to point at one meanwhile.
 class PendingFile {
  public:
-  explicit PendingFile(const std::string& path) : path_(path) {
+  PendingFile(const std::string& path, const std::string& db) : path_(path), db_(db) {
     std::error_code ec;
     const auto status = fs::status(path, ec);
     if (fs::exists(status) && !fs::is_regular_file(status)) {
@@ -155,7 +159,8 @@ class PendingFile {
       return;
     }
     if (fs::is_symlink(fs::symlink_status(path, ec)))
-      path_ = fs::canonical(path, ec).string();
+      if (const auto target = fs::canonical(path, ec); !ec)
+        path_ = target.string();
     const fs::path final_path(path_);
     temp_ = (final_path.parent_path() / ("." + final_path.filename().string() + ".partial-" +
                                          std::to_string(::getpid())))
@@ -179,6 +184,8 @@ class PendingFile {
       throw std::runtime_error("cannot write '" + path_ + "': closing it failed");
     if (in_place_)
       return;
+    if (const std::string hit = database_file_named(db_, path_); !hit.empty())
+      throw std::runtime_error("cannot write '" + path_ + "': it is " + hit + " now");
     std::error_code ec;
     fs::rename(temp_, path_, ec);
     if (ec)
@@ -188,7 +195,7 @@ class PendingFile {
 
  private:
   static constexpr std::size_t kBufferBytes = 1 << 20;
-  std::string path_, temp_;
+  std::string path_, db_, temp_;
   std::unique_ptr<char[]> buffer_ = std::make_unique<char[]>(kBufferBytes);
   std::ofstream stream_;
   bool committed_ = false;
@@ -208,6 +215,16 @@ int export_command(std::vector<std::string> args) {
   if (!parsed)
     return 0;
   const ExportArgs& a = *parsed;
+  // Before anything is opened: an export over its own database would
+  // replace the crawl with the export. Stdout too (`>> crawl.db`), through
+  // the name Linux gives it.
+  const bool to_stdout = a.output == "-";
+  if (const std::string hit = database_file_named(a.db, to_stdout ? "/dev/stdout" : a.output); !hit.empty()) {
+    const std::string output = to_stdout ? "stdout" : "--output '" + a.output + "'";
+    std::fprintf(stderr, "actorcrawl export: %s is %s; an export never writes over it (choose another file)\n",
+                 output.c_str(), hit.c_str());
+    return 2;
+  }
   std::signal(SIGINT, on_export_signal);
   std::signal(SIGTERM, on_export_signal);
   try {
@@ -218,7 +235,7 @@ int export_command(std::vector<std::string> args) {
       std::ios::sync_with_stdio(false);
       source.write(a.format, a.graph, std::cout, progress);
     } else {
-      PendingFile file(a.output);
+      PendingFile file(a.output, a.db);
       source.write(a.format, a.graph, file.stream(), progress);
       file.commit();
     }

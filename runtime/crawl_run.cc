@@ -20,6 +20,7 @@
 #include "core/run/crawl_setup.h"
 #include "core/run/metrics_report.h"
 #include "core/store/crawl_store.h"
+#include "core/store/database_files.h"
 #include "core/store/database_lock.h"
 #include "core/store/warc_archive.h"
 #include "core/web/url.h"
@@ -29,11 +30,24 @@ namespace actorcrawl {
 
 namespace {
 
+// The trace and metrics.log are opened truncating what is there: one
+// named like the database or one of its files (however spelled) would
+// destroy the crawl. Refused before anything is opened.
+void refuse_outputs_over_database(const CrawlConfig& config) {
+  const std::pair<const char*, const std::string*> outputs[] = {{"trace_path", &config.trace_path},
+                                                                {"metrics_path", &config.metrics_path}};
+  for (const auto& [key, path] : outputs)
+    if (const std::string hit = database_file_named(config.db_path, *path); !hit.empty())
+      throw ConfigError(std::string{key} + " '" + *path + "' is " + hit +
+                        "; writing it would destroy the crawl (choose another file)");
+}
+
 // The parts of a crawl whose configuration check_crawl() passed (giving
 // `scope`), the database opened last (under `lock` when the caller has
 // taken it already).
 CrawlParts prepare(const CrawlConfig& config, std::shared_ptr<const LinkScope> scope,
                    std::unique_ptr<DatabaseLock> lock = nullptr) {
+  refuse_outputs_over_database(config);
   CrawlParts parts;
   // The archive opens (and repairs a torn last file) before the database:
   // a warc_dir that cannot be written stops the crawl before it starts.
@@ -95,6 +109,7 @@ CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& optio
   if (options.coordinator)
     parse_node_address(config.listen, "listen");
   auto scope = check_crawl(config);
+  refuse_outputs_over_database(config);
   // The database's lock before anything is opened: a crawl refused because
   // another process writes the database (DatabaseInUse) must not have
   // truncated that process's trace file either.

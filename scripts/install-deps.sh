@@ -7,7 +7,7 @@
 #   scripts/install-deps.sh --test   also what the tests drive: Chromium and
 #                                    Node.js (the dashboard's browser test),
 #                                    the openssl tool (TLS between nodes),
-#                                    networkx, Graphviz and jq (the readers
+#                                    networkx, Graphviz (dot, gvpr) and jq (the readers
 #                                    the export test checks exports with)
 set -euo pipefail
 
@@ -65,7 +65,7 @@ if [ "${1:-}" = "--test" ]; then
   command -v openssl >/dev/null 2>&1 || extras+=(openssl)
   # fonts for the browser test; real documentation sites (HTML pages of
   # every shape) for the HTML parsers' differential test; the outside
-  # readers of the exports (networkx, Graphviz, jq).
+  # readers of the exports (networkx, Graphviz: dot and gvpr, jq).
   for p in fonts-liberation cppreference-doc-en-html python3-doc python3-networkx graphviz jq; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
       extras+=("$p")

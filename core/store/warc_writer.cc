@@ -13,6 +13,7 @@
 #include <ctime>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "core/run/clock.h"
@@ -70,18 +71,87 @@ std::size_t write_fully(int fd, const std::string& bytes, int* error) {
 
 namespace {
 
+// A record's header block is read from its first inflated bytes, up to
+// this much: more than any header the writer makes (a URL is at most
+// max_url_length, 1,000,000 bytes), so a member that inflates to no end of
+// header is not read whole into memory.
+constexpr std::size_t kMaxHeadBytes = 4u << 20;
+
+// The first bytes a member inflates to, up to the end of its WARC header
+// block (or kMaxHeadBytes).
+class RecordHead {
+ public:
+  void add(const unsigned char* data, std::size_t size) {
+    if (complete_)
+      return;
+    // The blank line may straddle two pieces; nothing before them is searched again.
+    const std::size_t search_from = text_.size() < 3 ? 0 : text_.size() - 3;
+    text_.append(reinterpret_cast<const char*>(data), std::min(size, kMaxHeadBytes - text_.size()));
+    complete_ = text_.size() == kMaxHeadBytes || text_.find("\r\n\r\n", search_from) != std::string::npos;
+  }
+  // The value of header field `name`; "" when the head has none.
+  std::string field(std::string_view name) const {
+    const std::string key = "\r\n" + std::string{name} + ": ";
+    const auto header_end = text_.find("\r\n\r\n");
+    const auto at = text_.find(key);
+    if (at == std::string::npos || header_end == std::string::npos || at > header_end)
+      return {};
+    const auto value = at + key.size();
+    return text_.substr(value, text_.find("\r\n", value) - value);
+  }
+  void clear() {
+    text_.clear();
+    complete_ = false;
+  }
+
+ private:
+  std::string text_;
+  bool complete_ = false;
+};
+
+// Where a file may end so that no request is kept without the response (or
+// revisit) written with it: docs/warc.md promises "the pair is whole or
+// absent". The writer appends a request and then its partner in one write,
+// so a torn write can leave the request whole and its partner cut; the
+// request then has to go too. Fed each whole member in file order.
+class PairBoundary {
+ public:
+  // `start`: where the members fed begin (the file before it is whole).
+  explicit PairBoundary(std::int64_t start) : end_(start) {}
+
+  // One more whole member, ending at `end`, whose record's head is `head`.
+  void member(const RecordHead& head, std::int64_t end) {
+    awaited_.erase(head.field("WARC-Record-ID"));
+    if (head.field("WARC-Type") == "request") {
+      const std::string partner = head.field("WARC-Concurrent-To");
+      if (!partner.empty())
+        awaited_.insert(partner);
+    }
+    if (awaited_.empty())
+      end_ = end;
+  }
+  // After the last member no request waits for.
+  std::int64_t end() const { return end_; }
+
+ private:
+  std::int64_t end_;
+  std::set<std::string> awaited_;  // partners named by requests and not yet read
+};
+
 // Where the whole gzip members that follow `from` in `data` end: inflates
 // member after member (CRC checked) until the data ends or a member is torn
-// or not gzip. `members` counts the whole ones.
+// or not gzip. `members` counts the whole ones; `pairs` is fed each, with
+// its end as an offset from `data`.
 struct MemberRun {
   std::size_t end = 0;
   std::int64_t members = 0;
   bool warc_first = false;  // the first member inflates to "WARC/1.1\r\n..."
 };
 
-MemberRun whole_members(const unsigned char* data, std::size_t size, std::size_t from) {
+MemberRun whole_members(const unsigned char* data, std::size_t size, std::size_t from, PairBoundary& pairs) {
   MemberRun run;
   run.end = from;
+  RecordHead head;
   z_stream z{};
   inflateInit2(&z, 15 + 16);
   unsigned char out[1 << 15];
@@ -95,8 +165,9 @@ MemberRun whole_members(const unsigned char* data, std::size_t size, std::size_t
       z.next_out = out;
       z.avail_out = sizeof out;
       rc = inflate(&z, Z_NO_FLUSH);
+      const std::size_t produced = sizeof out - z.avail_out;
+      head.add(out, produced);
       if (run.members == 0 && first_output) {
-        const std::size_t produced = sizeof out - z.avail_out;
         run.warc_first = produced >= 10 && std::memcmp(out, "WARC/1.1\r\n", 10) == 0;
         first_output = produced == 0;
       }
@@ -106,6 +177,8 @@ MemberRun whole_members(const unsigned char* data, std::size_t size, std::size_t
     pos = static_cast<std::size_t>(z.next_in - data);
     run.end = pos;
     ++run.members;
+    pairs.member(head, static_cast<std::int64_t>(pos));
+    head.clear();
     inflateReset(&z);
   }
   inflateEnd(&z);
@@ -133,11 +206,13 @@ std::optional<TailRepair> repair_from_tail(int fd, std::int64_t file_size, std::
   for (std::size_t i = tail.size() >= 3 ? tail.size() - 3 + 1 : 0; i-- > 0;) {
     if (tail[i] != 0x1f || tail[i + 1] != 0x8b || tail[i + 2] != 0x08)
       continue;
-    const MemberRun run = whole_members(tail.data(), tail.size(), i);
+    // Offsets from the window's start; what precedes `i` is taken as whole.
+    PairBoundary pairs(static_cast<std::int64_t>(i));
+    const MemberRun run = whole_members(tail.data(), tail.size(), i, pairs);
     if (run.members == 0 || !run.warc_first)
       continue;
     TailRepair r;
-    r.kept_bytes = base + static_cast<std::int64_t>(run.end);
+    r.kept_bytes = base + pairs.end();
     r.members = run.members;  // counted from this start only
     return r;
   }
@@ -157,6 +232,8 @@ TailRepair repair_from_start(int fd, const std::string& path) {
   std::vector<unsigned char> in(1 << 16), out(1 << 16);
   std::int64_t fed = 0;  // file bytes given to zlib
   bool broken = false;
+  RecordHead head;
+  PairBoundary pairs(0);
   for (;;) {
     const ssize_t n = ::read(fd, in.data(), in.size());
     if (n < 0) {
@@ -175,8 +252,10 @@ TailRepair repair_from_start(int fd, const std::string& path) {
       z.next_out = out.data();
       z.avail_out = static_cast<uInt>(out.size());
       const int rc = inflate(&z, Z_NO_FLUSH);
+      head.add(out.data(), out.size() - z.avail_out);
       if (rc == Z_STREAM_END) {
-        r.kept_bytes = fed - z.avail_in;
+        pairs.member(head, fed - z.avail_in);
+        head.clear();
         ++r.members;
         inflateReset(&z);
       } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
@@ -187,6 +266,7 @@ TailRepair repair_from_start(int fd, const std::string& path) {
       break;
   }
   inflateEnd(&z);
+  r.kept_bytes = pairs.end();
   return r;
 }
 

@@ -2,10 +2,12 @@
 // each opened by a warcinfo record and rotated before a record would take
 // it past max_file_bytes.
 //
-// Crash safety: every record is one gzip member compressed in memory and
-// appended with one write, so after kill -9 a file ends with whole records
-// and at most one torn member. Opening a directory repairs the newest file
-// (repair_warc_tail) before a new file is started.
+// Crash safety: every record is one gzip member compressed in memory, and
+// the records of one append (a request and its response) go out in one
+// write, so after kill -9 a file ends with whole records and at most one
+// torn write: maybe a whole request whose response is torn. Opening a
+// directory repairs the newest file (repair_warc_tail) before a new file is
+// started.
 //
 // Several threads may append at once: records are built and compressed by
 // the caller's thread, outside the lock; only the write is serialized.
@@ -24,17 +26,19 @@ namespace actorcrawl {
 
 // What repairing a file found.
 struct TailRepair {
-  std::int64_t kept_bytes = 0;  // the whole gzip members, from the start
-  std::int64_t cut_bytes = 0;   // the torn tail removed after them
+  std::int64_t kept_bytes = 0;  // the whole gzip members, from the start, up to the last whole pair
+  std::int64_t cut_bytes = 0;   // the torn tail removed after them (with a request whose partner it tore)
   std::int64_t members = 0;     // whole members read (those of the tail searched)
   bool removed = false;         // nothing whole was left: the file was deleted
   bool in_use = false;          // another process holds the file: left alone
 };
 
 // Truncates `path` after its last whole gzip member (inflated and its CRC
-// checked). Only the last `window` bytes are read when the start of a whole
-// record is found in them (a resume does not inflate a 1 GiB file); the
-// whole file otherwise. Throws std::runtime_error naming the file when it
+// checked), and further back to the end of the last whole request/response
+// pair: a request whose WARC-Concurrent-To partner is not whole after it is
+// cut too, so the pair is whole or absent. Only the last `window` bytes are
+// read when the start of a whole record is found in them (a resume does not
+// inflate a 1 GiB file); the whole file otherwise. Throws std::runtime_error naming the file when it
 // cannot be read or truncated.
 constexpr std::size_t kRepairWindowBytes = 8u << 20;
 TailRepair repair_warc_tail(const std::string& path, std::size_t window = kRepairWindowBytes);

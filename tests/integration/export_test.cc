@@ -2,7 +2,9 @@
 // hold quotes, `<&>`, commas and formulas, exported by the built binary in
 // every format, then read by tools that are not ours (networkx for GraphML
 // and GEXF, Graphviz for DOT, jq for JSON Lines, Python's csv module) and
-// compared with the database (tests/integration/export_readers/).
+// compared with the database (tests/integration/export_readers/); a
+// database of hostile text read back from CSV and DOT byte for byte; and
+// outputs that would write over the database, refused.
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
@@ -13,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/store/crawl_store.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;
@@ -40,6 +43,27 @@ std::string python() { return std::filesystem::exists("/usr/bin/python3") ? "/us
 
 std::string reader(const std::string& script) {
   return python() + " " + std::string{ACTORCRAWL_SOURCE_DIR} + "/tests/integration/export_readers/" + script;
+}
+
+// Exports `db` with the built binary into the scratch directory, as
+// `<stem>[_<graph>].<format>`; REQUIREs that it worked.
+std::string exported(const ScratchDir& dir, const std::string& db, const std::string& stem, const std::string& format,
+                     const std::string& graph = "") {
+  const std::string file = dir.path(stem + (graph.empty() ? "" : "_" + graph) + "." + format);
+  const auto run = shell(std::string{ACTORCRAWL_BINARY} + " export --db " + db + " --format " + format +
+                           (graph.empty() ? "" : " --graph " + graph) + " --output " + file,
+                         dir.path("export.log"));
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  REQUIRE(std::filesystem::exists(file));
+  return file;
+}
+
+// Runs a reader script's command line; CHECKs that it found the file right.
+void check_reader(const ScratchDir& dir, const std::string& command) {
+  const auto run = shell(command, dir.path("reader.log"));
+  INFO(command << "\n" << run.output);
+  CHECK(run.exit_code == 0);
 }
 
 // Three hosts: a links b, its own /about (nofollow: recorded, not followed)
@@ -73,32 +97,21 @@ TEST_CASE("export: every format, read by outside tools, matches the database", "
   REQUIRE(count(db, "SELECT COUNT(*) FROM links WHERE nofollow = 1") == 1);
 
   const std::string bin = ACTORCRAWL_BINARY;
-  const auto exported = [&](const std::string& format, const std::string& graph) {
-    const std::string file = dir.path("crawl" + (graph.empty() ? "" : "_" + graph) + "." + format);
-    const auto run = shell(bin + " export --db " + db + " --format " + format +
-                             (graph.empty() ? "" : " --graph " + graph) + " --output " + file,
-                           dir.path("export.log"));
-    INFO(run.output);
-    REQUIRE(run.exit_code == 0);
-    REQUIRE(std::filesystem::exists(file));
-    return file;
-  };
-  const auto check = [&](const std::string& command) {
-    const auto run = shell(command, dir.path("reader.log"));
-    INFO(command << "\n" << run.output);
-    CHECK(run.exit_code == 0);
+  const auto check = [&](const std::string& command) { check_reader(dir, command); };
+  const auto export_as = [&](const std::string& format, const std::string& graph = "") {
+    return exported(dir, db, "crawl", format, graph);
   };
 
-  check(reader("check_pages.py") + " " + db + " " + exported("jsonl", "") + " " + exported("csv", ""));
+  check(reader("check_pages.py") + " " + db + " " + export_as("jsonl") + " " + export_as("csv"));
   for (const std::string graph : {"domains", "pages"}) {
-    check(reader("check_graph.py") + " " + db + " " + exported("graphml", graph) + " graphml " + graph);
-    check(reader("check_graph.py") + " " + db + " " + exported("gexf", graph) + " gexf " + graph);
+    check(reader("check_graph.py") + " " + db + " " + export_as("graphml", graph) + " graphml " + graph);
+    check(reader("check_graph.py") + " " + db + " " + export_as("gexf", graph) + " gexf " + graph);
   }
-  check(reader("check_dot.py") + " " + db + " " + exported("dot", "domains") + " " + dir.path("domains.svg"));
+  check(reader("check_dot.py") + " " + db + " " + export_as("dot", "domains") + " domains " + dir.path("domains.svg"));
   // The page graph renders too: 3 pages and the 2 targets never fetched.
-  const auto pages_dot = exported("dot", "pages");
-  const auto svg = shell("dot -Tsvg " + pages_dot + " | grep -c 'class=\"node\"'", dir.path("dot.log"));
-  CHECK(svg.output == "5\n");
+  check(reader("check_dot.py") + " " + db + " " + export_as("dot", "pages") + " pages " + dir.path("pages.svg"));
+  CHECK(count(db, "SELECT COUNT(*) FROM pages") + count(db, "SELECT COUNT(DISTINCT to_url) FROM links WHERE to_url "
+                                                              "NOT IN (SELECT url FROM pages)") == 5);
 
   // stdout is the same bytes as the file.
   const auto to_stdout = shell(bin + " export --db " + db + " --format jsonl", dir.path("stdout.jsonl"));
@@ -107,6 +120,73 @@ TEST_CASE("export: every format, read by outside tools, matches the database", "
   written << file.rdbuf();
   CHECK(to_stdout.exit_code == 0);
   CHECK(to_stdout.output == written.str());
+}
+
+namespace {
+
+// Text no crawl of a test web stores, written to the database by the store
+// itself: each is a page's URL, title, description and final URL, its host
+// key, and the target of a link no page was fetched for.
+const std::vector<std::string> kHostileTexts = {
+  "'=1+1",
+  "''x",
+  "'",
+  "=cmd|' /C calc'!A0",
+  "+1",
+  "-1",
+  "@x",
+  "\tleading tab",
+  "\rleading CR",
+  "line\nfeed and CR\rLF\r\n",
+  "DEL\x7F C1\xC2\x80\xC2\x85\xC2\x9F no-break space\xC2\xA0",
+  std::string{"NUL\0inside", 10},
+  "\x01\x1F C0",
+  "say \"hi\", you",
+  "not UTF-8: \xFF\xFE \xC0\xAF \xED\xA0\x80 \xE2\x82",
+  "ends in a backslash\\",
+  "c:\\dir\\\\",
+  "backslash\\\"quote",
+  "backslash\\\nnewline",
+  "\n",
+  "\"\n\"",
+  "\n\nx",
+  "http://h.test/ok?a=1,2&b=\"3\"",
+};
+
+}  // namespace
+
+TEST_CASE("export: hostile text comes back from CSV (Python's csv) and DOT (Graphviz) as the database holds it",
+          "[integration][export]") {
+  ScratchDir dir;
+  const std::string db = dir.path("hostile.db");
+  {
+    CrawlStore store(db);
+    for (std::size_t i = 0; i < kHostileTexts.size(); ++i) {
+      const std::string& text = kHostileTexts[i];
+      const std::string& next = kHostileTexts[(i + 1) % kHostileTexts.size()];
+      PageRow p;
+      p.url = text;
+      p.host_key = text;
+      p.status_code = 200;
+      p.depth = static_cast<std::int32_t>(i);
+      p.title = text;
+      p.description = text;
+      p.final_url = text;
+      p.content_type = text;
+      p.links = {{next, i % 2 == 1}, {"unfetched " + text, false}};
+      p.link_host_keys = {next};
+      store.record_page(p);
+    }
+    store.flush();
+  }
+  REQUIRE(count(db, "SELECT COUNT(*) FROM pages") == static_cast<std::int64_t>(kHostileTexts.size()));
+  REQUIRE(count(db, "SELECT COUNT(*) FROM pages WHERE title = CAST(X'4E554C00696E73696465' AS TEXT)") == 1);
+
+  check_reader(dir, reader("check_pages.py") + " " + db + " " + exported(dir, db, "hostile", "jsonl") + " " +
+                      exported(dir, db, "hostile", "csv"));
+  for (const std::string graph : {"domains", "pages"})
+    check_reader(dir, reader("check_dot.py") + " " + db + " " + exported(dir, db, "hostile", "dot", graph) + " " +
+                        graph + " " + dir.path(graph + ".svg"));
 }
 
 TEST_CASE("export: bad input is named, exits 2 or 1, and leaves no file", "[integration][export]") {
@@ -165,4 +245,78 @@ TEST_CASE("export: bad input is named, exits 2 or 1, and leaves no file", "[inte
   CHECK(r.output.find("usage: actorcrawl export --db FILE --format FORMAT") == 0);
   r = shell(bin + " --help", dir.path("help.log"));
   CHECK(r.output.find("actorcrawl export --db FILE --format jsonl|csv|graphml|gexf|dot") != std::string::npos);
+}
+
+TEST_CASE("export: an output that is the database or one of its files is refused, however it is spelled",
+          "[integration][export]") {
+  ScratchDir dir;
+  TestWeb web;
+  const auto host = web.add_host("127.0.0.1");
+  web.route(host, "/", html(page("Only", {})));
+  crawl(fast_config(dir, TestWeb::url(host, "/")));
+  const std::string db = dir.path("crawl.db");
+  const auto bytes_of = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  const std::string before = bytes_of(db);
+  REQUIRE_FALSE(before.empty());
+  std::filesystem::create_hard_link(db, dir.path("hard.csv"));
+  std::filesystem::create_symlink(db, dir.path("link.csv"));
+  std::filesystem::create_symlink("crawl.db-wal", dir.path("wal-link.csv"));
+
+  const std::string bin = ACTORCRAWL_BINARY;
+  // `cd` first, so that relative spellings are tried too.
+  const auto in_dir = [&](const std::string& command) {
+    return shell("cd '" + dir.path("") + "' && " + command, dir.path("refused.log"));
+  };
+  const std::pair<std::string, std::string> refused[] = {
+    {"crawl.db", "the crawl database 'crawl.db'"},
+    {"./crawl.db", "the crawl database 'crawl.db'"},
+    {db, "the crawl database 'crawl.db'"},
+    {"hard.csv", "the crawl database 'crawl.db'"},
+    {"link.csv", "the crawl database 'crawl.db'"},
+    {"crawl.db-wal", "the crawl database's write-ahead log 'crawl.db-wal'"},
+    {"wal-link.csv", "the crawl database's write-ahead log 'crawl.db-wal'"},
+    {"crawl.db-shm", "the crawl database's shared-memory index 'crawl.db-shm'"},
+    {"crawl.db.lock", "the crawl database's lock file 'crawl.db.lock'"},
+  };
+  for (const auto& [output, what] : refused) {
+    for (const std::string format : {"csv", "dot"}) {
+      const auto r = in_dir(bin + " export --db crawl.db --format " + format + " --output " + output);
+      INFO(output << ": " << r.output);
+      CHECK(r.exit_code == 2);
+      CHECK(r.output == "actorcrawl export: --output '" + output + "' is " + what +
+                          "; an export never writes over it (choose another file)\n");
+    }
+  }
+  // Stdout appended to the database, too (in braces: shell() sends the
+  // command's own output to its log).
+  auto r = in_dir("{ " + bin + " export --db crawl.db --format jsonl >>crawl.db; }");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "actorcrawl export: stdout is the crawl database 'crawl.db'; an export never writes over it "
+                    "(choose another file)\n");
+
+  // A crawl's trace and metrics.log are refused the same way, before the
+  // crawl starts.
+  const std::string seed = TestWeb::url(host, "/");
+  r = in_dir(bin + " crawl --quiet --seed " + seed + " --db crawl.db --trace ./crawl.db");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "actorcrawl: configuration error: trace_path './crawl.db' is the crawl database 'crawl.db'; "
+                    "writing it would destroy the crawl (choose another file)\n");
+  r = in_dir(bin + " crawl --quiet --seed " + seed + " --db crawl.db --metrics hard.csv");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "actorcrawl: configuration error: metrics_path 'hard.csv' is the crawl database 'crawl.db'; "
+                    "writing it would destroy the crawl (choose another file)\n");
+
+  // Nothing was written: the database is what the crawl left, no WAL
+  // appeared, and it still opens as a crawl.
+  CHECK(bytes_of(db) == before);
+  CHECK_FALSE(std::filesystem::exists(db + "-wal"));
+  CHECK_FALSE(std::filesystem::exists(db + ".lock"));
+  CHECK(count(db, "SELECT COUNT(*) FROM pages") == 1);
+  r = in_dir(bin + " export --db crawl.db --format csv --output pages.csv");
+  CHECK(r.exit_code == 0);
 }

@@ -27,7 +27,9 @@
 #include <nlohmann/json.hpp>
 
 #include "child_process.h"
+#include "core/store/warc_writer.h"
 #include "crawl_fixture.h"
+#include "tests/unit/store/warc_files.h"
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
@@ -274,6 +276,56 @@ TEST_CASE("warc: a crawl killed with SIGKILL and resumed leaves files warcio rea
   CHECK(reading.exit_code == 0);
   const auto archived = archived_uris(reading.report);
   check_every_page_archived(dir.path("crawl.db"), archived, 4 * 31);
+}
+
+TEST_CASE("warc: a tail torn in the last request or its response is cut back to the last whole pair",
+          "[.][warc][integration]") {
+  ScratchDir dir;
+  TestWeb web;
+  const std::string host = web.add_host("127.0.0.1");
+  web.route(host, "/", testing::html(page("Root", {"/a", "/b"})));
+  web.route(host, "/a", testing::html(page("A", {"/"})));
+  web.route(host, "/b", testing::html(page("B", {"/"}) + std::string(3000, 'b')));
+  CrawlConfig c = fast_config(dir, TestWeb::url(host, "/"));
+  c.processors = {"html_links", "warc"};
+  c.warc_dir = dir.path("warc");
+  c.allowed_domains = {"127.0.0.1"};
+  crawl(c);
+  const auto files = WarcWriter::files_in(c.warc_dir, c.warc_prefix);
+  REQUIRE(files.size() == 1);
+  const std::string name = fs::path(files[0]).filename().string();
+  const std::string whole = read_bytes(files[0]);
+  std::vector<std::size_t> ends;
+  const auto members = gzip_members(whole, &ends);
+  const std::size_t n = members.size();
+  REQUIRE(n >= 5);  // the warcinfo, then robots.txt's pair and the pages'
+  REQUIRE(parse_record(members[n - 2]).field("WARC-Type") == "request");
+  REQUIRE(parse_record(members[n - 1]).field("WARC-Type") == "response");
+
+  // What a write torn by a crash leaves, in a directory of its own; the
+  // next run on it (the same crawl, resumed: nothing left to fetch) repairs
+  // it before it archives anything.
+  struct Torn {
+    const char* where;
+    std::size_t size;
+  };
+  const Torn cuts[] = {{"inside the last response", ends[n - 2] + (ends[n - 1] - ends[n - 2]) / 2},
+                       {"inside the last request", ends[n - 3] + (ends[n - 2] - ends[n - 3]) / 2}};
+  for (const Torn& cut : cuts) {
+    INFO("torn " << cut.where);
+    CrawlConfig resumed = c;
+    resumed.warc_dir = dir.path(std::string{"warc-"} + std::to_string(cut.size));
+    fs::create_directories(resumed.warc_dir);
+    const std::string torn = resumed.warc_dir + "/" + name;
+    std::ofstream(torn, std::ios::binary) << whole.substr(0, cut.size);
+    crawl(resumed);
+    CHECK(fs::file_size(torn) == ends[n - 3]);
+    const Reading reading = read_warcs(resumed.warc_dir);
+    INFO(reading.report.dump(1));
+    CHECK(reading.report.at("orphan_requests") == json::array());
+    CHECK(reading.report.at("errors") == json::array());
+    CHECK(reading.exit_code == 0);
+  }
 }
 
 TEST_CASE("warc: a worker on another process captures what the coordinator archives", "[.][warc][integration][cluster]") {

@@ -1,6 +1,8 @@
 // Reads every record of every .warc.gz file given (files, or directories of
-// them) with warcio.js, checks each record's digests and links itself, and
-// prints what it found as JSON on stdout:
+// them) with warcio.js, checks each record's digests and links itself
+// (orphan requests, whose WARC-Concurrent-To names no record of their file,
+// are listed under "orphan_requests"), and prints what it found as JSON on
+// stdout:
 //   node read_warc.mjs DIR_OR_FILE...
 // Exit status 0 when every file parsed and every check held, 1 otherwise
 // (the JSON then lists the problems under "errors").
@@ -82,7 +84,7 @@ async function readFile(path, report) {
 async function main() {
   const files = warcFiles(process.argv.slice(2));
   const report = { files: files.length, records: 0, by_type: {}, responses: [], revisits: [], requests: [],
-                   warcinfo: [], errors: [] };
+                   warcinfo: [], orphan_requests: [], errors: [] };
   const ids = new Map();       // WARC-Record-ID -> record
   const all = [];
   for (const path of files) {
@@ -96,11 +98,22 @@ async function main() {
     const info = records[0];
     if (!info || info.h.get("WARC-Type") !== "warcinfo")
       report.errors.push(`${basename(path)}: does not start with a warcinfo record`);
+    const idsInFile = new Set(records.map((r) => r.h.get("WARC-Record-ID")));
     for (const r of records) {
       r.file = basename(path);
       r.warcinfoOfFile = info ? info.h.get("WARC-Record-ID") : null;
       ids.set(r.h.get("WARC-Record-ID"), r);
       all.push(r);
+      // A request and its response are written to one file in one write
+      // (docs/warc.md: "the pair is whole or absent"), so a request whose
+      // partner is not in its file is what a badly repaired torn tail left.
+      if (r.h.get("WARC-Type") === "request" && !idsInFile.has(r.h.get("WARC-Concurrent-To"))) {
+        const orphan = { file: r.file, id: r.h.get("WARC-Record-ID"), uri: r.h.get("WARC-Target-URI"),
+                         concurrent_to: r.h.get("WARC-Concurrent-To") || null };
+        report.orphan_requests.push(orphan);
+        report.errors.push(`${r.file} request ${orphan.id}: orphan: WARC-Concurrent-To ${orphan.concurrent_to} ` +
+                           "names no record in its file");
+      }
     }
   }
   for (const r of all) {

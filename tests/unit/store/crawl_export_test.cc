@@ -151,7 +151,7 @@ TEST_CASE("export: domain graph", "[store][export]") {
         "</gexf>\n");
   CHECK(export_of(db.str(), ExportFormat::dot) ==
         "digraph \"domains\" {\n"
-        "  \"a.test\" [crawl_count=\"1\", description=\"Say \\\"hi\\\", <&>\\nnext" U_FFFD " " U_FFFD " end\\\\\"];\n"
+        "  \"a.test\" [crawl_count=\"1\", description=\"Say \\\"hi\\\", <&>\nnext\x01 " U_FFFD " end" U_FFFD "\"];\n"
         "  \"b.test\" [crawl_count=\"1\"];\n"
         "  \"a.test\" -> \"b.test\" [weight=1];\n"
         "  \"b.test\" -> \"a.test\" [weight=1];\n"
@@ -211,7 +211,7 @@ TEST_CASE("export: page graph", "[store][export]") {
   CHECK(export_of(db.str(), ExportFormat::dot, ExportGraph::pages) ==
         "digraph \"pages\" {\n"
         "  \"http://a.test/\" [crawled=\"true\", status_code=\"200\", depth=\"0\", title=\"Say \\\"hi\\\","
-        " <&>\\nnext" U_FFFD " " U_FFFD " end\\\\\"];\n"
+        " <&>\nnext\x01 " U_FFFD " end" U_FFFD "\"];\n"
         "  \"http://b.test/x\" [crawled=\"true\", status_code=\"500\", depth=\"1\"];\n"
         "  \"http://a.test/about\" [crawled=\"false\"];\n"
         "  \"http://a.test/\" -> \"http://b.test/x\" [nofollow=\"false\", position=\"0\"];\n"
@@ -339,15 +339,41 @@ TEST_CASE("export text: XML never gets a character XML 1.0 forbids, nor a byte t
   CHECK(out == "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80");
 }
 
-TEST_CASE("export text: DOT ids and CSV fields", "[store][export]") {
-  std::string out;
-  append_dot_quoted(out, "a\"b\\c\nd\te");
-  CHECK(out == "\"a\\\"b\\\\c\\nd" U_FFFD "e\"");
-  out.clear();
-  // A trailing backslash does not escape the closing quote.
-  append_dot_quoted(out, "end\\");
-  CHECK(out == "\"end\\\\\"");
+TEST_CASE("export text: a DOT string is read back by Graphviz as the same bytes", "[store][export]") {
+  const auto dot = [](const std::string& text) {
+    std::string s;
+    append_dot_quoted(s, text);
+    return s;
+  };
+  // Only a quote is escaped: Graphviz keeps a backslash, a backslash pair,
+  // tab, CR and every other control as they are.
+  CHECK(dot("a\"b\\c\nd\te\rf") == "\"a\\\"b\\c\nd\te\rf\"");
+  CHECK(dot("c:\\\\dir\\x") == "\"c:\\\\dir\\x\"");
+  CHECK(dot("\x01\x1F\x7F\xC2\x85") == "\"\x01\x1F\x7F\xC2\x85\"");
+  // An even run of backslashes stays before a quote or the end.
+  CHECK(dot("two\\\\") == "\"two\\\\\"");
+  CHECK(dot("\\\\\"") == "\"\\\\\\\"\"");
+  // A last odd backslash would escape the closing quote, a quote, or (as a
+  // line continuation) a line feed: no spelling keeps it.
+  CHECK(dot("end\\") == "\"end" U_FFFD "\"");
+  CHECK(dot("\\\\\\") == "\"\\\\" U_FFFD "\"");
+  CHECK(dot("a\\\"b") == "\"a" U_FFFD "\\\"b\"");
+  CHECK(dot("a\\\nb") == "\"a" U_FFFD "\nb\"");
+  // A line feed Graphviz 2.43 drops: alone between the start or end, a
+  // quote or a backslash. Next to anything else it is kept.
+  CHECK(dot("\n") == "\"" U_FFFD "\"");
+  CHECK(dot("\"\n") == "\"\\\"" U_FFFD "\"");
+  CHECK(dot("\\\\\n\\\\") == "\"\\\\" U_FFFD "\\\\\"");
+  CHECK(dot("\n\n") == "\"\n\n\"");
+  CHECK(dot("a\n") == "\"a\n\"");
+  CHECK(dot("\nb") == "\"\nb\"");
+  CHECK(dot("\"\nb\"") == "\"\\\"\nb\\\"\"");
+  // NUL ends a C string; bytes that are not UTF-8 are replaced.
+  CHECK(dot(std::string{"nul\0here", 8}) == "\"nul" U_FFFD "here\"");
+  CHECK(dot("\xFF\n") == "\"" U_FFFD "\n\"");
+}
 
+TEST_CASE("export text: a CSV field, its formula guard undone by dropping one leading quote", "[store][export]") {
   const auto csv = [](const std::string& text) {
     std::string s;
     append_csv_text(s, text);
@@ -362,8 +388,19 @@ TEST_CASE("export text: DOT ids and CSV fields", "[store][export]") {
   CHECK(csv("-1") == "\"'-1\"");
   CHECK(csv("@SUM(A1)") == "\"'@SUM(A1)\"");
   CHECK(csv("\tx") == "\"'\tx\"");
+  CHECK(csv("\rx") == "\"'\rx\"");
   CHECK(csv("a=b") == "a=b");
+  // A value that begins with a quote gets one more, so dropping one
+  // leading quote gives back every value, these included.
+  CHECK(csv("'=1+1") == "\"''=1+1\"");
+  CHECK(csv("''x") == "\"'''x\"");
+  CHECK(csv("'") == "\"''\"");
+  CHECK(csv("it's") == "it's");
+  // Every control character but tab, LF and CR: C0, DEL, C1.
   CHECK(csv(std::string{"nul\0here", 8}) == "nul" U_FFFD "here");
+  CHECK(csv("a\x01" "b\x7F" "c\xC2\x80" "d\xC2\x9F" "e\xC2\xA0") ==
+        "a" U_FFFD "b" U_FFFD "c" U_FFFD "d" U_FFFD "e\xC2\xA0");
+  CHECK(csv("\x7F=x") == U_FFFD "=x");
 }
 
 TEST_CASE("export: while a crawl writes the database, the export reads what was committed", "[store][export]") {

@@ -129,3 +129,59 @@ TEST_CASE("the configuration opens an archive only with warc in processors", "[w
   c.warc_dir = dir.str() + "/file";
   CHECK_THROWS_AS(open_warc_archive(c), ConfigError);
 }
+
+TEST_CASE("a torn tail is cut back to the last whole request and response pair", "[warc]") {
+  TempDir dir{"warc_pairs"};
+  std::string path;
+  {
+    WarcArchive archive{settings_for(dir.str())};
+    archive.archive(exchange("http://a.test/one", "first body", 1700000000000));
+    archive.archive(exchange("http://a.test/two", "first body", 1700000001000));  // a revisit
+    archive.archive(exchange("http://a.test/three", std::string(5000, 't'), 1700000002000));
+    path = archive.writer().current_path();
+  }
+  const std::string whole = testing::read_bytes(path);
+  std::vector<std::size_t> ends;
+  const auto members = testing::gzip_members(whole, &ends);
+  REQUIRE(members.size() == 7);  // warcinfo, then request and response (or revisit) three times
+  REQUIRE(testing::parse_record(members[4]).field("WARC-Type") == "revisit");
+  REQUIRE(testing::parse_record(members[5]).field("WARC-Type") == "request");
+
+  // Cut at `size` (what a torn write leaves), then repaired searching the
+  // tail (the default) and reading the whole file: both keep `kept` bytes,
+  // and every request kept has its partner after it.
+  int copies = 0;
+  const auto repaired = [&](std::size_t size, std::size_t kept) {
+    for (const std::size_t window : {kRepairWindowBytes, std::size_t{16}}) {
+      INFO("cut at " << size << ", window " << window);
+      const std::string copy = dir.str() + "/copy-" + std::to_string(copies++) + ".warc.gz";
+      std::ofstream(copy, std::ios::binary) << whole.substr(0, size);
+      const TailRepair r = repair_warc_tail(copy, window);
+      CHECK(r.kept_bytes == static_cast<std::int64_t>(kept));
+      CHECK(r.cut_bytes == static_cast<std::int64_t>(size - kept));
+      CHECK(fs::file_size(copy) == kept);
+      const auto records = read_warc_file(copy);
+      for (std::size_t i = 1; i < records.size(); i += 2) {
+        REQUIRE(i + 1 < records.size());
+        CHECK(records[i].field("WARC-Type") == "request");
+        CHECK(records[i].field("WARC-Concurrent-To") == records[i + 1].field("WARC-Record-ID"));
+      }
+    }
+  };
+  // Torn inside the last response, after its whole request: the request goes too.
+  repaired(ends[5] + (ends[6] - ends[5]) / 2, ends[4]);
+  // Torn inside the last request.
+  repaired(ends[4] + (ends[5] - ends[4]) / 2, ends[4]);
+  // Torn inside a revisit: its request goes with it.
+  repaired(ends[3] + (ends[4] - ends[3]) / 2, ends[2]);
+  // Torn just after a whole request, before its response began.
+  repaired(ends[5] + 1, ends[4]);
+  repaired(ends[5], ends[4]);
+  // Whole pairs, then bytes that are not gzip: only those are cut.
+  repaired(ends[6], ends[6]);
+  {
+    const std::string copy = dir.str() + "/garbage.warc.gz";
+    std::ofstream(copy, std::ios::binary) << whole << "not gzip";
+    CHECK(repair_warc_tail(copy).kept_bytes == static_cast<std::int64_t>(ends[6]));
+  }
+}

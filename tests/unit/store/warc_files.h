@@ -44,7 +44,8 @@ inline std::string read_bytes(const std::string& path) {
 }
 
 // Every gzip member of `bytes`, inflated; throws on a torn or bad member.
-inline std::vector<std::string> gzip_members(const std::string& bytes) {
+// With `ends`, also where each member ends in `bytes`.
+inline std::vector<std::string> gzip_members(const std::string& bytes, std::vector<std::size_t>* ends = nullptr) {
   std::vector<std::string> out;
   std::size_t pos = 0;
   while (pos < bytes.size()) {
@@ -69,6 +70,8 @@ inline std::vector<std::string> gzip_members(const std::string& bytes) {
       throw std::runtime_error("torn or bad gzip member at offset " + std::to_string(pos));
     out.push_back(std::move(member));
     pos += used;
+    if (ends)
+      ends->push_back(pos);
   }
   return out;
 }
