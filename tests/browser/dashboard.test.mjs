@@ -181,6 +181,10 @@ async function main() {
     if ((await page.locator(sel).count()) !== 1) fail(`the dashboard has no single ${sel} element`);
   }
 
+  // The form offers the crawl's scope, as a job body does.
+  const scopes = await page.locator('#scope option').evaluateAll((options) => options.map((o) => o.value));
+  if (scopes.join(',') !== 'domain,host,any') fail(`#scope offers ${JSON.stringify(scopes)}, expected domain, host, any`);
+
   // The form is pre-filled with the demo web's URL from GET /api/info.
   await waitFor(
     () => page.locator('#url').inputValue().then((v) => v === demoUrl),
