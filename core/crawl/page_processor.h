@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/crawl/records.h"
 #include "core/crawl/response_archive.h"
 #include "core/web/html_document.h"
 
@@ -26,6 +27,9 @@ struct FetchedPage {
   std::string charset;
   std::string_view body;
   bool truncated = false;
+  // The final response's status line and header lines as received, when the
+  // chain asked for them (ProcessorChain::needs_response_head); else "".
+  std::string_view response_head;
 };
 
 struct PageAnalysis {
@@ -37,6 +41,8 @@ struct PageAnalysis {
   bool noindex = false;           // <meta name=robots noindex>
   std::vector<HtmlLink> links;    // raw hrefs in document order
   std::string saved_path;         // where save_pages wrote the body
+  std::vector<ExtractedItem> items;              // extraction rules' and external processors' items
+  std::vector<ProcessorFailure> processor_failures;
 };
 
 class PageProcessor {

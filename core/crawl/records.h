@@ -66,6 +66,23 @@ struct LinkRow {
   bool followed = false;  // offered to the Frontier (in scope, followed)
 };
 
+// What a processor took from a page to keep: an extraction rule's item or
+// an external processor's. `kind` is the rule's name or the processor's;
+// `json` a JSON object, as text (stored as it is, in the items table).
+struct ExtractedItem {
+  std::string kind;
+  std::string json;
+};
+
+// A processor that could not process a page (an external processor that
+// crashed, hung past its timeout, answered garbage): the page is kept with
+// whatever the other processors found, and this is recorded beside it.
+struct ProcessorFailure {
+  std::string processor;  // its name in the chain
+  std::string reason;     // stable name: crashed, timeout, bad_answer, ...
+  std::string detail;     // for people
+};
+
 struct PageRow {
   std::string url;       // the URL that was requested (normalized)
   std::string host_key;  // node of the page: host[:port]
@@ -89,6 +106,8 @@ struct PageRow {
   // the edge host_key -> it (and creates the target node if needed).
   std::vector<std::string> link_host_keys;
   std::int64_t links_dropped = 0;  // hrefs past max_links_per_page, not read
+  std::vector<ExtractedItem> items;                // written with the page, in one transaction
+  std::vector<ProcessorFailure> processor_failures;
 };
 
 struct DeadLetterRow {
