@@ -156,7 +156,7 @@ class fetch_worker : public caf::blocking_actor {
   // fetch_result (robots.txt, a 5xx or 429 to retry or given up on) still
   // goes to the archive.
   void archive_only(const FetchOutcome& outcome, const std::string& url) {
-    if (!settings_.capture_http || outcome.error != FetchError::none || outcome.response_head.empty())
+    if (!settings_.archive_responses || outcome.error != FetchError::none || outcome.response_head.empty())
       return;
     send(actors_.processor, archive_exchange{url, epoch_ms(), outcome.ip_address, outcome.request_head,
                                              outcome.response_head, outcome.body, outcome.truncated});

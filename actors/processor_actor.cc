@@ -51,8 +51,8 @@ caf::behavior processor_lane(traced_actor<lane_state>* self, ProcessorSettings s
       // redirect hops and redirects that fail are kept like pages.
       if (st.settings.pipeline->archives())
         st.settings.pipeline->archive(HttpExchange{r.job.target_url(), r.fetched_at_ms, std::move(r.ip_address),
-                                                   std::move(r.request_head), std::move(r.response_head), r.body,
-                                                   r.truncated});
+                                                   std::move(r.request_head), r.response_head, r.body,
+                                                   r.truncated});  // the head stays for the processors
       const RedirectStep step = st.settings.pipeline->redirect_step(r.job, r.status_code, r.location);
       if (step.kind == RedirectStep::Kind::follow) {
         self->send(st.actors.host_selector, follow_redirect{step.next});
@@ -64,7 +64,7 @@ caf::behavior processor_lane(traced_actor<lane_state>* self, ProcessorSettings s
         return;
       }
       const FetchedPage page{r.job.url, r.final_url.empty() ? r.job.url : r.final_url, r.job.depth, r.status_code,
-                             r.content_type, r.charset, r.body, r.truncated};
+                             r.content_type, r.charset, r.body, r.truncated, r.response_head};
       const FetchFacts facts{r.fetch_ms,
                              r.fetched_at_ms,
                              r.attempts,

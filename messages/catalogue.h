@@ -71,6 +71,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(actorcrawl, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::archive_exchange))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::relink_fetched))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::fetched_links))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::ExtractedItem))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::ProcessorFailure))
 
 CAF_END_TYPE_ID_BLOCK(actorcrawl)
 

@@ -50,7 +50,17 @@ typename Inspector::result_type inspect(Inspector& f, PageRow& x) {
   return f(caf::meta::type_name("PageRow"), x.url, x.host_key, x.depth, x.status_code,
            x.content_type, x.title, x.description, x.bytes, x.fetch_ms, x.fetched_at_ms, x.error,
            x.final_url, x.redirect_chain, x.truncated, x.canonical_url, x.attempts,
-           x.robots_directives, x.links, x.link_host_keys, x.links_dropped);
+           x.robots_directives, x.links, x.link_host_keys, x.links_dropped, x.items, x.processor_failures);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ExtractedItem& x) {
+  return f(caf::meta::type_name("ExtractedItem"), x.kind, x.json);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ProcessorFailure& x) {
+  return f(caf::meta::type_name("ProcessorFailure"), x.processor, x.reason, x.detail);
 }
 
 template <class Inspector>

@@ -41,7 +41,12 @@ struct fetch_settings {
   std::vector<std::string> resolve;  // host:port:address, as curl --resolve
   bool block_private_addresses = false;  // see block_private_networks
   std::int32_t max_connections_per_host = 1;  // connections one worker opens to a host
-  bool capture_http = false;  // the warc processor is on: keep request and response heads
+  // Keep request and response heads: for the warc processor, or for a
+  // processor that reads the response's headers (an external processor).
+  bool capture_http = false;
+  // The warc processor is on: responses that are no page (robots.txt, a
+  // retried 5xx) go to the archive too.
+  bool archive_responses = false;
 };
 
 template <class Inspector>
@@ -49,7 +54,7 @@ typename Inspector::result_type inspect(Inspector& f, fetch_settings& x) {
   return f(caf::meta::type_name("fetch_settings"), x.user_agent, x.request_timeout_ms,
            x.max_body_bytes, x.max_redirects, x.retry_attempts, x.retry_delay_ms,
            x.politeness_delay_ms, x.resolve, x.block_private_addresses, x.max_connections_per_host,
-           x.capture_http);
+           x.capture_http, x.archive_responses);
 }
 
 // FetchWorker -> HostSelector (request): I can run `capacity` transfers.

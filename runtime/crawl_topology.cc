@@ -29,6 +29,7 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   t.storage = spawn_storage(sys, std::move(parts.store), parts.events);
   t.dead_letter = spawn_dead_letter(sys);
   const bool archives = parts.pipeline != nullptr && parts.pipeline->archives();
+  const bool reads_heads = parts.pipeline != nullptr && parts.pipeline->reads_response_heads();
   t.processor = spawn_processor(
     sys, ProcessorSettings{std::move(parts.pipeline), config.crawl_profile() == CrawlProfile::domains},
     parse_lanes(config));
@@ -43,7 +44,8 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   settings.resolve = config.resolve;
   settings.block_private_addresses = config.block_private_networks;
   settings.max_connections_per_host = static_cast<std::int32_t>(config.max_connections_per_host);
-  settings.capture_http = archives;
+  settings.capture_http = archives || reads_heads;
+  settings.archive_responses = archives;
   t.host_selector = spawn_host_selector(sys, politeness_settings(config), settings);
   t.frontier = spawn_frontier(sys, frontier_settings(config), std::move(observer));
 

@@ -95,10 +95,13 @@ ProcessedPage PagePipeline::process(const CrawlJob& job, const FetchedPage& page
   row.robots_directives = robots.text();
   // noindex: the page is recorded (it was fetched, its links count) but its
   // text is not kept.
+  // Items are the page's text too.
   if (!robots.noindex) {
     row.title = std::move(analysis.title);
     row.description = std::move(analysis.description);
+    row.items = std::move(analysis.items);
   }
+  row.processor_failures = std::move(analysis.processor_failures);
   if (is_redirect_status(page.status_code) && !facts.location.empty()) {
     // A redirect recorded, not followed: its target is its link.
     std::vector<std::string> urls = facts.redirect_urls;

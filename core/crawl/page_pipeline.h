@@ -68,6 +68,9 @@ class PagePipeline {
   // Whether responses are archived (the chain has `warc`): the fetch must
   // then capture the request and response heads.
   bool archives() const { return chain_->archive() != nullptr; }
+  // Whether a processor reads the final response's head (FetchedPage::
+  // response_head): the fetch must then capture it.
+  bool reads_response_heads() const { return chain_->reads_response_heads(); }
   // Hands one response to the archive, if any. Called for every response,
   // before redirect_step: hops and failed redirects are archived too.
   void archive(const HttpExchange& exchange) const;

@@ -1,5 +1,7 @@
 #include "core/crawl/page_processor.h"
 
+#include "core/crawl/processor_registry.h"
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -97,30 +99,27 @@ class SavePagesProcessor final : public PageProcessor {
 
 }  // namespace
 
-std::vector<std::string> ProcessorChain::known_names() { return {"html_links", "save_pages", "warc"}; }
+// The built-ins' factories, registered in processor_registry.cc.
+std::shared_ptr<PageProcessor> make_html_links(const ProcessorChain::Options& options) {
+  return std::make_shared<HtmlLinksProcessor>(options.html_parser);
+}
+
+std::shared_ptr<PageProcessor> make_save_pages(const ProcessorChain::Options& options) {
+  return std::make_shared<SavePagesProcessor>(options.save_pages_dir);
+}
+
+std::vector<std::string> ProcessorChain::known_names() { return ProcessorRegistry::builtin().names(); }
 
 ProcessorChain ProcessorChain::make(const std::vector<std::string>& names, const Options& options,
                                     std::string* error) {
-  ProcessorChain chain;
-  for (const auto& n : names) {
-    if (n == "html_links") {
-      chain.processors_.push_back(std::make_shared<HtmlLinksProcessor>(options.html_parser));
-    } else if (n == "save_pages") {
-      chain.processors_.push_back(std::make_shared<SavePagesProcessor>(options.save_pages_dir));
-    } else if (n == "warc") {
-      if (!options.archive) {
-        if (error)
-          *error = "processors: warc has no archive to write to (warc_dir)";
-        return ProcessorChain{};
-      }
-      chain.archive_ = options.archive;
-    } else {
-      if (error)
-        *error = "processors: unknown processor '" + n + "' (known: html_links, save_pages, warc)";
-      return ProcessorChain{};
-    }
-  }
-  return chain;
+  return ProcessorRegistry::builtin().make_chain(names, options, error);
+}
+
+bool ProcessorChain::reads_response_heads() const {
+  for (const auto& p : processors_)
+    if (p->reads_response_head())
+      return true;
+  return false;
 }
 
 PageAnalysis ProcessorChain::run(const FetchedPage& page) const {

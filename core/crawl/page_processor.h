@@ -49,7 +49,10 @@ class PageProcessor {
  public:
   virtual ~PageProcessor() = default;
   virtual const char* name() const = 0;
+  // Called from several parser lanes at once: safe for concurrent calls.
   virtual void process(const FetchedPage& page, PageAnalysis& analysis) = 0;
+  // Whether it reads FetchedPage::response_head (the fetch keeps it then).
+  virtual bool reads_response_head() const { return false; }
 };
 
 // What html_links keeps of a parsed document.
@@ -70,14 +73,21 @@ class ProcessorChain {
     HtmlParser html_parser = HtmlParser::fast;  // html_links' parser
     std::shared_ptr<ResponseArchive> archive;   // what `warc` writes to
   };
-  // Builds the chain from processor names. An unknown name is reported in
-  // `error` (listing the known ones) and an empty chain returned.
+  ProcessorChain() = default;
+  ProcessorChain(std::vector<std::shared_ptr<PageProcessor>> processors, std::shared_ptr<ResponseArchive> archive)
+      : processors_(std::move(processors)), archive_(std::move(archive)) {}
+
+  // Builds the chain from entries of the built-in registry
+  // (processor_registry.h). An unknown name is reported in `error` (listing
+  // the known ones) and an empty chain returned.
   static ProcessorChain make(const std::vector<std::string>& names, const Options& options,
                              std::string* error);
   static std::vector<std::string> known_names();
 
   PageAnalysis run(const FetchedPage& page) const;
   std::size_t size() const { return processors_.size(); }
+  bool reads_response_heads() const;
+  const std::vector<std::shared_ptr<PageProcessor>>& processors() const { return processors_; }
   // The archive when the chain has `warc`, or nullptr.
   ResponseArchive* archive() const { return archive_.get(); }
 

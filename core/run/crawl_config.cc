@@ -76,7 +76,8 @@ const std::vector<ConfigKey>& config_keys() {
     {"resolve", ValueKind::text_list, "host:port:address entries that bypass DNS (as curl --resolve)", &C::resolve},
     {"html_parser", ValueKind::text, "html_links' HTML parser: fast (a streaming HTML5 tokenizer, no tree) or html5 (gumbo's full HTML5 tree; slower, for tree semantics)",
      &C::html_parser, 0, 0, {"fast", "html5"}},
-    {"processors", ValueKind::text_list, "processor chain: html_links, save_pages, warc (every response archived as WARC/1.1)", &C::processors, 0, 0, {}, true},
+    {"processors", ValueKind::text_list, "processor chain, in order: html_links, save_pages, warc (every response archived as WARC/1.1), extract (the extraction rules; added last when not listed), or an external processor {name, exec, urls, timeout, instances} (docs/plugins.md)", &C::processors, 0, 0, {}, true, true},
+    {"extract", ValueKind::structured, "extraction rules: a list of {name, urls, fields: {field: {css | xpath, all, regex, url}}}; each HTML page a rule matches gives one item (docs/plugins.md)", &C::extract_rules},
     {"save_pages_dir", ValueKind::text, "where save_pages writes bodies", &C::save_pages_dir},
     {"warc_dir", ValueKind::text, "where the warc processor writes its .warc.gz files (created if missing)", &C::warc_dir},
     {"warc_prefix", ValueKind::text, "first part of each WARC file's name: PREFIX-TIMESTAMP-SERIAL-RANDOM.warc.gz (letters, digits, '.', '_', '-')", &C::warc_prefix},
@@ -214,6 +215,73 @@ void check_range(const ConfigKey& key, std::int64_t v, const std::string& writte
   }
 }
 
+// A YAML value as JSON. Plain scalars take YAML 1.2's core types (true,
+// false, null, integers, floats); quoted ones stay strings, so '5' is "5".
+nlohmann::json yaml_to_json(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return nullptr;
+    case YAML::NodeType::Sequence: {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& item : node)
+        out.push_back(yaml_to_json(item));
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      nlohmann::json out = nlohmann::json::object();
+      for (const auto& item : node) {
+        const std::string name = item.first.Scalar();
+        if (out.contains(name))
+          throw ConfigError("key '" + name + "' is given twice, line " + std::to_string(item.first.Mark().line + 1));
+        out[name] = yaml_to_json(item.second);
+      }
+      return out;
+    }
+    case YAML::NodeType::Scalar:
+      break;
+  }
+  const std::string& text = node.Scalar();
+  if (node.Tag() != "?")  // quoted, or tagged: a string
+    return text;
+  if (text == "true" || text == "True" || text == "TRUE")
+    return true;
+  if (text == "false" || text == "False" || text == "FALSE")
+    return false;
+  if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL")
+    return nullptr;
+  const auto number = nlohmann::json::parse(text, nullptr, false);
+  if (!number.is_discarded() && number.is_number())
+    return number;
+  return text;
+}
+
+YAML::Node yaml_node_of(const std::string& text) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError("invalid YAML or JSON: " + e.msg);
+  }
+}
+
+// A structured key's value as JSON text; nothing (null, an empty list) is "".
+std::string structured_json(const YAML::Node& node) {
+  const nlohmann::json value = yaml_to_json(node);
+  if (value.is_null() || (value.is_array() && value.empty()))
+    return {};
+  if (!value.is_array() && !value.is_object())
+    throw ConfigError("expected a list or a mapping");
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// An object item of a list (an external processor's entry) as JSON text.
+std::string object_item_json(const YAML::Node& node) {
+  const nlohmann::json value = yaml_to_json(node);
+  if (!value.is_object())
+    throw ConfigError("expected a name or a mapping");
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 // Parses one scalar for `key` and stores it. `append` adds to a list
 // instead of replacing it.
 void assign_scalar(const ConfigKey& key, const std::string& text, CrawlConfig& cfg, bool append) {
@@ -241,10 +309,17 @@ void assign_scalar(const ConfigKey& key, const std::string& text, CrawlConfig& c
       cfg.*std::get<std::string C::*>(key.member) = text;
       break;
     }
+    case ValueKind::structured:
+      cfg.*std::get<std::string C::*>(key.member) = structured_json(yaml_node_of(text));
+      break;
     case ValueKind::text_list: {
       auto& list = cfg.*std::get<std::vector<std::string> C::*>(key.member);
       if (!append)
         list.clear();
+      if (key.object_items && !ascii::trim(text).empty() && ascii::trim(text).front() == '{') {
+        list.push_back(object_item_json(yaml_node_of(text)));
+        break;
+      }
       if (!key.comma_separated) {
         list.push_back(text);
         break;
@@ -267,6 +342,7 @@ std::string describe(ValueKind kind) {
     case ValueKind::text_list: return "a list of strings";
     case ValueKind::duration_ms: return "a duration (250ms, 2s, 1m; a bare number is milliseconds)";
     case ValueKind::bytes: return "a size (1MiB, 512KiB; a bare number is bytes)";
+    case ValueKind::structured: return "a list or a mapping";
   }
   return "a value";
 }
@@ -291,6 +367,8 @@ std::string default_text(const ConfigKey& key) {
       const auto& v = defaults.*std::get<std::string C::*>(key.member);
       return v.empty() ? "(none)" : "\"" + v + "\"";
     }
+    case ValueKind::structured:
+      return "(none)";
     case ValueKind::text_list: {
       const auto& v = defaults.*std::get<std::vector<std::string> C::*>(key.member);
       if (v.empty())
@@ -400,13 +478,18 @@ void apply_yaml(const std::string& yaml_text, const std::string& source, CrawlCo
           assign_scalar(*key, value.Scalar(), config, true);
         } else if (value.IsSequence()) {
           for (const auto& v : value) {
-            if (!v.IsScalar())
-              throw ConfigError("expected a list of strings");
-            list.push_back(v.Scalar());
+            if (v.IsMap() && key->object_items)
+              list.push_back(object_item_json(v));
+            else if (!v.IsScalar())
+              throw ConfigError(key->object_items ? "expected a list of names and mappings" : "expected a list of strings");
+            else
+              list.push_back(v.Scalar());
           }
         } else if (!value.IsNull()) {
           throw ConfigError("expected a list of strings");
         }
+      } else if (key->kind == ValueKind::structured) {
+        config.*std::get<std::string C::*>(key->member) = structured_json(value);
       } else {
         if (!value.IsScalar())
           throw ConfigError("expected " + describe(key->kind));
@@ -771,9 +854,16 @@ std::string yaml_value(const ConfigKey& key, const CrawlConfig& c) {
     case ValueKind::text_list: {
       std::string out = "[";
       const auto& v = c.*std::get<std::vector<std::string> C::*>(key.member);
-      for (std::size_t i = 0; i < v.size(); ++i)
-        out += (i ? ", " : "") + yaml_quoted(v[i]);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        // An object item is JSON, which YAML reads as a flow mapping.
+        const bool object = key.object_items && !v[i].empty() && v[i].front() == '{';
+        out += (i ? ", " : "") + (object ? v[i] : yaml_quoted(v[i]));
+      }
       return out + "]";
+    }
+    case ValueKind::structured: {
+      const auto& v = c.*std::get<std::string C::*>(key.member);
+      return v.empty() ? "[]" : v;
     }
   }
   return {};

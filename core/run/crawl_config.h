@@ -73,7 +73,12 @@ struct CrawlConfig {
   // Name resolution overrides, as curl's --resolve: "host:port:address".
   std::vector<std::string> resolve;
   // The processor chain and the actors' sizing.
+  // Each entry a processor's name, or an object ({name, exec, ...}: an
+  // external processor) kept as its JSON text.
   std::vector<std::string> processors = {"html_links"};
+  // Key `extract`: the extraction rules (docs/plugins.md) as JSON text, an
+  // array of rule objects; "" for none.
+  std::string extract_rules;
   std::string save_pages_dir = "pages";
   // The `warc` processor's files (docs/warc.md).
   std::string warc_dir = "warc";
@@ -135,7 +140,9 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class ValueKind { integer, boolean, text, text_list, duration_ms, bytes };
+// `structured`: a YAML value of any shape (the extraction rules), kept as
+// JSON text; a flag or variable gives it as YAML or JSON text.
+enum class ValueKind { integer, boolean, text, text_list, duration_ms, bytes, structured };
 
 struct ConfigKey {
   const char* name;  // YAML key, snake_case
@@ -154,6 +161,9 @@ struct ConfigKey {
   // resolve entries) may contain commas: a flag or a YAML scalar is one
   // item, and an environment variable holds one item per line.
   bool comma_separated = false;
+  // text_list whose items may also be objects (a YAML mapping, or a flag
+  // value starting with '{'), each kept as its JSON text and never split.
+  bool object_items = false;
 };
 
 const std::vector<ConfigKey>& config_keys();

@@ -42,6 +42,8 @@ SQLite::Database open_crawl_database(const std::string& path) {
     db.execAndGet("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'frontier'").getInt() == 1;
   if (rebuild_frontier)
     db.exec("DROP INDEX IF EXISTS idx_frontier_state; ALTER TABLE frontier RENAME TO frontier_v2");
+  // Version 5's items and processor_failures are new tables: the schema
+  // file creates them in an older file as in a new one.
   db.exec(std::string{crawl_schema_sql()});
   if (rebuild_frontier)
     db.exec(

@@ -57,6 +57,30 @@ CREATE TABLE IF NOT EXISTS links (
     PRIMARY KEY (from_page_id, to_url)
 ) WITHOUT ROWID;
 
+-- What processors took from a page (version 5): an extraction rule's item
+-- (kind = the rule's name) or an external processor's (kind = its name), a
+-- JSON object each. Written in the page's transaction, and replaced with
+-- its links when the page is fetched again.
+CREATE TABLE IF NOT EXISTS items (
+    item_id INTEGER PRIMARY KEY,
+    page_id INTEGER NOT NULL REFERENCES pages(page_id),
+    kind TEXT NOT NULL,
+    item TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_items_page ON items(page_id);
+CREATE INDEX IF NOT EXISTS idx_items_kind ON items(kind, item_id);
+
+-- A processor that could not process a page (version 5): the page is kept
+-- with what the others found; reasons in docs/plugins.md.
+CREATE TABLE IF NOT EXISTS processor_failures (
+    page_id INTEGER NOT NULL REFERENCES pages(page_id),
+    processor TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    detail TEXT,
+    failed_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS idx_processor_failures_page ON processor_failures(page_id);
+
 CREATE TABLE IF NOT EXISTS frontier (
     seq INTEGER PRIMARY KEY,
     url TEXT UNIQUE NOT NULL,

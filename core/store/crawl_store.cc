@@ -169,10 +169,41 @@ struct CrawlStore::Impl {
     }
   }
 
+  // A refetch replaces what the last fetch's processors found.
+  void replace_items(std::int64_t page_id, const PageRow& page) {
+    {
+      StatementUse use(delete_items);
+      delete_items.bind(1, page_id);
+      delete_items.exec();
+    }
+    {
+      StatementUse use(delete_failures);
+      delete_failures.bind(1, page_id);
+      delete_failures.exec();
+    }
+    for (const auto& item : page.items) {
+      StatementUse use(insert_item);
+      insert_item.bind(1, page_id);
+      insert_item.bind(2, item.kind);
+      insert_item.bind(3, item.json);
+      insert_item.exec();
+    }
+    for (const auto& failure : page.processor_failures) {
+      StatementUse use(insert_failure);
+      insert_failure.bind(1, page_id);
+      insert_failure.bind(2, failure.processor);
+      insert_failure.bind(3, failure.reason);
+      bind_text(insert_failure, 4, failure.detail);
+      insert_failure.bind(5, page.fetched_at_ms);
+      insert_failure.exec();
+    }
+  }
+
   void store_page(const PageRow& page) {
     const std::int64_t node_id = upsert_crawled_node(page);
     const std::int64_t page_id = upsert_page_row(page, node_id);
     replace_links(page_id, page.links);
+    replace_items(page_id, page);
     for (const auto& host_key : page.link_host_keys) {
       // The domain graph has no self-loops: same-host links are not edges.
       if (host_key == page.host_key)
@@ -426,6 +457,11 @@ struct CrawlStore::Impl {
         links_dropped = excluded.links_dropped
       RETURNING page_id)sql"};
   SQLite::Statement delete_links{db, "DELETE FROM links WHERE from_page_id = ?1"};
+  SQLite::Statement delete_items{db, "DELETE FROM items WHERE page_id = ?1"};
+  SQLite::Statement delete_failures{db, "DELETE FROM processor_failures WHERE page_id = ?1"};
+  SQLite::Statement insert_item{db, "INSERT INTO items(page_id, kind, item) VALUES(?1, ?2, ?3)"};
+  SQLite::Statement insert_failure{db, R"sql(
+      INSERT INTO processor_failures(page_id, processor, reason, detail, failed_at) VALUES(?1, ?2, ?3, ?4, ?5))sql"};
   // A repeated target keeps its first position; the header promises unique
   // links, and a duplicate must not fail the whole page.
   SQLite::Statement insert_link{db, R"sql(

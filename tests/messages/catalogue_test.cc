@@ -88,6 +88,8 @@ PageRow page() {
   p.links = {LinkRow{"http://b.example/", false}, LinkRow{"http://c.example/", true}};
   p.link_host_keys = {"b.example", "c.example"};
   p.links_dropped = 12;
+  p.items = {ExtractedItem{"product", R"({"title":"A","price":"9.99"})"}};
+  p.processor_failures = {ProcessorFailure{"lang", "timeout", "no answer in 5000 ms"}};
   return p;
 }
 
@@ -101,7 +103,7 @@ struct tag {};
 
 topology sample(tag<topology>, const caf::actor& a) { return topology{a, a, a, a, a, "node-a"}; }
 fetch_settings sample(tag<fetch_settings>, const caf::actor&) {
-  return fetch_settings{"ua/1", 1, 2, 3, 4, 5, 6, {"a.test:80:127.0.0.2"}, true, 7, true};
+  return fetch_settings{"ua/1", 1, 2, 3, 4, 5, 6, {"a.test:80:127.0.0.2"}, true, 7, true, true};
 }
 worker_hello sample(tag<worker_hello>, const caf::actor& a) { return worker_hello{a, "worker-1@node", 32}; }
 worker_welcome sample(tag<worker_welcome>, const caf::actor& a) {
@@ -198,6 +200,10 @@ relink_fetched sample(tag<relink_fetched>, const caf::actor&) {
   return relink_fetched{FrontierEntry{0, "http://a/x", 1, "http://b/"}};
 }
 fetched_links sample(tag<fetched_links>, const caf::actor&) { return fetched_links{{"http://a/y", "http://a/z"}}; }
+ExtractedItem sample(tag<ExtractedItem>, const caf::actor&) { return ExtractedItem{"recipe", R"({"name":"Soup"})"}; }
+ProcessorFailure sample(tag<ProcessorFailure>, const caf::actor&) {
+  return ProcessorFailure{"wordcount", "crashed", "exit status 1"};
+}
 archive_exchange sample(tag<archive_exchange>, const caf::actor&) {
   return archive_exchange{"http://a.test/robots.txt", 1700000000000, "::1", "GET /robots.txt HTTP/1.1\r\n\r\n",
                           "HTTP/1.1 200 OK\r\n\r\n", std::string("User-agent: *\0", 14), true};

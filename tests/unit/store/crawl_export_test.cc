@@ -285,7 +285,7 @@ TEST_CASE("export: what is not a crawl database is named as such", "[store][expo
   } catch (const ExportError& e) {
     CHECK(std::string{e.what()} == "'" + newer.str() +
                                      "' is not a crawl database: its schema version 99 is newer than this build "
-                                     "reads (4)");
+                                     "reads (5)");
   }
 }
 
