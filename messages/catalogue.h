@@ -73,6 +73,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(actorcrawl, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::fetched_links))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::ExtractedItem))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::ProcessorFailure))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::ProcessorFailureCount))
 
 CAF_END_TYPE_ID_BLOCK(actorcrawl)
 

@@ -59,6 +59,11 @@ typename Inspector::result_type inspect(Inspector& f, ExtractedItem& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ProcessorFailureCount& x) {
+  return f(caf::meta::type_name("ProcessorFailureCount"), x.processor, x.reason, x.count);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ProcessorFailure& x) {
   return f(caf::meta::type_name("ProcessorFailure"), x.processor, x.reason, x.detail);
 }
@@ -83,7 +88,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StoreSummary& x) {
   return f(caf::meta::type_name("StoreSummary"), x.nodes_discovered, x.nodes_crawled,
            x.edges_recorded, x.pages_fetched, x.pages_failed, x.avg_fetch_time_ms, x.links_dropped,
-           x.urls_parked, x.seed_refusals);
+           x.urls_parked, x.items_stored, x.processor_failures, x.seed_refusals);
 }
 
 // Frontier -> Storage: new queued rows, rows queued again under a new seq

@@ -60,7 +60,7 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
   if (!doc.is_object())
     throw bad("invalid_body", "the body must be a JSON object");
   static const char* const known[] = {"url", "max_pages", "max_depth", "profile", "scope", "politeness_delay_ms",
-                                      "allowed_domains", "respect_robots_txt"};
+                                      "allowed_domains", "respect_robots_txt", "extract"};
   for (const auto& item : doc.items()) {
     bool ok = false;
     for (const char* k : known)
@@ -68,7 +68,7 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
     if (!ok)
       throw bad("unknown_field", "unknown field '" + clip_for_message(item.key(), 100) +
                                    "' (known: url, max_pages, max_depth, profile, scope, "
-                                   "politeness_delay_ms, allowed_domains, respect_robots_txt)");
+                                   "politeness_delay_ms, allowed_domains, respect_robots_txt, extract)");
   }
   if (!doc.contains("url"))
     throw bad("missing_field", "'url' is required");
@@ -98,6 +98,15 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
       throw bad("out_of_range",
                 "'scope' must be \"domain\", \"host\" or \"any\", got '" + clip_for_message(scope, 50) + "'");
     r.scope = scope;
+  }
+  if (doc.contains("extract")) {
+    // The rules' own checks (selectors, patterns, options) are the crawl's:
+    // check_crawl() runs them before the job is accepted.
+    const json& v = doc.at("extract");
+    if (!v.is_array())
+      throw bad("invalid_type", "'extract' must be an array of rules ({name, urls, fields}, as in the config)");
+    if (!v.empty())
+      r.extract = v.dump(-1, ' ', false, json::error_handler_t::replace);
   }
   if (doc.contains("respect_robots_txt")) {
     const json& v = doc.at("respect_robots_txt");
@@ -136,6 +145,8 @@ std::string to_json(const JobRequest& r) {
     j["allowed_domains"] = *r.allowed_domains;
   if (r.respect_robots_txt)
     j["respect_robots_txt"] = *r.respect_robots_txt;
+  if (r.extract)
+    j["extract"] = json::parse(*r.extract);
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -179,6 +190,10 @@ CrawlConfig job_config(const CrawlConfig& base, const JobRequest& r) {
   if (r.respect_robots_txt) {
     c.respect_robots_txt = *r.respect_robots_txt;
     set("respect_robots_txt");
+  }
+  if (r.extract) {
+    c.extract_rules = *r.extract;
+    set("extract");
   }
   return c;
 }

@@ -2,7 +2,8 @@
 //
 // The body is a JSON object with "url" (required, http or https) and
 // optional "max_pages", "max_depth", "profile", "scope",
-// "politeness_delay_ms", "allowed_domains", "respect_robots_txt". Anything
+// "politeness_delay_ms", "allowed_domains", "respect_robots_txt",
+// "extract" (extraction rules, as the config's `extract`). Anything
 // else is refused: an
 // unknown field is more often a typo than an extension, and a crawl started
 // with a silently ignored limit is worse than no crawl.
@@ -28,6 +29,7 @@ struct JobRequest {
   std::optional<std::int64_t> politeness_delay_ms;
   std::optional<std::vector<std::string>> allowed_domains;
   std::optional<bool> respect_robots_txt;
+  std::optional<std::string> extract;  // the rules as JSON text (an array)
 };
 
 // The service's limits on what one job may ask for.

@@ -83,6 +83,12 @@ struct ProcessorFailure {
   std::string detail;     // for people
 };
 
+struct ProcessorFailureCount {
+  std::string processor;
+  std::string reason;
+  std::int64_t count = 0;
+};
+
 struct PageRow {
   std::string url;       // the URL that was requested (normalized)
   std::string host_key;  // node of the page: host[:port]
@@ -161,6 +167,9 @@ struct StoreSummary {
   std::int64_t avg_fetch_time_ms = 0; // over pages_fetched
   std::int64_t links_dropped = 0;     // over pages fetched since: hrefs past max_links_per_page
   std::int64_t urls_parked = 0;       // frontier rows parked after a transient failure, now
+  std::int64_t items_stored = 0;      // items of the pages fetched since
+  // Processors' failures on the pages fetched since, by processor and reason.
+  std::vector<ProcessorFailureCount> processor_failures;
   // One per seed URL asked about: why its frontier row was refused for
   // good, or its fetch refused its private address; "" otherwise (fetched,
   // queued, parked, failed with a response, or never offered).

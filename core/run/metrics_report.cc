@@ -38,6 +38,12 @@ std::string metrics_json(const RunMetrics& m) {
   j["avg_fetch_time_ms"] = m.summary.avg_fetch_time_ms;
   j["links_dropped"] = m.summary.links_dropped;
   j["urls_parked"] = m.summary.urls_parked;
+  j["items_stored"] = m.summary.items_stored;
+  // {"lang": {"timeout": 3}}: each processor's failures by reason.
+  auto& failures = j["processor_failures"];
+  failures = nlohmann::ordered_json::object();
+  for (const auto& f : m.summary.processor_failures)
+    failures[f.processor][f.reason] = f.count;
   j["urls_queued_at_end"] = m.urls_queued_at_end;
   j["termination_reason"] = m.termination_reason;
   if (!m.timings.empty()) {

@@ -403,6 +403,20 @@ struct CrawlStore::Impl {
       out.links_dropped = summary_pages.getColumn(3).getInt64();
     }
     {
+      StatementUse use(summary_items);
+      summary_items.bind(1, since_ms);
+      summary_items.executeStep();
+      out.items_stored = summary_items.getColumn(0).getInt64();
+    }
+    {
+      StatementUse use(summary_failures);
+      summary_failures.bind(1, since_ms);
+      while (summary_failures.executeStep())
+        out.processor_failures.push_back(ProcessorFailureCount{summary_failures.getColumn(0).getString(),
+                                                               summary_failures.getColumn(1).getString(),
+                                                               summary_failures.getColumn(2).getInt64()});
+    }
+    {
       StatementUse use(summary_parked);
       summary_parked.executeStep();
       out.urls_parked = summary_parked.getColumn(0).getInt64();
@@ -542,6 +556,11 @@ struct CrawlStore::Impl {
       db, "SELECT COUNT(*), COALESCE(SUM(crawl_count > 0), 0) FROM nodes"};
   SQLite::Statement summary_edges{db, "SELECT COUNT(*) FROM edges"};
   SQLite::Statement summary_parked{db, "SELECT COUNT(*) FROM frontier WHERE state = 4"};
+  SQLite::Statement summary_items{
+      db, "SELECT COUNT(*) FROM items i JOIN pages p ON p.page_id = i.page_id WHERE p.fetched_at >= ?1"};
+  SQLite::Statement summary_failures{db, R"sql(
+      SELECT processor, reason, COUNT(*) FROM processor_failures WHERE failed_at >= ?1
+      GROUP BY processor, reason ORDER BY processor, reason)sql"};
   // Refused for good (3), with the reason; or fetched only as far as the
   // private-network guard, which refuses the address before a request. A
   // parked row (4) is no refusal: the next run tries it again.

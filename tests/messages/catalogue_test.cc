@@ -159,7 +159,8 @@ LinkRow sample(tag<LinkRow>, const caf::actor&) { return LinkRow{"http://a/", tr
 PageRow sample(tag<PageRow>, const caf::actor&) { return page(); }
 DeadLetterRow sample(tag<DeadLetterRow>, const caf::actor&) { return dead(); }
 ResumeState sample(tag<ResumeState>, const caf::actor&) { return ResumeState{{SeenUrl{1, 0, false}, SeenUrl{2, 3, true}, SeenUrl{0xffffffffffffffffULL, 255, false}}, 10, 3, 4}; }
-StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6, 7, 8, {"", "private_address"}}; }
+StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6, 7, 8, 9, {ProcessorFailureCount{"lang", "timeout", 3}}, {"", "private_address"}};
+}
 FrontierRefusal sample(tag<FrontierRefusal>, const caf::actor&) {
   return FrontierRefusal{FrontierEntry{3, "http://e/", 2, "http://a/"}, "max_url_length"};
 }
@@ -201,6 +202,9 @@ relink_fetched sample(tag<relink_fetched>, const caf::actor&) {
 }
 fetched_links sample(tag<fetched_links>, const caf::actor&) { return fetched_links{{"http://a/y", "http://a/z"}}; }
 ExtractedItem sample(tag<ExtractedItem>, const caf::actor&) { return ExtractedItem{"recipe", R"({"name":"Soup"})"}; }
+ProcessorFailureCount sample(tag<ProcessorFailureCount>, const caf::actor&) {
+  return ProcessorFailureCount{"wordcount", "timeout", 2};
+}
 ProcessorFailure sample(tag<ProcessorFailure>, const caf::actor&) {
   return ProcessorFailure{"wordcount", "crashed", "exit status 1"};
 }

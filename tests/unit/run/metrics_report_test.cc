@@ -27,6 +27,8 @@ RunMetrics sample() {
   m.summary.avg_fetch_time_ms = 87;
   m.summary.links_dropped = 79000;
   m.summary.urls_parked = 12;
+  m.summary.items_stored = 250;
+  m.summary.processor_failures = {{"lang", "crashed", 1}, {"lang", "timeout", 3}, {"wordcount", "bad_answer", 2}};
   m.termination_reason = "max_pages";
   m.urls_queued_at_end = 1234;
   return m;
@@ -46,6 +48,16 @@ const char* const kSampleJson = R"({
   "avg_fetch_time_ms": 87,
   "links_dropped": 79000,
   "urls_parked": 12,
+  "items_stored": 250,
+  "processor_failures": {
+    "lang": {
+      "crashed": 1,
+      "timeout": 3
+    },
+    "wordcount": {
+      "bad_answer": 2
+    }
+  },
   "urls_queued_at_end": 1234,
   "termination_reason": "max_pages"
 }
@@ -102,6 +114,8 @@ TEST_CASE("metrics_json: a run with nothing done", "[metrics_report]") {
   "avg_fetch_time_ms": 0,
   "links_dropped": 0,
   "urls_parked": 0,
+  "items_stored": 0,
+  "processor_failures": {},
   "urls_queued_at_end": 0,
   "termination_reason": "queue_empty"
 }
