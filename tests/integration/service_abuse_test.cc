@@ -458,6 +458,21 @@ TEST_CASE("serve abuse: idle and trickling connections hold no thread; /healthz 
   check_unharmed(service);
 }
 
+TEST_CASE("serve abuse: a head whose lines end in a bare LF is answered 400 at once",
+          "[integration][service][abuse]") {
+  ScratchDir dir;
+  // A read timeout far beyond the wait below: a 408 cannot stand in for the
+  // answer.
+  Service service(dir, {"--service-read-timeout", "120s"});
+  const int port = service.port();
+  for (const std::string& head : {"GET /crawl HTTP/1.1\nHost: 127.0.0.1\n\n"s, "GET /healthz HTTP/1.1\n\n"s,
+                                  "GET /crawl HTTP/1.1\r\nHost: 127.0.0.1\n\n"s}) {
+    INFO(head);
+    check_error(ask(port, head, 30000ms), 400, "bad_request");
+  }
+  check_unharmed(service);
+}
+
 TEST_CASE("serve abuse: beyond service_max_connections a connection gets 503 at once",
           "[integration][service][abuse]") {
   ScratchDir dir;
