@@ -121,9 +121,10 @@ int serve_command(std::vector<std::string> args, const std::atomic<int>& stop_re
     settings.limits.max_pages = config.max_pages_per_job;
     CrawlService service(std::move(settings));
     HttpApi api(service, config, DemoWebInfo{demo_url, demo_hosts});
-    const int port = api.bind(where.host, where.port);
+    std::string why_not;
+    const int port = api.bind(where.host, where.port, &why_not);
     if (port < 0) {
-      std::fprintf(stderr, "actorcrawl: cannot listen on %s\n", config.service_listen.c_str());
+      std::fprintf(stderr, "actorcrawl: cannot listen on %s: %s\n", config.service_listen.c_str(), why_not.c_str());
       return 1;
     }
     log_line(LogLevel::notice, "service listening on http://" + where.host + ":" + std::to_string(port) +

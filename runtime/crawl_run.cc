@@ -150,7 +150,7 @@ CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, c
       for (const auto& a : t.all())
         self->send_exit(a, caf::exit_reason::user_shutdown);
       self->send_exit(gatekeeper, caf::exit_reason::user_shutdown);
-      throw ConfigError("cannot listen on " + config.listen + ": " + to_string(port.error()));
+      throw ListenError("cannot listen on " + config.listen + ": " + why_publish_failed(listen, port.error()));
     }
     // Printed even with --quiet: whoever starts workers needs the port.
     log_line(LogLevel::notice, "coordinator " + node_name(config) + " listening on " + listen.host + ":" +

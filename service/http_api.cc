@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <algorithm>
@@ -613,10 +614,16 @@ HttpApi::HttpApi(CrawlService& service, const CrawlConfig& config, DemoWebInfo d
 
 HttpApi::~HttpApi() = default;
 
-int HttpApi::bind(const std::string& host, int port) {
+int HttpApi::bind(const std::string& host, int port, std::string* why_not) {
+  errno = 0;
   const int bound = port == 0 ? impl_->http.bind_to_any_port(host) : impl_->http.bind_to_port(host, port) ? port : -1;
+  // httplib says only that it failed; the failed bind() or listen() left
+  // the reason in errno (httplib's cleanup after it does not change it).
+  const int error = errno;
   if (bound > 0)
     impl_->allowed_hosts.emplace(host, bound, impl_->config.service_allowed_hosts);
+  else if (why_not)
+    *why_not = error == 0 ? "the address cannot be bound" : std::strerror(error);
   return bound;
 }
 

@@ -469,6 +469,15 @@ struct HttpServer::Impl {
 
 HttpServer::HttpServer(const HttpServerLimits& limits) : impl_(std::make_unique<Impl>(*this, limits)) {
   new_task_queue = [] { return new RunAtOnce; };
+  // httplib's default sets SO_REUSEPORT, with which a second process binds
+  // the same port and the kernel splits the connections between the two.
+  // SO_REUSEADDR alone lets a restart bind while the last run's connections
+  // linger in TIME_WAIT, and on Linux still refuses a port another socket
+  // listens on: one process per port.
+  set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   // Not httplib's connection handling any more, but what its responses
   // announce (Keep-Alive: timeout=..., max=...) and its own body check.
   set_keep_alive_max_count(limits.max_requests_per_connection);

@@ -616,6 +616,27 @@ TEST_CASE("serve: a second service on the same directory exits 1, naming the fir
   CHECK(health->status == 200);
 }
 
+TEST_CASE("serve: a second service on the same port exits 1, naming the address", "[integration][service][lock]") {
+  ScratchDir dir;
+  Service first(dir, {}, "first.log");
+  const std::string address = "127.0.0.1:" + std::to_string(first.port());
+  // Another directory, so only the port is shared.
+  ChildProcess second(ACTORCRAWL_BINARY, {"serve", "--listen", address, "--db-dir", dir.path("other")},
+                      dir.path("second.log"));
+  const auto code = second.wait(20s);
+  INFO(second.output());
+  REQUIRE(code.has_value());
+  CHECK(*code == 1);
+  CHECK(second.output().find("cannot listen on " + address + ": Address already in use") != std::string::npos);
+  CHECK(second.output().find("service listening on") == std::string::npos);
+  // Every connection still reaches the first.
+  for (int i = 0; i < 8; ++i) {
+    auto health = first.client().Get("/healthz");
+    REQUIRE(health);
+    CHECK(health->status == 200);
+  }
+}
+
 TEST_CASE("serve: GET /crawl/{id}/export streams what actorcrawl export writes", "[integration][service][export]") {
   ScratchDir dir;
   TestWeb web;
