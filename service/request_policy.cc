@@ -414,6 +414,39 @@ RequestFramer::Progress RequestFramer::read_chunks(std::string_view received) {
   }
 }
 
+std::optional<RequestHead> read_request_head(std::string_view head) {
+  const auto line_end = head.find("\r\n");
+  if (line_end == std::string_view::npos)
+    return std::nullopt;
+  const auto line = head.substr(0, line_end);
+  const auto first_space = line.find(' ');
+  const auto last_space = line.rfind(' ');
+  if (first_space == std::string_view::npos || first_space == last_space)
+    return std::nullopt;
+  const auto version = line.substr(last_space + 1);
+  if (version != "HTTP/1.1" && version != "HTTP/1.0")
+    return std::nullopt;
+  RequestHead out;
+  out.method = line.substr(0, first_space);
+  const auto target = line.substr(first_space + 1, last_space - first_space - 1);
+  out.path = target.substr(0, target.find('?'));
+  // httplib reads the first Connection header and compares it as sent.
+  std::optional<std::string_view> connection;
+  for (std::size_t at = line_end + 2; at < head.size() && !connection;) {
+    const auto eol = head.find("\r\n", at);
+    if (eol == std::string_view::npos || eol == at)
+      break;
+    const auto field = head.substr(at, eol - at);
+    at = eol + 2;
+    const auto colon = field.find(':');
+    if (colon != std::string_view::npos && ascii::iequals(field.substr(0, colon), "Connection"))
+      connection = ascii::trim(field.substr(colon + 1));
+  }
+  out.closes = connection == std::string_view{"close"} ||
+               (version == "HTTP/1.0" && connection != std::string_view{"Keep-Alive"});
+  return out;
+}
+
 // -- paths, queries, messages --------------------------------------------------
 
 namespace {

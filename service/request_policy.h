@@ -128,6 +128,19 @@ class RequestFramer {
   std::optional<ApiError> refusal_;
 };
 
+// What the server's reception reads of a whole head (one RequestFramer
+// found complete) to answer it without a worker: the method, the path (the
+// target without its query) and whether the connection closes after the
+// answer, decided as httplib decides it (`Connection: close`, or HTTP/1.0
+// without `Connection: Keep-Alive`). Empty when the request line is not
+// `METHOD TARGET HTTP/1.x`.
+struct RequestHead {
+  std::string_view method;
+  std::string_view path;
+  bool closes = false;
+};
+std::optional<RequestHead> read_request_head(std::string_view head);
+
 // The API's paths, as httplib's route patterns (registered in http_api.cc)
 // and as route_of() recognizes them without a regular expression.
 enum class Route { health, dashboard, info, jobs, job, job_graph, job_events, job_redrive, job_export, metrics, none };

@@ -244,4 +244,20 @@ TEST_CASE("request framing: what two parsers could read two ways is refused", "[
   CHECK(code(chunked, "5 ;ext\r\nhello\r\n0\r\n\r\n") == "accepted");
 }
 
+TEST_CASE("request head: method, path and whether the connection closes, as httplib reads them",
+          "[request_policy][framing]") {
+  const auto head = read_request_head("GET /healthz?probe=1 HTTP/1.1\r\nHost: a\r\n\r\n");
+  REQUIRE(head);
+  CHECK(head->method == "GET");
+  CHECK(head->path == "/healthz");
+  CHECK_FALSE(head->closes);
+  CHECK(read_request_head("HEAD / HTTP/1.1\r\nconnection: close\r\n\r\n")->closes);
+  CHECK_FALSE(read_request_head("GET / HTTP/1.1\r\nConnection: Close\r\n\r\n")->closes);  // httplib: exact
+  CHECK(read_request_head("GET / HTTP/1.0\r\n\r\n")->closes);
+  CHECK_FALSE(read_request_head("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n")->closes);
+  CHECK_FALSE(read_request_head("GET /\r\n\r\n"));
+  CHECK_FALSE(read_request_head("GET / HTTP/2\r\n\r\n"));
+  CHECK_FALSE(read_request_head("GET / HTTP/1.1"));
+}
+
 }  // namespace actorcrawl
