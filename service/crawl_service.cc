@@ -253,7 +253,16 @@ JobRow CrawlService::submit(const JobRequest& request) {
 
 std::optional<JobRow> CrawlService::job(const std::string& id) { return impl_->store.get(id); }
 
-std::vector<JobRow> CrawlService::jobs() { return impl_->store.list(); }
+std::vector<JobRow> CrawlService::jobs(std::size_t offset, std::size_t limit) {
+  return impl_->store.list(limit, offset);
+}
+
+std::int64_t CrawlService::job_count() {
+  std::int64_t total = 0;
+  for (const auto& [status, n] : impl_->store.count_by_status())
+    total += n;
+  return total;
+}
 
 bool CrawlService::cancel(const std::string& id) {
   std::lock_guard<std::mutex> lock{impl_->mutex};

@@ -1,6 +1,7 @@
 #include "service/http_server.h"
 
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -40,6 +41,14 @@ constexpr std::size_t kMaxLingerBytes = 8u << 20;
 constexpr std::size_t kReadChunk = 16 * 1024;
 // Room for a response's status line and headers.
 constexpr std::size_t kHeadRoom = 1024;
+// A response this large owes the allocator a trim once it is written, and
+// the reception trims at most this often: the threads that rendered it
+// freed their copies into their own malloc arenas, which glibc hands back
+// to the system only when asked (malloc_trim), so after a burst of large
+// answers the process would stay at its peak. Trimming costs a walk over
+// the arenas, hence the pause between two.
+constexpr std::size_t kTrimAfterBytes = 256 * 1024;
+constexpr auto kTrimEvery = std::chrono::milliseconds{1000};
 
 struct Address {
   std::string ip;
@@ -250,6 +259,9 @@ struct HttpServer::Impl {
 
   std::thread reception;
   std::vector<std::thread> workers;
+  // The reception's: a large response was written since the last trim.
+  bool trim_owed = false;
+  Clock::time_point last_trim;
 
   // answer_at_reception(): the path, and the whole response but its
   // connection header.
@@ -352,6 +364,13 @@ struct HttpServer::Impl {
         if (attend(waiting[i], polled[i + 1].revents, now))
           still_waiting.push_back(std::move(waiting[i]));
       waiting.swap(still_waiting);
+      if (trim_owed && now - last_trim >= kTrimEvery) {
+        trim_owed = false;
+        last_trim = now;
+#ifdef __GLIBC__
+        ::malloc_trim(0);
+#endif
+      }
     }
     for (auto& c : waiting)
       close_connection(std::move(c));
@@ -403,6 +422,8 @@ struct HttpServer::Impl {
       close_connection(std::move(c));  // the client left
       return false;
     }
+    if (c->outgoing.size() >= kTrimAfterBytes)
+      trim_owed = true;
     std::string{}.swap(c->outgoing);  // the memory goes now, not with the connection
     c->outgoing_sent = 0;
     if (c->close_after_outgoing || stopping.load()) {

@@ -223,7 +223,7 @@ void check_unharmed(Service& service) {
   CHECK(health->status == 200);
   auto jobs = c.Get("/crawl");
   REQUIRE(jobs);
-  CHECK(json::parse(jobs->body) == json{{"jobs", json::array()}});
+  CHECK(json::parse(jobs->body).at("jobs") == json::array());
 }
 
 std::size_t count_of(const std::string& text, const std::string& piece) {
