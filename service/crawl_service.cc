@@ -174,21 +174,23 @@ struct CrawlService::Impl {
   // Joins jobs that ended; keeps their logs for late SSE readers. Caller
   // holds `mutex`.
   void reap() {
-    for (auto it = running.begin(); it != running.end();) {
-      if (it->second->done) {
-        if (it->second->thread.joinable())
-          it->second->thread.join();
-        finished_logs[it->first] = it->second->log;
-        finished_order.push_back(it->first);
-        if (finished_order.size() > kEndedLogsKept) {
-          finished_logs.erase(finished_order.front());
-          finished_order.pop_front();
-        }
-        it = running.erase(it);
-      } else {
-        ++it;
-      }
+    for (auto it = running.begin(); it != running.end();)
+      it = it->second->done ? retire(it) : std::next(it);
+  }
+
+  // Joins a job's thread, which has ended or is about to (it has written
+  // its final status), and keeps its log. Caller holds `mutex`.
+  std::map<std::string, std::shared_ptr<Running>>::iterator retire(
+    std::map<std::string, std::shared_ptr<Running>>::iterator it) {
+    if (it->second->thread.joinable())
+      it->second->thread.join();
+    finished_logs[it->first] = it->second->log;
+    finished_order.push_back(it->first);
+    if (finished_order.size() > kEndedLogsKept) {
+      finished_logs.erase(finished_order.front());
+      finished_order.pop_front();
     }
+    return running.erase(it);
   }
 
   std::shared_ptr<JobLog> log_of(const std::string& id) {
@@ -290,11 +292,16 @@ CrawlService::Redrive CrawlService::redrive(const std::string& id, const Redrive
   if (!row)
     throw ApiError(404, "job_not_found", "no job '" + id + "'");
   // The running crawl owns its database: its dead letters are re-driven
-  // once it has ended.
-  if (impl_->running.count(id) > 0 || row->status == JobStatus::queued || row->status == JobStatus::running)
+  // once it has ended. The job table decides, and the answer names the
+  // status it decided by.
+  if (row->status == JobStatus::queued || row->status == JobStatus::running)
     throw ApiError(409, "job_running",
                    "job '" + id + "' is " + to_string(row->status) +
                      ": re-drive its dead letters once it has ended (or cancel it first)");
+  // Ended in the table, while its thread may still be on its last steps
+  // (it writes its status, then ends): it is over, and waited for.
+  if (auto it = impl_->running.find(id); it != impl_->running.end())
+    impl_->retire(it);
   // Checked before anything changes: letters taken must be fetched.
   if (impl_->running.size() >= impl_->settings.max_concurrent_jobs)
     throw ApiError(429, "too_many_jobs",
