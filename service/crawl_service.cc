@@ -150,6 +150,9 @@ struct CrawlService::Impl {
     }
     if (status == JobStatus::failed)
       log_line(LogLevel::warn, "job " + job->id + " failed: " + error);
+    // Its series end with it (docs/service.md, Metrics); its totals stay
+    // in the job table.
+    metrics.drop_series_labelled("job", job->id);
     job->log->end(status);
     job->done = true;
   }
@@ -352,6 +355,8 @@ std::string CrawlService::metrics_text() {
     m.set("actorcrawl_jobs", {{"status", status}}, n);
   std::lock_guard<std::mutex> lock{impl_->mutex};
   for (auto& [id, job] : impl_->running) {
+    if (job->done)
+      continue;  // ended, not yet reaped: its series ended with it
     const auto live = job->log->live();
     m.set("actorcrawl_frontier_queued", {{"job", id}}, static_cast<double>(live.progress.queued));
     m.set("actorcrawl_in_flight", {{"job", id}}, static_cast<double>(live.progress.in_flight));

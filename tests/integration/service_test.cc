@@ -476,12 +476,43 @@ TEST_CASE("serve: live events, the domain graph and the metrics of a job", "[int
   CHECK(metrics->get_header_value("Content-Type").find("text/plain; version=0.0.4") == 0);
   const auto& text = metrics->body;
   INFO(text);
-  CHECK(text.find("actorcrawl_pages_fetched_total{job=\"" + id + "\"} 3") != std::string::npos);
+  // The job is over: its own series ended with it (the next test follows
+  // them while a job runs); what it did stays in the totals.
+  CHECK(text.find("job=\"" + id + "\"") == std::string::npos);
   CHECK(text.find("actorcrawl_jobs{status=\"completed\"} 1") != std::string::npos);
   CHECK(text.find("actorcrawl_fetch_duration_seconds_count 3") != std::string::npos);
   CHECK(text.find("actorcrawl_fetch_duration_seconds_bucket{le=\"+Inf\"} 3") != std::string::npos);
   CHECK(text.find("# TYPE actorcrawl_mailbox_messages gauge") != std::string::npos);
   CHECK(text.find("# TYPE actorcrawl_bytes_fetched_total counter") != std::string::npos);
+}
+
+TEST_CASE("serve: a job's metric series exist while it runs and end with it", "[integration][service]") {
+  ScratchDir dir;
+  TestWeb web;
+  const auto seed = chain_web(web, "127.0.0.1", 40, 100);  // runs for seconds
+  Service service(dir, {"--allow-private-networks"});
+  auto c = service.client();
+  const auto id = start_job(c, json{{"url", seed}, {"max_pages", 40}});
+  const std::string label = "{job=\"" + id + "\"}";
+  std::string text;
+  const auto until = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < until &&
+         text.find("actorcrawl_pages_fetched_total" + label) == std::string::npos) {
+    text = c.Get("/metrics")->body;
+    std::this_thread::sleep_for(20ms);
+  }
+  INFO(text);
+  CHECK(text.find("actorcrawl_pages_fetched_total" + label) != std::string::npos);
+  CHECK(text.find("actorcrawl_in_flight" + label) != std::string::npos);
+  CHECK(text.find("actorcrawl_frontier_queued" + label) != std::string::npos);
+
+  // Cancelled, it is over: none of its series stays at its last value.
+  REQUIRE(c.Delete(("/crawl/" + id).c_str())->status == 200);
+  wait_for_status(c, id, {"cancelled"});
+  const auto after = c.Get("/metrics")->body;
+  INFO(after);
+  CHECK(after.find("job=\"" + id + "\"") == std::string::npos);
+  CHECK(after.find("actorcrawl_jobs{status=\"cancelled\"} 1") != std::string::npos);
 }
 
 TEST_CASE("serve: event streams are capped, so open dashboards never take every request thread",
