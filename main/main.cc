@@ -161,6 +161,9 @@ int run_command(Role role, std::vector<std::string> args) {
   } catch (const StoreError& e) {
     std::fprintf(stderr, "actorcrawl: database error: %s\n", e.what());
     return 1;
+  } catch (const ListenError& e) {
+    std::fprintf(stderr, "actorcrawl: %s\n", e.what());
+    return 1;
   }
 }
 

@@ -1,5 +1,7 @@
 #include "main/serve_command.h"
 
+#include <malloc.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -74,6 +76,15 @@ int serve_command(std::vector<std::string> args, const std::atomic<int>& stop_re
     ++it;
   }
   set_quiet(quiet);
+#ifdef __GLIBC__
+  // Buffers of 256 KiB or more — the API's answers of up to a MiB and their
+  // copies — get mappings of their own, handed back to the system when
+  // freed. By default glibc raises this threshold to the largest block
+  // freed so far (up to 32 MiB), after which such buffers come from the
+  // malloc arenas and the memory stays with the process (docs/service.md,
+  // Memory).
+  ::mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
   CrawlConfig config;
   NodeAddress where;
   try {
@@ -121,9 +132,10 @@ int serve_command(std::vector<std::string> args, const std::atomic<int>& stop_re
     settings.limits.max_pages = config.max_pages_per_job;
     CrawlService service(std::move(settings));
     HttpApi api(service, config, DemoWebInfo{demo_url, demo_hosts});
-    const int port = api.bind(where.host, where.port);
+    std::string why_not;
+    const int port = api.bind(where.host, where.port, &why_not);
     if (port < 0) {
-      std::fprintf(stderr, "actorcrawl: cannot listen on %s\n", config.service_listen.c_str());
+      std::fprintf(stderr, "actorcrawl: cannot listen on %s: %s\n", config.service_listen.c_str(), why_not.c_str());
       return 1;
     }
     log_line(LogLevel::notice, "service listening on http://" + where.host + ":" + std::to_string(port) +

@@ -1,7 +1,12 @@
 #include "runtime/cluster_link.h"
 
-#include <chrono>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -40,6 +45,28 @@ caf::expected<std::uint16_t> publish_gatekeeper(const caf::actor& gatekeeper, co
   if (tls)
     return caf::openssl::publish(gatekeeper, where.port, where.host.c_str(), true);
   return gatekeeper.home_system().middleman().publish(gatekeeper, where.port, where.host.c_str(), true);
+}
+
+std::string why_publish_failed(const NodeAddress& where, const caf::error& error) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  const std::string port = std::to_string(where.port);
+  if (::getaddrinfo(where.host.empty() ? nullptr : where.host.c_str(), port.c_str(), &hints, &found) != 0 || !found)
+    return to_string(error);
+  std::string reason;
+  const int fd = ::socket(found->ai_family, found->ai_socktype, found->ai_protocol);
+  if (fd >= 0) {
+    const int yes = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    if (::bind(fd, found->ai_addr, found->ai_addrlen) != 0 || ::listen(fd, 1) != 0)
+      reason = std::strerror(errno);
+    ::close(fd);
+  }
+  ::freeaddrinfo(found);
+  return reason.empty() ? to_string(error) : reason;
 }
 
 caf::expected<caf::actor> connect_to_coordinator(caf::actor_system& sys, const NodeAddress& where, bool tls) {

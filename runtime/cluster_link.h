@@ -26,6 +26,12 @@ bool uses_tls(const CrawlConfig& config);
 caf::expected<std::uint16_t> publish_gatekeeper(const caf::actor& gatekeeper, const NodeAddress& where,
                                                 bool tls);
 
+// Why publish_gatekeeper() failed at `where`, in words. CAF says only that
+// the socket could not be opened; the same bind, tried again here, has the
+// system's reason ("Address already in use": another process listens
+// there, and CAF's SO_REUSEADDR does not let two listen on one port).
+std::string why_publish_failed(const NodeAddress& where, const caf::error& error);
+
 // The coordinator's gatekeeper, as a proxy to the remote actor.
 caf::expected<caf::actor> connect_to_coordinator(caf::actor_system& sys, const NodeAddress& where, bool tls);
 

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <map>
 #include <set>
 
@@ -53,8 +54,16 @@ CrawlParts prepare(const CrawlConfig& config, std::shared_ptr<const LinkScope> s
   // a warc_dir that cannot be written stops the crawl before it starts.
   parts.pipeline = page_pipeline(config, std::move(scope), open_warc_archive(config));
   const auto batch = static_cast<std::size_t>(config.storage_batch);
-  parts.store = lock ? std::make_shared<CrawlStore>(std::move(lock), config.db_path, batch)
-                     : std::make_shared<CrawlStore>(config.db_path, batch);
+  auto* store = lock ? new CrawlStore(std::move(lock), config.db_path, batch) : new CrawlStore(config.db_path, batch);
+  // Told once the store is deleted, its database closed and its lock
+  // released: the StorageActor holds the last reference, and lets go as it
+  // exits, a moment after the run has sent it the exit.
+  auto closed = std::make_shared<std::promise<void>>();
+  parts.store_closed = closed->get_future().share();
+  parts.store = std::shared_ptr<CrawlStore>(store, [closed](CrawlStore* s) {
+    delete s;
+    closed->set_value();
+  });
   return parts;
 }
 
@@ -141,6 +150,7 @@ CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, c
 
   CrawlRunResult result;
   result.start_ms = epoch_ms();
+  const std::shared_future<void> store_closed = parts.store_closed;
   CrawlTopology t = spawn_crawl(sys, config, std::move(parts), self);
   // Every actor of the topology is watched: if one dies (a bug, a database
   // that fails), nothing would ever finish the crawl, so its death ends the
@@ -177,7 +187,7 @@ CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, c
       for (const auto& a : t.all())
         self->send_exit(a, caf::exit_reason::user_shutdown);
       self->send_exit(gatekeeper, caf::exit_reason::user_shutdown);
-      throw ConfigError("cannot listen on " + config.listen + ": " + to_string(port.error()));
+      throw ListenError("cannot listen on " + config.listen + ": " + why_publish_failed(listen, port.error()));
     }
     // Printed even with --quiet: whoever starts workers needs the port.
     log_line(LogLevel::notice, "coordinator " + node_name(config) + " listening on " + listen.host + ":" +
@@ -302,6 +312,14 @@ CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, c
   while (!remote_workers.empty() && std::chrono::steady_clock::now() < nodes_until)
     self->receive([&](caf::down_msg& d) { remote_workers.erase(d.source); },
                   caf::after(std::chrono::milliseconds{100}) >> [] {});
+  // The run ends once its database is closed. On an actor system shared
+  // with other runs (the service's) nothing else waits for the
+  // StorageActor's exit, and whatever follows the run — the service
+  // re-driving the job, or running it again — would find the database
+  // still open for writing. (Bounded only against a hang: what is left is
+  // one commit.)
+  if (store_closed.valid())
+    store_closed.wait_for(std::chrono::seconds{60});
 
   if (!config.metrics_path.empty()) {
     RunMetrics m{result.start_ms, result.end_ms, result.summary, result.termination_reason, last.queued,

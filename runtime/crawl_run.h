@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,8 +54,16 @@ struct CrawlRunResult {
   std::string error;  // set when the crawl ended because something broke
 };
 
-// Throws ConfigError or StoreError for a configuration or database that
-// cannot be used; nothing has been crawled then.
+// A coordinator's listen address that cannot be listened on (another
+// process holds the port): not a mistake in the configuration, which may
+// be right once the port is free.
+struct ListenError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Throws ConfigError, StoreError or ListenError for a configuration,
+// database or listen address that cannot be used; nothing has been crawled
+// then.
 CrawlRunResult run_crawl(const CrawlConfig& config, const CrawlRunOptions& options = {});
 
 // The same on an actor system the caller owns and shares (the crawl

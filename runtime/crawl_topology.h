@@ -4,6 +4,7 @@
 // workers join through worker_hello like remote ones would.
 #pragma once
 
+#include <future>
 #include <memory>
 #include <vector>
 
@@ -31,6 +32,7 @@ struct CrawlTopology {
 
 struct CrawlParts {
   std::shared_ptr<CrawlStore> store;
+  std::shared_future<void> store_closed;  // ready once `store` is deleted (its database closed)
   std::shared_ptr<const PagePipeline> pipeline;
   std::shared_ptr<CrawlEvents> events;  // optional: told of pages and failures
 };

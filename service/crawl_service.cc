@@ -151,6 +151,9 @@ struct CrawlService::Impl {
     }
     if (status == JobStatus::failed)
       log_line(LogLevel::warn, "job " + job->id + " failed: " + error);
+    // Its series end with it (docs/service.md, Metrics); its totals stay
+    // in the job table.
+    metrics.drop_series_labelled("job", job->id);
     job->log->end(status);
     job->done = true;
   }
@@ -175,21 +178,23 @@ struct CrawlService::Impl {
   // Joins jobs that ended; keeps their logs for late SSE readers. Caller
   // holds `mutex`.
   void reap() {
-    for (auto it = running.begin(); it != running.end();) {
-      if (it->second->done) {
-        if (it->second->thread.joinable())
-          it->second->thread.join();
-        finished_logs[it->first] = it->second->log;
-        finished_order.push_back(it->first);
-        if (finished_order.size() > kEndedLogsKept) {
-          finished_logs.erase(finished_order.front());
-          finished_order.pop_front();
-        }
-        it = running.erase(it);
-      } else {
-        ++it;
-      }
+    for (auto it = running.begin(); it != running.end();)
+      it = it->second->done ? retire(it) : std::next(it);
+  }
+
+  // Joins a job's thread, which has ended or is about to (it has written
+  // its final status), and keeps its log. Caller holds `mutex`.
+  std::map<std::string, std::shared_ptr<Running>>::iterator retire(
+    std::map<std::string, std::shared_ptr<Running>>::iterator it) {
+    if (it->second->thread.joinable())
+      it->second->thread.join();
+    finished_logs[it->first] = it->second->log;
+    finished_order.push_back(it->first);
+    if (finished_order.size() > kEndedLogsKept) {
+      finished_logs.erase(finished_order.front());
+      finished_order.pop_front();
     }
+    return running.erase(it);
   }
 
   std::shared_ptr<JobLog> log_of(const std::string& id) {
@@ -264,7 +269,16 @@ JobRow CrawlService::submit(const JobRequest& request) {
 
 std::optional<JobRow> CrawlService::job(const std::string& id) { return impl_->store.get(id); }
 
-std::vector<JobRow> CrawlService::jobs() { return impl_->store.list(); }
+std::vector<JobRow> CrawlService::jobs(std::size_t offset, std::size_t limit) {
+  return impl_->store.list(limit, offset);
+}
+
+std::int64_t CrawlService::job_count() {
+  std::int64_t total = 0;
+  for (const auto& [status, n] : impl_->store.count_by_status())
+    total += n;
+  return total;
+}
 
 bool CrawlService::cancel(const std::string& id) {
   std::lock_guard<std::mutex> lock{impl_->mutex};
@@ -292,11 +306,16 @@ CrawlService::Redrive CrawlService::redrive(const std::string& id, const Redrive
   if (!row)
     throw ApiError(404, "job_not_found", "no job '" + id + "'");
   // The running crawl owns its database: its dead letters are re-driven
-  // once it has ended.
-  if (impl_->running.count(id) > 0 || row->status == JobStatus::queued || row->status == JobStatus::running)
+  // once it has ended. The job table decides, and the answer names the
+  // status it decided by.
+  if (row->status == JobStatus::queued || row->status == JobStatus::running)
     throw ApiError(409, "job_running",
                    "job '" + id + "' is " + to_string(row->status) +
                      ": re-drive its dead letters once it has ended (or cancel it first)");
+  // Ended in the table, while its thread may still be on its last steps
+  // (it writes its status, then ends): it is over, and waited for.
+  if (auto it = impl_->running.find(id); it != impl_->running.end())
+    impl_->retire(it);
   // Checked before anything changes: letters taken must be fetched.
   if (impl_->running.size() >= impl_->settings.max_concurrent_jobs)
     throw ApiError(429, "too_many_jobs",
@@ -347,6 +366,8 @@ std::string CrawlService::metrics_text() {
     m.set("actorcrawl_jobs", {{"status", status}}, n);
   std::lock_guard<std::mutex> lock{impl_->mutex};
   for (auto& [id, job] : impl_->running) {
+    if (job->done)
+      continue;  // ended, not yet reaped: its series ended with it
     const auto live = job->log->live();
     m.set("actorcrawl_frontier_queued", {{"job", id}}, static_cast<double>(live.progress.queued));
     m.set("actorcrawl_in_flight", {{"job", id}}, static_cast<double>(live.progress.in_flight));

@@ -47,7 +47,9 @@ class CrawlService {
   // Starts a job. Throws ApiError(429, "too_many_jobs") at the limit.
   JobRow submit(const JobRequest& request);
   std::optional<JobRow> job(const std::string& id);
-  std::vector<JobRow> jobs();
+  // Newest first: `limit` jobs after the `offset` newest.
+  std::vector<JobRow> jobs(std::size_t offset, std::size_t limit);
+  std::int64_t job_count();
   // Cancels a queued or running job: the cancel is written to the job table
   // at once (so no restart resumes the job), then in-flight transfers end;
   // what was crawled stays. False for an unknown id. Throws StoreError when

@@ -4,10 +4,12 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <algorithm>
 #include <exception>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -18,8 +20,8 @@
 #include "core/run/crawl_config.h"
 #include "core/run/version.h"
 #include "core/store/crawl_export.h"
-#include "core/store/crawl_reader.h"
 #include "service/api_error.h"
+#include "service/bounded_lists.h"
 #include "service/chunk_stream.h"
 #include "service/crawl_service.h"
 #include "service/dashboard.h"
@@ -40,6 +42,12 @@ constexpr std::int64_t kMaxPageLimit = 1000;
 constexpr std::int64_t kDefaultLinksLimit = 100;
 constexpr std::int64_t kMaxLinksLimit = 1000;
 constexpr std::int64_t kMaxLinksPerAnswer = 100000;
+// Jobs in one answer of GET /crawl at most (and by default).
+constexpr std::int64_t kMaxJobLimit = 1000;
+constexpr std::int64_t kMaxQueryOffset = std::numeric_limits<std::int32_t>::max();
+// What an answer holds around its list — its own fields, `next` — counted
+// against the budget before the list (kAnswerBudgetBytes).
+constexpr std::size_t kEnvelopeBytes = 1024;
 // Exports streaming at once. Each holds a request thread for as long as it
 // takes to write (minutes for a million pages), so they are capped well
 // below the pool's size.
@@ -52,6 +60,55 @@ void send_json(httplib::Response& res, int status, const json& body) {
   res.status = status;
   res.set_content(dump(body), "application/json");
 }
+
+// A 200 answer whose JSON text is written already (moved, not copied: it
+// may be a MiB).
+void send_json_text(httplib::Response& res, std::string text) {
+  res.status = 200;
+  res.body = std::move(text);
+  res.set_header("Content-Type", "application/json");
+}
+
+// `object` as JSON text, followed by members whose values are JSON text
+// written already (the long lists, written within a byte budget); inside
+// {"<outer>": ...} when `outer` is given. One buffer: the lists are copied
+// once.
+std::string with_raw_members(const json& object,
+                             std::initializer_list<std::pair<const char*, const std::string*>> members,
+                             const char* outer = nullptr) {
+  const std::string fields = dump(object);
+  std::size_t size = fields.size() + (outer ? std::strlen(outer) + 5 : 0);
+  for (const auto& [name, text] : members)
+    size += std::strlen(name) + text->size() + 4;
+  std::string out;
+  out.reserve(size);
+  if (outer)
+    out.append("{\"").append(outer).append("\":");
+  out.append(fields, 0, fields.size() - 1);  // without its closing brace
+  bool first = fields == "{}";
+  for (const auto& [name, text] : members) {
+    if (!first)
+      out += ',';
+    first = false;
+    out.append("\"").append(name).append("\":").append(*text);
+  }
+  out += '}';
+  if (outer)
+    out += '}';
+  return out;
+}
+
+// Where the next answer of a job's pages starts.
+std::string pages_link(const std::string& job_id, const PagesWindow& w) {
+  std::string link = "/crawl/" + job_id + "?offset=" + std::to_string(w.offset) + "&limit=" + std::to_string(w.limit) +
+                     "&links_offset=" + std::to_string(w.links_offset) + "&links_limit=" + std::to_string(w.links_limit);
+  if (w.first_links_offset)
+    link += "&first_links_offset=" + std::to_string(*w.first_links_offset);
+  return link;
+}
+
+// GET /healthz's answer: it says nothing and changes nothing.
+constexpr const char* kHealthBody = R"({"status":"ok"})";
 
 // The body of last resort, for when even an error cannot be described.
 constexpr const char* kUndescribedError =
@@ -290,8 +347,12 @@ struct HttpApi::Impl {
 
   // -- the routes ----------------------------------------------------------------
 
-  // GET /healthz
-  static void health(const httplib::Request&, httplib::Response& res) { send_json(res, 200, json{{"status", "ok"}}); }
+  // GET /healthz. The server's reception answers it (answer_at_reception);
+  // this route answers what reaches httplib all the same (the path written
+  // with percent-escapes).
+  static void health(const httplib::Request&, httplib::Response& res) {
+    res.set_content(kHealthBody, "application/json");
+  }
 
   // GET /
   static void dashboard(const httplib::Request&, httplib::Response& res) {
@@ -323,50 +384,74 @@ struct HttpApi::Impl {
     send_json(res, 202, json{{"job_id", row.id}, {"status", "started"}});
   }
 
-  // GET /crawl
-  void list_jobs(const httplib::Request&, httplib::Response& res) {
-    json jobs = json::array();
-    for (const auto& row : service.jobs()) {
-      json job = job_summary(row);
-      add_live_counts(job, service, row.id);
-      jobs.push_back(std::move(job));
+  // GET /crawl?offset=&limit=
+  void list_jobs(const httplib::Request& req, httplib::Response& res) {
+    const auto offset = query_integer("offset", query_param(req, "offset"), 0, 0, kMaxQueryOffset);
+    const auto limit = query_integer("limit", query_param(req, "limit"), kMaxJobLimit, 1, kMaxJobLimit);
+    // Read a batch at a time: a thousand rows with 64 KiB seed URLs are not
+    // held at once either.
+    constexpr std::int64_t kBatch = 100;
+    std::string array = "[";
+    std::size_t used = 2 + kEnvelopeBytes;
+    std::int64_t listed = 0;
+    bool cut = false;
+    while (listed < limit && !cut) {
+      const std::int64_t wanted = std::min(kBatch, limit - listed);
+      const auto rows =
+        service.jobs(static_cast<std::size_t>(offset + listed), static_cast<std::size_t>(wanted));
+      for (const auto& row : rows) {
+        json job = job_summary(row);
+        add_live_counts(job, service, row.id);
+        if (!append_within(array, dump(job), used, kAnswerBudgetBytes, listed == 0)) {
+          cut = true;
+          break;
+        }
+        ++listed;
+      }
+      if (static_cast<std::int64_t>(rows.size()) < wanted)
+        break;  // no more jobs
     }
-    send_json(res, 200, json{{"jobs", jobs}});
+    array += ']';
+    const std::int64_t next_offset = offset + listed;
+    const bool more = next_offset < service.job_count();
+    json answer{{"truncated", cut},
+                {"next", more ? json("/crawl?offset=" + std::to_string(next_offset) + "&limit=" + std::to_string(limit))
+                              : json(nullptr)}};
+    send_json_text(res, with_raw_members(answer, {{"jobs", &array}}));
   }
 
-  // GET /crawl/:id?offset=&limit=&links_offset=&links_limit=
+  // GET /crawl/:id?offset=&limit=&links_offset=&links_limit=&first_links_offset=
   void read_job(const httplib::Request& req, httplib::Response& res) {
     const auto row = known_job(req.matches[1]);
-    const auto offset =
-      query_integer("offset", query_param(req, "offset"), 0, 0, std::numeric_limits<std::int32_t>::max());
-    const auto limit = query_integer("limit", query_param(req, "limit"), kDefaultPageLimit, 1, kMaxPageLimit);
-    const auto links_offset = query_integer("links_offset", query_param(req, "links_offset"), 0, 0,
-                                            std::numeric_limits<std::int32_t>::max());
-    const auto links_limit =
+    PagesWindow window;
+    window.offset = query_integer("offset", query_param(req, "offset"), 0, 0, kMaxQueryOffset);
+    window.limit = query_integer("limit", query_param(req, "limit"), kDefaultPageLimit, 1, kMaxPageLimit);
+    window.links_offset = query_integer("links_offset", query_param(req, "links_offset"), 0, 0, kMaxQueryOffset);
+    window.links_limit =
       query_integer("links_limit", query_param(req, "links_limit"), kDefaultLinksLimit, 0, kMaxLinksLimit);
-    if (limit * links_limit > kMaxLinksPerAnswer)
+    if (window.limit * window.links_limit > kMaxLinksPerAnswer)
       throw ApiError(400, "out_of_range",
                      "limit x links_limit must be at most " + std::to_string(kMaxLinksPerAnswer) + ", got " +
-                       std::to_string(limit * links_limit));
-    const auto slice = read_pages(row.db_path, offset, limit, links_offset, links_limit);
-    json pages = json::array();
-    for (const auto& p : slice.pages)
-      pages.push_back(json{{"url", p.url},
-                           {"status_code", p.status_code},
-                           {"title", p.title},
-                           {"links", p.links},
-                           {"links_total", p.links_total},
-                           {"crawled_at", p.crawled_at}});
+                       std::to_string(window.limit * window.links_limit));
+    if (const auto first = query_param(req, "first_links_offset"))
+      window.first_links_offset = query_integer("first_links_offset", first, 0, window.links_offset,
+                                                window.links_offset + window.links_limit);
     json job = job_summary(row);
-    job["pages"] = std::move(pages);
-    job["pages_total"] = slice.total;
-    job["offset"] = offset;
-    job["limit"] = limit;
-    job["links_offset"] = links_offset;
-    job["links_limit"] = links_limit;
+    job["offset"] = window.offset;
+    job["limit"] = window.limit;
+    job["links_offset"] = window.links_offset;
+    job["links_limit"] = window.links_limit;
     job["error"] = row.error.empty() ? json(nullptr) : json(row.error);
     add_live_counts(job, service, row.id);
-    send_json(res, 200, json{{"job", job}});
+    // The job's own fields are small but for its seed URL and error: the
+    // pages get what they leave of the budget.
+    const std::size_t fields = dump(job).size() + kEnvelopeBytes;
+    const auto pages =
+      list_pages(row.db_path, window, kAnswerBudgetBytes > fields ? kAnswerBudgetBytes - fields : 0);
+    job["pages_total"] = pages.total;
+    job["truncated"] = pages.truncated;
+    job["next"] = pages.next ? json(pages_link(row.id, *pages.next)) : json(nullptr);
+    send_json_text(res, with_raw_members(job, {{"pages", &pages.json}}, "job"));
   }
 
   // DELETE /crawl/:id
@@ -433,16 +518,22 @@ struct HttpApi::Impl {
                              {"restarted", done.restarted}});
   }
 
-  // GET /crawl/:id/graph
+  // GET /crawl/:id/graph?nodes_offset=&edges_offset=
   void read_job_graph(const httplib::Request& req, httplib::Response& res) {
     const auto row = known_job(req.matches[1]);
-    const auto graph = read_graph(row.db_path);
-    json nodes = json::array(), edges = json::array();
-    for (const auto& n : graph.nodes)
-      nodes.push_back(json{{"id", n.id}, {"crawl_count", n.crawl_count}, {"description", n.description}});
-    for (const auto& e : graph.edges)
-      edges.push_back(json{{"from", e.from}, {"to", e.to}, {"weight", e.weight}});
-    send_json(res, 200, json{{"job_id", row.id}, {"nodes", nodes}, {"edges", edges}});
+    GraphWindow window;
+    window.nodes_offset = query_integer("nodes_offset", query_param(req, "nodes_offset"), 0, 0, kMaxQueryOffset);
+    window.edges_offset = query_integer("edges_offset", query_param(req, "edges_offset"), 0, 0, kMaxQueryOffset);
+    const auto graph = list_graph(row.db_path, window, kAnswerBudgetBytes - kEnvelopeBytes);
+    json answer{{"job_id", row.id},
+                {"nodes_total", graph.totals.nodes},
+                {"edges_total", graph.totals.edges},
+                {"truncated", graph.truncated},
+                {"next", graph.next ? json("/crawl/" + row.id + "/graph?nodes_offset=" +
+                                           std::to_string(graph.next->nodes_offset) + "&edges_offset=" +
+                                           std::to_string(graph.next->edges_offset))
+                                    : json(nullptr)}};
+    send_json_text(res, with_raw_members(answer, {{"nodes", &graph.nodes_json}, {"edges", &graph.edges_json}}));
   }
 
   // GET /crawl/:id/events (Server-Sent Events)
@@ -591,6 +682,7 @@ struct HttpApi::Impl {
       [this](const httplib::Request& req, httplib::Response& res) { return pre_route(req, res); });
     http.set_error_handler(httplib::Server::HandlerWithResponse{answer_error});
     http.set_exception_handler(answer_exception);
+    http.answer_at_reception(route_pattern::health, kHealthBody);
     http.Get(route_pattern::health, health);
     http.Get(route_pattern::dashboard, dashboard);
     http.Get(route_pattern::info, guarded<&Impl::info>());
@@ -613,10 +705,16 @@ HttpApi::HttpApi(CrawlService& service, const CrawlConfig& config, DemoWebInfo d
 
 HttpApi::~HttpApi() = default;
 
-int HttpApi::bind(const std::string& host, int port) {
+int HttpApi::bind(const std::string& host, int port, std::string* why_not) {
+  errno = 0;
   const int bound = port == 0 ? impl_->http.bind_to_any_port(host) : impl_->http.bind_to_port(host, port) ? port : -1;
+  // httplib says only that it failed; the failed bind() or listen() left
+  // the reason in errno (httplib's cleanup after it does not change it).
+  const int error = errno;
   if (bound > 0)
     impl_->allowed_hosts.emplace(host, bound, impl_->config.service_allowed_hosts);
+  else if (why_not)
+    *why_not = error == 0 ? "the address cannot be bound" : std::strerror(error);
   return bound;
 }
 

@@ -30,9 +30,10 @@ class HttpApi {
   HttpApi(const HttpApi&) = delete;
   HttpApi& operator=(const HttpApi&) = delete;
 
-  // Binds to host:port (port 0: a free one). Returns the port, or -1. The
-  // Host allow-list takes the listen address and port from here.
-  int bind(const std::string& host, int port);
+  // Binds to host:port (port 0: a free one). Returns the port, or -1 with
+  // the reason in `why_not` ("Address already in use": one process per
+  // port). The Host allow-list takes the listen address and port from here.
+  int bind(const std::string& host, int port, std::string* why_not = nullptr);
   // Serves until stop(), from any thread.
   void listen();
   void stop();

@@ -1,6 +1,7 @@
 #include "service/http_server.h"
 
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -38,6 +39,16 @@ constexpr std::size_t kMaxLingerBytes = 8u << 20;
 // What one readiness of a socket reads at most: a slow client and a fast
 // one get turns alike.
 constexpr std::size_t kReadChunk = 16 * 1024;
+// Room for a response's status line and headers.
+constexpr std::size_t kHeadRoom = 1024;
+// A response this large owes the allocator a trim once it is written, and
+// the reception trims at most this often: the threads that rendered it
+// freed their copies into their own malloc arenas, which glibc hands back
+// to the system only when asked (malloc_trim), so after a burst of large
+// answers the process would stay at its peak. Trimming costs a walk over
+// the arenas, hence the pause between two.
+constexpr std::size_t kTrimAfterBytes = 256 * 1024;
+constexpr auto kTrimEvery = std::chrono::milliseconds{1000};
 
 struct Address {
   std::string ip;
@@ -75,6 +86,13 @@ struct Connection {
   bool continue_sent = false;
   bool lingering = false;  // answered with an error; closing
   std::size_t lingered = 0;
+  // A rendered response the reception is writing; no request is read
+  // meanwhile. `deadline` is then the response's.
+  std::string outgoing;
+  std::size_t outgoing_sent = 0;
+  bool close_after_outgoing = false;
+
+  bool sending() const { return outgoing_sent < outgoing.size(); }
 };
 
 const char* reason_phrase(int status) {
@@ -107,17 +125,17 @@ void send_now(int fd, const std::string& bytes) {
   (void)::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-// httplib's Stream over a request already in memory, answered on the
-// connection's socket: reads never wait, each write waits at most the
-// write timeout.
-class BufferedRequestStream final : public httplib::Stream {
+// httplib's Stream over a request already in memory. Its response is
+// rendered into memory, for the reception to write as the client takes it;
+// a streamed response (write_directly(), before its head) goes to the
+// socket instead, each write waiting at most the write timeout.
+class ResponseStream final : public httplib::Stream {
  public:
-  BufferedRequestStream(const Connection& connection, const std::string& request,
-                        std::chrono::milliseconds write_timeout)
+  ResponseStream(const Connection& connection, const std::string& request, std::chrono::milliseconds write_timeout)
       : connection_(connection), request_(request), write_timeout_ms_(static_cast<int>(write_timeout.count())) {}
 
   bool is_readable() const override { return offset_ < request_.size(); }
-  bool is_writable() const override { return !failed_ && wait_writable(); }
+  bool is_writable() const override { return !direct_ || (!failed_ && wait_writable()); }
 
   ssize_t read(char* ptr, size_t size) override {
     const std::size_t n = std::min(size, request_.size() - offset_);
@@ -128,17 +146,34 @@ class BufferedRequestStream final : public httplib::Stream {
 
   using httplib::Stream::write;
   ssize_t write(const char* ptr, size_t size) override {
-    while (!failed_) {
-      const ssize_t n = ::send(connection_.fd, ptr, size, MSG_NOSIGNAL);
-      if (n >= 0)
-        return n;
-      if (errno == EINTR)
-        continue;
-      if ((errno != EAGAIN && errno != EWOULDBLOCK) || !wait_writable())
-        failed_ = true;
+    if (!direct_) {
+      rendered_.append(ptr, size);
+      return static_cast<ssize_t>(size);
     }
-    return -1;
+    return send_blocking(ptr, size);
   }
+
+  // From here on, bytes go to the socket: what was rendered so far (an
+  // interim "100 Continue") first.
+  void write_directly() {
+    if (direct_)
+      return;
+    direct_ = true;
+    for (std::size_t sent = 0; sent < rendered_.size() && !failed_;) {
+      const ssize_t n = send_blocking(rendered_.data() + sent, rendered_.size() - sent);
+      if (n > 0)
+        sent += static_cast<std::size_t>(n);
+    }
+    std::string{}.swap(rendered_);
+  }
+  // Room for a response of `bytes`, so rendering it does not copy it over
+  // and over as the buffer grows.
+  void expect(std::size_t bytes) {
+    if (!direct_)
+      rendered_.reserve(rendered_.size() + bytes);
+  }
+  bool wrote_directly() const { return direct_; }
+  std::string take_rendered() { return std::move(rendered_); }
 
   void get_remote_ip_and_port(std::string& ip, int& port) const override {
     ip = connection_.peer.ip;
@@ -153,6 +188,19 @@ class BufferedRequestStream final : public httplib::Stream {
   bool failed() const { return failed_; }
 
  private:
+  ssize_t send_blocking(const char* ptr, size_t size) {
+    while (!failed_) {
+      const ssize_t n = ::send(connection_.fd, ptr, size, MSG_NOSIGNAL);
+      if (n >= 0)
+        return n;
+      if (errno == EINTR)
+        continue;
+      if ((errno != EAGAIN && errno != EWOULDBLOCK) || !wait_writable())
+        failed_ = true;
+    }
+    return -1;
+  }
+
   bool wait_writable() const {
     pollfd p{connection_.fd, POLLOUT, 0};
     int r;
@@ -166,8 +214,15 @@ class BufferedRequestStream final : public httplib::Stream {
   const std::string& request_;
   std::size_t offset_ = 0;
   int write_timeout_ms_;
+  bool direct_ = false;
   bool failed_ = false;
+  std::string rendered_;
 };
+
+// The response a worker's thread is rendering now: httplib's post-routing
+// handler, which sees the response but not the stream, switches it to
+// direct writing when the response is streamed.
+thread_local ResponseStream* rendering = nullptr;
 
 // httplib's accept loop enqueues each accepted socket; this runs the task
 // at once, on that thread, and the task only hands the socket on.
@@ -204,6 +259,14 @@ struct HttpServer::Impl {
 
   std::thread reception;
   std::vector<std::thread> workers;
+  // The reception's: a large response was written since the last trim.
+  bool trim_owed = false;
+  Clock::time_point last_trim;
+
+  // answer_at_reception(): the path, and the whole response but its
+  // connection header.
+  std::string reception_path;
+  std::string reception_answer_head, reception_answer_body;
 
   Impl(HttpServer& s, const HttpServerLimits& l) : server(s), limits(l) {}
   ~Impl() {
@@ -285,7 +348,7 @@ struct HttpServer::Impl {
       polled.assign(1, pollfd{wake_fd, POLLIN, 0});
       auto next = Clock::now() + std::chrono::seconds{1};
       for (const auto& c : waiting) {
-        polled.push_back(pollfd{c->fd, POLLIN, 0});
+        polled.push_back(pollfd{c->fd, static_cast<short>(c->sending() ? POLLOUT : POLLIN), 0});
         next = std::min(next, c->deadline);
       }
       const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now()).count();
@@ -301,6 +364,13 @@ struct HttpServer::Impl {
         if (attend(waiting[i], polled[i + 1].revents, now))
           still_waiting.push_back(std::move(waiting[i]));
       waiting.swap(still_waiting);
+      if (trim_owed && now - last_trim >= kTrimEvery) {
+        trim_owed = false;
+        last_trim = now;
+#ifdef __GLIBC__
+        ::malloc_trim(0);
+#endif
+      }
     }
     for (auto& c : waiting)
       close_connection(std::move(c));
@@ -314,16 +384,67 @@ struct HttpServer::Impl {
     }
     const auto now = Clock::now();
     for (auto& c : taken) {
-      await_request(*c, now);
-      // A pipelined request may be here already.
-      if (c->received.empty() || frame(c, now))
+      if (c->sending()) {
+        // Back from a worker with its response: most fit the socket's
+        // buffer at once.
+        c->deadline = now + limits.response_timeout;
+        if (write_outgoing(c, now))
+          waiting.push_back(std::move(c));
+        continue;
+      }
+      if (ready_for_next_request(c, now))
         waiting.push_back(std::move(c));
     }
+  }
+
+  // Its last response written (or none yet): the connection waits for its
+  // next request, which may be here already (pipelined). False when it
+  // left the reception.
+  bool ready_for_next_request(ConnectionPtr& c, Clock::time_point now) {
+    await_request(*c, now);
+    return c->received.empty() || frame(c, now);
+  }
+
+  // Writes what the socket takes of the response. False when the
+  // connection left the reception (closed, or its next request dispatched).
+  bool write_outgoing(ConnectionPtr& c, Clock::time_point now) {
+    while (c->sending()) {
+      const ssize_t n = ::send(c->fd, c->outgoing.data() + c->outgoing_sent, c->outgoing.size() - c->outgoing_sent,
+                               MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0) {
+        c->outgoing_sent += static_cast<std::size_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return true;  // the client has not taken the last bytes yet
+      close_connection(std::move(c));  // the client left
+      return false;
+    }
+    if (c->outgoing.size() >= kTrimAfterBytes)
+      trim_owed = true;
+    std::string{}.swap(c->outgoing);  // the memory goes now, not with the connection
+    c->outgoing_sent = 0;
+    if (c->close_after_outgoing || stopping.load()) {
+      close_connection(std::move(c));
+      return false;
+    }
+    return ready_for_next_request(c, now);
   }
 
   // A connection's turn. False when it has left the reception: handed to a
   // worker or closed.
   bool attend(ConnectionPtr& c, short revents, Clock::time_point now) {
+    if (c->sending()) {
+      if (revents != 0 && !write_outgoing(c, now))
+        return false;
+      if (c->sending() && now >= c->deadline) {
+        close_connection(std::move(c));  // the client did not take the response in time
+        return false;
+      }
+      return true;
+    }
     if (revents != 0) {
       const bool kept = c->lingering ? drop_input(c) : receive(c) && frame(c, now);
       if (!kept)
@@ -358,6 +479,10 @@ struct HttpServer::Impl {
   bool frame(ConnectionPtr& c, Clock::time_point now) {
     switch (c->framer.advance(c->received)) {
       case RequestFramer::Progress::complete:
+        if (answers_itself(*c)) {
+          c->deadline = now + limits.response_timeout;
+          return write_outgoing(c, now);
+        }
         dispatch(std::move(c));
         return false;
       case RequestFramer::Progress::refused:
@@ -394,6 +519,39 @@ struct HttpServer::Impl {
     return false;
   }
 
+  // A GET or HEAD of the path answer_at_reception() named: its answer is
+  // made ready here, without a worker. False for any other request.
+  bool answers_itself(Connection& c) {
+    if (reception_path.empty())
+      return false;
+    const std::size_t length = c.framer.request_length();
+    const auto head = read_request_head(std::string_view{c.received}.substr(0, length));
+    if (!head || head->path != reception_path || (head->method != "GET" && head->method != "HEAD"))
+      return false;
+    const bool last = ++c.served >= limits.max_requests_per_connection || stopping.load() || head->closes;
+    std::string response = reception_answer_head;
+    response += last ? "Connection: close\r\n" : keep_alive_header();
+    response += "\r\n";
+    if (head->method == "GET")
+      response += reception_answer_body;
+    c.received.erase(0, length);
+    send_response_to(c, std::move(response), last);
+    return true;
+  }
+
+  // What httplib's responses say of a connection kept open.
+  std::string keep_alive_header() const {
+    return "Keep-Alive: timeout=" +
+           std::to_string(std::max<std::int64_t>(1, limits.read_timeout.count() / 1000)) +
+           ", max=" + std::to_string(limits.max_requests_per_connection) + "\r\n";
+  }
+
+  static void send_response_to(Connection& c, std::string response, bool close_after) {
+    c.outgoing = std::move(response);
+    c.outgoing_sent = 0;
+    c.close_after_outgoing = close_after;
+  }
+
   void dispatch(ConnectionPtr c) {
     const std::size_t length = c->framer.request_length();
     std::string request = c->received.substr(0, length);
@@ -423,10 +581,11 @@ struct HttpServer::Impl {
   }
 
   void answer(ConnectionPtr c, const std::string& request) {
-    BufferedRequestStream stream(*c, request, limits.write_timeout);
+    ResponseStream stream(*c, request, limits.write_timeout);
     const bool last = ++c->served >= limits.max_requests_per_connection || stopping.load();
     bool client_closes = false;
     bool answered = false;
+    rendering = &stream;
     try {
       answered = server.answer_request(stream, last, client_closes);
     } catch (...) {
@@ -434,11 +593,33 @@ struct HttpServer::Impl {
       // the connection, never the process.
       answered = false;
     }
-    if (!answered || last || client_closes || stream.failed() || stopping.load()) {
+    rendering = nullptr;
+    const bool closing = !answered || last || client_closes || stopping.load();
+    if (stream.wrote_directly()) {
+      if (closing || stream.failed())
+        close_connection(std::move(c));
+      else
+        hand_to_reception(std::move(c));
+      return;
+    }
+    std::string response = stream.take_rendered();
+    if (response.empty()) {
       close_connection(std::move(c));
       return;
     }
+    send_response_to(*c, std::move(response), closing);
     hand_to_reception(std::move(c));
+  }
+
+  // httplib's post-routing handler: a response with a content provider is
+  // streamed (it may never end), so its worker writes it.
+  static void before_response_head(const httplib::Response& res) {
+    if (!rendering)
+      return;
+    if (res.content_provider_)
+      rendering->write_directly();
+    else
+      rendering->expect(res.body.size() + kHeadRoom);
   }
 
   // -- start and finish ----------------------------------------------------------
@@ -469,11 +650,29 @@ struct HttpServer::Impl {
 
 HttpServer::HttpServer(const HttpServerLimits& limits) : impl_(std::make_unique<Impl>(*this, limits)) {
   new_task_queue = [] { return new RunAtOnce; };
+  // httplib's default sets SO_REUSEPORT, with which a second process binds
+  // the same port and the kernel splits the connections between the two.
+  // SO_REUSEADDR alone lets a restart bind while the last run's connections
+  // linger in TIME_WAIT, and on Linux still refuses a port another socket
+  // listens on: one process per port.
+  set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   // Not httplib's connection handling any more, but what its responses
   // announce (Keep-Alive: timeout=..., max=...) and its own body check.
   set_keep_alive_max_count(limits.max_requests_per_connection);
   set_keep_alive_timeout(std::max<time_t>(1, static_cast<time_t>(limits.read_timeout.count() / 1000)));
   set_payload_max_length(limits.max_body_bytes);
+  set_post_routing_handler(
+    [](const httplib::Request&, httplib::Response& res) { Impl::before_response_head(res); });
+}
+
+void HttpServer::answer_at_reception(std::string path, std::string json_body) {
+  impl_->reception_path = std::move(path);
+  impl_->reception_answer_body = std::move(json_body);
+  impl_->reception_answer_head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                                 std::to_string(impl_->reception_answer_body.size()) + "\r\n";
 }
 
 HttpServer::~HttpServer() = default;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <stdexcept>
 
 namespace actorcrawl {
@@ -90,6 +91,30 @@ void PrometheusMetrics::set(const std::string& gauge, const Labels& labels, doub
 void PrometheusMetrics::clear(const std::string& gauge) {
   std::lock_guard<std::mutex> lock{mutex_};
   family(gauge, Kind::gauge).values.clear();
+}
+
+void PrometheusMetrics::drop_series_labelled(const std::string& label, const std::string& value) {
+  // A rendered label set holds the pair as `{pair,` `{pair}` `,pair,` or
+  // `,pair}`; a value cannot hold an unescaped quote, so no other pair
+  // ends where this one would.
+  const std::string braced = prometheus_labels({{label, value}});  // {label="value"}
+  const std::string pair = braced.substr(1, braced.size() - 2);
+  const auto labelled = [&](const std::string& labels) {
+    for (const char* before : {"{", ","})
+      for (const char* after : {",", "}"})
+        if (labels.find(before + pair + after) != std::string::npos)
+          return true;
+    return false;
+  };
+  const auto drop_from = [&](auto& series) {
+    for (auto it = series.begin(); it != series.end();)
+      it = labelled(it->first) ? series.erase(it) : std::next(it);
+  };
+  std::lock_guard<std::mutex> lock{mutex_};
+  for (auto& [name, f] : families_) {
+    drop_from(f.values);
+    drop_from(f.histograms);
+  }
 }
 
 void PrometheusMetrics::observe(const std::string& histogram, const Labels& labels, double value) {

@@ -26,6 +26,10 @@ class PrometheusMetrics {
   void set(const std::string& gauge, const Labels& labels, double value);
   // Drops every series of a gauge (before setting a fresh snapshot).
   void clear(const std::string& gauge);
+  // Drops every series, of any family, labelled `label`="value": a job's
+  // series end with the job, rather than stay at their last values (an
+  // ended job's in_flight) and pile up over the service's life.
+  void drop_series_labelled(const std::string& label, const std::string& value);
   void observe(const std::string& histogram, const Labels& labels, double value);
 
   std::string render() const;

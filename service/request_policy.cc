@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "core/web/ascii.h"
@@ -190,22 +191,6 @@ constexpr std::size_t kMaxChunkLine = 1024;
 constexpr std::size_t kFramingFactor = 2;
 constexpr std::size_t kFramingAllowance = 4096;
 
-// Every byte of a head may be printable or not (paths are percent-decoded
-// later), but line ends are CRLF, and NUL has no place: a bare CR or LF is
-// where two parsers could split lines differently.
-bool clean_line_ends(std::string_view head) {
-  for (std::size_t i = 0; i < head.size(); ++i) {
-    const char c = head[i];
-    if (c == '\0')
-      return false;
-    if (c == '\r' && (i + 1 == head.size() || head[i + 1] != '\n'))
-      return false;
-    if (c == '\n' && (i == 0 || head[i - 1] != '\r'))
-      return false;
-  }
-  return true;
-}
-
 bool all_digits(std::string_view text) {
   if (text.empty())
     return false;
@@ -251,23 +236,54 @@ RequestFramer::Progress RequestFramer::advance(std::string_view received) {
   return Progress::complete;
 }
 
+// Every byte of a head may be printable or not (paths are percent-decoded
+// later), but line ends are CRLF, and NUL has no place: a bare CR or LF is
+// where two parsers could split lines differently. (RFC 9112 lets a
+// recipient take a bare LF as a line end; httplib does not, so accepting it
+// here would hand httplib a head it reads otherwise.) The scan resumes where
+// it stopped; a CR that is the last byte so far waits for the next one.
+bool RequestFramer::line_ends_clean(std::string_view head) {
+  for (; checked_ < head.size(); ++checked_) {
+    const char c = head[checked_];
+    if (c == '\0')
+      return false;
+    if (c == '\r') {
+      if (checked_ + 1 == head.size())
+        return true;
+      if (head[checked_ + 1] != '\n')
+        return false;
+    }
+    if (c == '\n' && (checked_ == 0 || head[checked_ - 1] != '\r'))
+      return false;
+  }
+  return true;
+}
+
 RequestFramer::Progress RequestFramer::read_head(std::string_view received) {
   const auto too_large = [&] {
     return refuse(431, "headers_too_large",
                   "the request line and headers are larger than " + std::to_string(max_head_) + " bytes");
   };
+  const auto unclean = [&] {
+    return refuse(400, "bad_request", "the request's lines must end in CRLF, and it may not hold NUL bytes");
+  };
   const auto blank = received.find("\r\n\r\n", scan_);
+  const std::size_t head_end = blank == std::string_view::npos ? received.size() : blank + 4;
+  // Line ends are checked as the head arrives, not once it is whole: a
+  // head whose lines end in a bare LF never shows the CRLF CRLF that would
+  // end it, and would wait for the read timeout instead of its 400. Checked
+  // before the size, and only within it, so the answer is the same however
+  // the bytes arrive.
+  if (!line_ends_clean(received.substr(0, std::min(head_end, max_head_))))
+    return unclean();
   if (blank == std::string_view::npos) {
     if (received.size() > max_head_)
       return too_large();
     scan_ = received.size() >= 3 ? received.size() - 3 : 0;
     return Progress::incomplete;
   }
-  const std::size_t head_end = blank + 4;
   if (head_end > max_head_)
     return too_large();
-  if (!clean_line_ends(received.substr(0, head_end)))
-    return refuse(400, "bad_request", "the request's lines must end in CRLF, and it may not hold NUL bytes");
 
   std::optional<std::string_view> length, coding;
   // Header fields: every line after the request line, up to the blank one.
@@ -396,6 +412,39 @@ RequestFramer::Progress RequestFramer::read_chunks(std::string_view received) {
         return Progress::complete;
     }
   }
+}
+
+std::optional<RequestHead> read_request_head(std::string_view head) {
+  const auto line_end = head.find("\r\n");
+  if (line_end == std::string_view::npos)
+    return std::nullopt;
+  const auto line = head.substr(0, line_end);
+  const auto first_space = line.find(' ');
+  const auto last_space = line.rfind(' ');
+  if (first_space == std::string_view::npos || first_space == last_space)
+    return std::nullopt;
+  const auto version = line.substr(last_space + 1);
+  if (version != "HTTP/1.1" && version != "HTTP/1.0")
+    return std::nullopt;
+  RequestHead out;
+  out.method = line.substr(0, first_space);
+  const auto target = line.substr(first_space + 1, last_space - first_space - 1);
+  out.path = target.substr(0, target.find('?'));
+  // httplib reads the first Connection header and compares it as sent.
+  std::optional<std::string_view> connection;
+  for (std::size_t at = line_end + 2; at < head.size() && !connection;) {
+    const auto eol = head.find("\r\n", at);
+    if (eol == std::string_view::npos || eol == at)
+      break;
+    const auto field = head.substr(at, eol - at);
+    at = eol + 2;
+    const auto colon = field.find(':');
+    if (colon != std::string_view::npos && ascii::iequals(field.substr(0, colon), "Connection"))
+      connection = ascii::trim(field.substr(colon + 1));
+  }
+  out.closes = connection == std::string_view{"close"} ||
+               (version == "HTTP/1.0" && connection != std::string_view{"Keep-Alive"});
+  return out;
 }
 
 // -- paths, queries, messages --------------------------------------------------

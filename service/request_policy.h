@@ -85,8 +85,9 @@ bool is_identity_coding(std::string_view content_encoding);
 // the zero-sized one and its trailer. Refused, with the ApiError to answer:
 // a head over max_head_bytes (431), a body over max_body_bytes, declared or
 // counted so far (413), and framing that two parsers could read two ways
-// (400): both Content-Length and Transfer-Encoding, a repeated
-// Content-Length, a coding other than chunked, a malformed chunk.
+// (400): line ends other than CRLF (as soon as one arrives), both
+// Content-Length and Transfer-Encoding, a repeated Content-Length, a coding
+// other than chunked, a malformed chunk.
 class RequestFramer {
  public:
   enum class Progress { incomplete, complete, refused };
@@ -110,12 +111,14 @@ class RequestFramer {
   enum class Phase { head, fixed_body, chunk_size, chunk_data, trailer, done };
   Progress refuse(int status, const char* code, std::string message);
   Progress read_head(std::string_view received);
+  bool line_ends_clean(std::string_view head);
   Progress read_chunks(std::string_view received);
 
   std::size_t max_head_;
   std::size_t max_body_;
   Phase phase_ = Phase::head;
   std::size_t scan_ = 0;        // where the next look starts
+  std::size_t checked_ = 0;     // head bytes whose line ends are checked
   std::size_t body_start_ = 0;
   std::size_t end_ = 0;         // fixed_body: where it ends; done: the request's length
   std::size_t chunk_end_ = 0;   // chunk_data: where the chunk's data ends
@@ -124,6 +127,19 @@ class RequestFramer {
   bool started_ = false;
   std::optional<ApiError> refusal_;
 };
+
+// What the server's reception reads of a whole head (one RequestFramer
+// found complete) to answer it without a worker: the method, the path (the
+// target without its query) and whether the connection closes after the
+// answer, decided as httplib decides it (`Connection: close`, or HTTP/1.0
+// without `Connection: Keep-Alive`). Empty when the request line is not
+// `METHOD TARGET HTTP/1.x`.
+struct RequestHead {
+  std::string_view method;
+  std::string_view path;
+  bool closes = false;
+};
+std::optional<RequestHead> read_request_head(std::string_view head);
 
 // The API's paths, as httplib's route patterns (registered in http_api.cc)
 // and as route_of() recognizes them without a regular expression.

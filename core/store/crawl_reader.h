@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,11 +42,50 @@ struct GraphView {
 
 // A database that does not exist yet (the job has not started) reads as
 // empty. Throws StoreError when it exists but cannot be read.
+
+// Pages read a row at a time in crawl order, each one's links as they are
+// asked for: what lets a reader stop at a byte budget holding one row, not
+// the slice (a thousand pages of a thousand long links are ~1 GB).
+class PageReader {
+ public:
+  // Pages from `offset` (0-based, in crawl order).
+  PageReader(const std::string& db_path, std::int64_t offset);
+  ~PageReader();
+  PageReader(const PageReader&) = delete;
+  PageReader& operator=(const PageReader&) = delete;
+
+  // All of the database's pages.
+  std::int64_t total() const { return total_; }
+  // The next page with its links_total, its links not read (`links` is
+  // left empty); false after the last.
+  bool next(PageView& page);
+  // Links [from, from + count) of the page next() gave last, in document
+  // order, one at a time until `take` returns false.
+  void links(std::int64_t from, std::int64_t count, const std::function<bool(const std::string&)>& take);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::int64_t total_ = 0;
+};
+
 // Pages [offset, offset + limit) in crawl order, each with its links
-// [links_offset, links_offset + links_limit): a page of 80,000 links is
-// paged through too.
+// [links_offset, links_offset + links_limit): the whole slice in memory,
+// for callers that know it is small.
 PageSlice read_pages(const std::string& db_path, std::int64_t offset, std::int64_t limit,
                      std::int64_t links_offset = 0, std::int64_t links_limit = 100);
+
+// The domain graph a row at a time: nodes from `nodes_from` (0-based, in
+// the order they were found) until `take_node` returns false; then, if
+// every node was taken, edges from `edges_from` until `take_edge` does.
+struct GraphTotals {
+  std::int64_t nodes = 0;
+  std::int64_t edges = 0;
+};
+GraphTotals visit_graph(const std::string& db_path, std::int64_t nodes_from, std::int64_t edges_from,
+                        const std::function<bool(const GraphView::Node&)>& take_node,
+                        const std::function<bool(const GraphView::Edge&)>& take_edge);
+// The whole graph in memory.
 GraphView read_graph(const std::string& db_path);
 
 struct PageCounts {

@@ -215,10 +215,11 @@ std::optional<JobRow> JobStore::get(const std::string& id) {
   });
 }
 
-std::vector<JobRow> JobStore::list(std::size_t limit) {
+std::vector<JobRow> JobStore::list(std::size_t limit, std::size_t offset) {
   return impl_->guarded("list jobs", [&] {
-    SQLite::Statement q(impl_->db, std::string{"SELECT "} + kColumns + " FROM jobs ORDER BY seq DESC LIMIT ?");
+    SQLite::Statement q(impl_->db, std::string{"SELECT "} + kColumns + " FROM jobs ORDER BY seq DESC LIMIT ? OFFSET ?");
     q.bind(1, static_cast<std::int64_t>(limit));
+    q.bind(2, static_cast<std::int64_t>(offset));
     std::vector<JobRow> out;
     while (q.executeStep())
       out.push_back(row_of(q));

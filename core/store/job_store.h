@@ -70,8 +70,8 @@ class JobStore {
   void set_finished(const std::string& id, JobStatus status, std::int64_t now_ms, const std::string& error,
                     std::int64_t pages_fetched, std::int64_t pages_failed);
   std::optional<JobRow> get(const std::string& id);
-  // Newest first, at most `limit`.
-  std::vector<JobRow> list(std::size_t limit = 1000);
+  // Newest first, at most `limit`, after skipping the `offset` newest.
+  std::vector<JobRow> list(std::size_t limit = 1000, std::size_t offset = 0);
   // Jobs that were queued or running, and not asked to cancel: what a
   // restart takes up again.
   std::vector<JobRow> unfinished();

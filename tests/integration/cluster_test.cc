@@ -198,6 +198,29 @@ TEST_CASE("a coordinator and two worker processes crawl the web as one process w
   }
 }
 
+TEST_CASE("a second coordinator on the same port exits 1 naming the address, and the first goes on",
+          "[integration][cluster]") {
+  ScratchDir dir;
+  ClusterWeb web(0);
+  const auto config = cluster_config(dir, web, "first.db");
+  ChildProcess first(ACTORCRAWL_BINARY, coordinator_args(config), dir.path("first.log"));
+  const int port = start_and_read_port(first);
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+
+  // Its own database, so only the port is shared.
+  ChildProcess second(ACTORCRAWL_BINARY, coordinator_args(cluster_config(dir, web, "second.db"), {}, address),
+                      dir.path("second.log"));
+  const auto code = second.wait(30s);
+  INFO(second.output());
+  REQUIRE(code.has_value());
+  CHECK(*code == 1);
+  CHECK(second.output().find("cannot listen on " + address + ": Address already in use") != std::string::npos);
+  CHECK(second.output().find("listening on") == std::string::npos);
+
+  // Workers that connect to the port reach the first, which crawls with them.
+  crawl_with_one_worker(first, port, {}, config, dir);
+}
+
 TEST_CASE("a worker killed mid-crawl loses nothing, and a late worker finishes its share",
           "[integration][cluster]") {
   ScratchDir dir;

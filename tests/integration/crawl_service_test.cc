@@ -12,6 +12,7 @@
 #include "core/store/crawl_store.h"
 #include "core/store/job_store.h"
 #include "crawl_fixture.h"
+#include "service/api_error.h"
 #include "service/crawl_service.h"
 #include "service/job_request.h"
 
@@ -132,4 +133,46 @@ TEST_CASE("service shutdown: a job cancelled but still winding down ends cancell
   CHECK(jobs.get(id)->status == JobStatus::cancelled);
   CHECK(jobs.unfinished().empty());
   CHECK(jobs.unfinished_cancels().empty());
+}
+
+TEST_CASE("service redrive: a job the table says has ended is re-driven, never refused as running",
+          "[integration][service][redrive]") {
+  ScratchDir dir;
+  TestWeb web;
+  const auto seed = slow_children(web, 1, 0);
+  CrawlService service(settings_in(dir));
+  // Many times: the window between the table's update and the thread's
+  // end is short.
+  for (int i = 0; i < 25; ++i) {
+    const auto id = service.submit(request_for(seed, 2)).id;
+    // Asked the moment the table says the job ended, when its thread may
+    // still be on its last steps.
+    const auto until = std::chrono::steady_clock::now() + 30s;
+    auto status = JobStatus::queued;
+    while ((status == JobStatus::queued || status == JobStatus::running) && std::chrono::steady_clock::now() < until)
+      status = service.job(id)->status;
+    REQUIRE(status == JobStatus::completed);
+    try {
+      const auto done = service.redrive(id, RedriveFilter{});
+      CHECK(done.report.letters == 0);
+      CHECK_FALSE(done.restarted);
+    } catch (const ApiError& e) {
+      FAIL("the re-drive of job " << id << ", completed in the table, was refused: " << e.code() << ": "
+                                  << e.message());
+    }
+  }
+
+  // A job that runs is refused, in the words of the table.
+  const auto slow = slow_children(web, 3, 1000);
+  const auto id = service.submit(request_for(slow, 4)).id;
+  try {
+    service.redrive(id, RedriveFilter{});
+    FAIL("a running job was re-driven");
+  } catch (const ApiError& e) {
+    CHECK(e.code() == "job_running");
+    const std::string table = to_string(service.job(id)->status);
+    CHECK((table == "queued" || table == "running"));
+    CHECK((e.message().find("is queued") != std::string::npos || e.message().find("is running") != std::string::npos));
+  }
+  service.cancel(id);
 }

@@ -61,8 +61,12 @@ class Service {
 // A TCP connection to the service, closed when it goes away.
 class Connection {
  public:
-  explicit Connection(int port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+  // `receive_buffer`: the socket's SO_RCVBUF, set before it connects (the
+  // window it offers the service), when not 0.
+  explicit Connection(int port, int receive_buffer = 0) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
     REQUIRE(fd_ >= 0);
+    if (receive_buffer > 0)
+      REQUIRE(::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer) == 0);
     sockaddr_in to{};
     to.sin_family = AF_INET;
     to.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -219,7 +223,14 @@ void check_unharmed(Service& service) {
   CHECK(health->status == 200);
   auto jobs = c.Get("/crawl");
   REQUIRE(jobs);
-  CHECK(json::parse(jobs->body) == json{{"jobs", json::array()}});
+  CHECK(json::parse(jobs->body).at("jobs") == json::array());
+}
+
+std::size_t count_of(const std::string& text, const std::string& piece) {
+  std::size_t n = 0;
+  for (auto at = text.find(piece); at != std::string::npos; at = text.find(piece, at + piece.size()))
+    ++n;
+  return n;
 }
 
 std::string repeat(const std::string& piece, int times) {
@@ -455,6 +466,66 @@ TEST_CASE("serve abuse: idle and trickling connections hold no thread; /healthz 
       ++closed_silently;
   CHECK(timed_out == 50);
   CHECK(closed_silently == 50);
+  check_unharmed(service);
+}
+
+TEST_CASE("serve abuse: clients that pipeline requests and never read hold no thread, and /healthz answers",
+          "[integration][service][abuse]") {
+  ScratchDir dir;
+  Service service(dir);
+  const int port = service.port();
+
+  // 64 clients (more than the server's 48 threads), each with a small
+  // window, asking for the dashboard (~66 KB) 100 times in one go and never
+  // reading an answer.
+  const std::string asks = repeat(request("GET", "/", port), 100);
+  std::vector<std::unique_ptr<Connection>> greedy;
+  for (int i = 0; i < 64; ++i) {
+    greedy.push_back(std::make_unique<Connection>(port, 4096));
+    REQUIRE(greedy.back()->send(asks));
+  }
+
+  // Throughout their life the service answers, and at once: probes a few
+  // hundred ms apart over several seconds, each on a new connection. The
+  // bound is the one a starved service misses by seconds (each of its
+  // threads waited 10 s on a write); the reception answers a probe itself.
+  for (int probe = 0; probe < 12; ++probe) {
+    const auto asked = Clock::now();
+    const auto health = ask(port, request("GET", "/healthz", port), 5000ms);
+    const auto took = Clock::now() - asked;
+    INFO("probe " << probe << " took " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+                  << " ms");
+    CHECK(health.status == 200);
+    CHECK(json::parse(health.body) == json{{"status", "ok"}});
+    CHECK(took < 1s);
+    std::this_thread::sleep_for(400ms);
+  }
+  // Routes a worker answers get through too (bounded only by the wait
+  // that tells a hang).
+  check_unharmed(service);
+  // A keep-alive connection gets its probes answered one after another.
+  Connection kept(port);
+  REQUIRE(kept.send(repeat(request("GET", "/healthz", port), 3)));
+  std::string got;
+  const auto until = Clock::now() + 5s;
+  while (Clock::now() < until && count_of(got, "HTTP/1.1 200 OK") < 3)
+    got = kept.receive(200ms, false);
+  CHECK(count_of(got, "HTTP/1.1 200 OK") == 3);
+  CHECK(count_of(got, "Keep-Alive: timeout=") == 3);
+}
+
+TEST_CASE("serve abuse: a head whose lines end in a bare LF is answered 400 at once",
+          "[integration][service][abuse]") {
+  ScratchDir dir;
+  // A read timeout far beyond the wait below: a 408 cannot stand in for the
+  // answer.
+  Service service(dir, {"--service-read-timeout", "120s"});
+  const int port = service.port();
+  for (const std::string& head : {"GET /crawl HTTP/1.1\nHost: 127.0.0.1\n\n"s, "GET /healthz HTTP/1.1\n\n"s,
+                                  "GET /crawl HTTP/1.1\r\nHost: 127.0.0.1\n\n"s}) {
+    INFO(head);
+    check_error(ask(port, head, 30000ms), 400, "bad_request");
+  }
   check_unharmed(service);
 }
 

@@ -13,12 +13,15 @@
 #include <functional>
 #include <sstream>
 #include <regex>
+#include <map>
 #include <set>
 #include <atomic>
 #include <thread>
 
 #include "child_process.h"
 #include "core/run/clock.h"
+#include "core/store/crawl_store.h"
+#include "core/store/job_store.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;
@@ -540,12 +543,43 @@ TEST_CASE("serve: live events, the domain graph and the metrics of a job", "[int
   CHECK(metrics->get_header_value("Content-Type").find("text/plain; version=0.0.4") == 0);
   const auto& text = metrics->body;
   INFO(text);
-  CHECK(text.find("actorcrawl_pages_fetched_total{job=\"" + id + "\"} 3") != std::string::npos);
+  // The job is over: its own series ended with it (the next test follows
+  // them while a job runs); what it did stays in the totals.
+  CHECK(text.find("job=\"" + id + "\"") == std::string::npos);
   CHECK(text.find("actorcrawl_jobs{status=\"completed\"} 1") != std::string::npos);
   CHECK(text.find("actorcrawl_fetch_duration_seconds_count 3") != std::string::npos);
   CHECK(text.find("actorcrawl_fetch_duration_seconds_bucket{le=\"+Inf\"} 3") != std::string::npos);
   CHECK(text.find("# TYPE actorcrawl_mailbox_messages gauge") != std::string::npos);
   CHECK(text.find("# TYPE actorcrawl_bytes_fetched_total counter") != std::string::npos);
+}
+
+TEST_CASE("serve: a job's metric series exist while it runs and end with it", "[integration][service]") {
+  ScratchDir dir;
+  TestWeb web;
+  const auto seed = chain_web(web, "127.0.0.1", 40, 100);  // runs for seconds
+  Service service(dir, {"--allow-private-networks"});
+  auto c = service.client();
+  const auto id = start_job(c, json{{"url", seed}, {"max_pages", 40}});
+  const std::string label = "{job=\"" + id + "\"}";
+  std::string text;
+  const auto until = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < until &&
+         text.find("actorcrawl_pages_fetched_total" + label) == std::string::npos) {
+    text = c.Get("/metrics")->body;
+    std::this_thread::sleep_for(20ms);
+  }
+  INFO(text);
+  CHECK(text.find("actorcrawl_pages_fetched_total" + label) != std::string::npos);
+  CHECK(text.find("actorcrawl_in_flight" + label) != std::string::npos);
+  CHECK(text.find("actorcrawl_frontier_queued" + label) != std::string::npos);
+
+  // Cancelled, it is over: none of its series stays at its last value.
+  REQUIRE(c.Delete(("/crawl/" + id).c_str())->status == 200);
+  wait_for_status(c, id, {"cancelled"});
+  const auto after = c.Get("/metrics")->body;
+  INFO(after);
+  CHECK(after.find("job=\"" + id + "\"") == std::string::npos);
+  CHECK(after.find("actorcrawl_jobs{status=\"cancelled\"} 1") != std::string::npos);
 }
 
 TEST_CASE("serve: event streams are capped, so open dashboards never take every request thread",
@@ -681,6 +715,227 @@ TEST_CASE("serve: a second service on the same directory exits 1, naming the fir
   auto health = first.client().Get("/healthz");
   REQUIRE(health);
   CHECK(health->status == 200);
+}
+
+TEST_CASE("serve: a second service on the same port exits 1, naming the address", "[integration][service][lock]") {
+  ScratchDir dir;
+  Service first(dir, {}, "first.log");
+  const std::string address = "127.0.0.1:" + std::to_string(first.port());
+  // Another directory, so only the port is shared.
+  ChildProcess second(ACTORCRAWL_BINARY, {"serve", "--listen", address, "--db-dir", dir.path("other")},
+                      dir.path("second.log"));
+  const auto code = second.wait(20s);
+  INFO(second.output());
+  REQUIRE(code.has_value());
+  CHECK(*code == 1);
+  CHECK(second.output().find("cannot listen on " + address + ": Address already in use") != std::string::npos);
+  CHECK(second.output().find("service listening on") == std::string::npos);
+  // Every connection still reaches the first.
+  for (int i = 0; i < 8; ++i) {
+    auto health = first.client().Get("/healthz");
+    REQUIRE(health);
+    CHECK(health->status == 200);
+  }
+}
+
+namespace {
+
+// A finished job of `pages` pages with `links` links of about 950 bytes
+// each, written straight into a service directory, as a crawl would have
+// left it; returns its id.
+std::string seed_finished_job(const std::string& service_dir, int pages, int links) {
+  std::filesystem::create_directories(service_dir + "/jobs");
+  JobStore jobs(service_dir + "/service.db");
+  const auto now = epoch_ms();
+  const auto row = jobs.create("http://long.test/", pages, R"({"url": "http://long.test/"})",
+                               service_dir + "/jobs", now);
+  REQUIRE(jobs.set_running(row.id, now));
+  CrawlStore db(row.db_path);
+  for (int p = 0; p < pages; ++p) {
+    PageRow page;
+    page.url = "http://long.test/" + std::to_string(p);
+    page.host_key = "long.test";
+    page.status_code = 200;
+    page.title = "Page " + std::to_string(p);
+    page.fetched_at_ms = now;
+    for (int l = 0; l < links; ++l)
+      page.links.push_back({"http://long.test/" + std::to_string(p) + "/" + std::to_string(l) + "/" +
+                              std::string(920, 'x'),
+                            false});
+    db.record_page(page);
+  }
+  db.flush();
+  jobs.set_finished(row.id, JobStatus::completed, now, "", pages, 0);
+  return row.id;
+}
+
+// Reads answers from `first` on, following `next` until it is null (at
+// most 10,000 answers: a loop that never ends is a failure too); every
+// body is checked against the 1 MiB budget, and each answer (its "job"
+// object when it has one) handed to `take`. Returns how many answers.
+std::size_t follow_next(int port, const std::string& first, const std::function<void(const json&)>& take) {
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(60, 0);
+  std::string target = first;
+  std::size_t n = 0;
+  while (!target.empty() && n < 10000) {
+    auto r = c.Get(target.c_str());
+    REQUIRE(r);
+    REQUIRE(r->status == 200);
+    CHECK(r->body.size() <= std::size_t{1} << 20);
+    auto answer = json::parse(r->body);
+    if (answer.contains("job"))
+      answer = answer.at("job");
+    take(answer);
+    target = answer.at("next").is_null() ? "" : answer.at("next").get<std::string>();
+    ++n;
+  }
+  return n;
+}
+
+// A job's pages read from `first` through `next`: each page's links in the
+// order they came.
+std::map<std::string, std::vector<std::string>> read_all_pages(int port, const std::string& first,
+                                                              std::size_t* answers = nullptr) {
+  std::map<std::string, std::vector<std::string>> links;
+  const auto n = follow_next(port, first, [&](const json& job) {
+    for (const auto& p : job.at("pages"))
+      for (const auto& l : p.at("links"))
+        links[p.at("url").get<std::string>()].push_back(l.get<std::string>());
+  });
+  if (answers)
+    *answers = n;
+  return links;
+}
+
+// Peak resident memory of a process so far (VmHWM), in KiB.
+std::int64_t peak_rss_kib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0)
+      return std::stoll(line.substr(6));
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("serve: an answer's body is bounded in bytes, and next reads the rest, every link once",
+          "[integration][service][budget]") {
+  ScratchDir dir;
+  constexpr int kPages = 100, kLinks = 1000;
+  const auto id = seed_finished_job(dir.path("service"), kPages, kLinks);
+  Service service(dir);
+
+  // The largest window the API takes: 100 pages of 1,000 links, ~95 MB.
+  std::size_t answers = 0;
+  const auto links = read_all_pages(service.port(), "/crawl/" + id + "?limit=100&links_limit=1000", &answers);
+  CHECK(answers >= kPages * kLinks * 950 / (1 << 20));  // ~95 MB in answers of 1 MiB at most
+  REQUIRE(links.size() == kPages);
+  for (int p = 0; p < kPages; ++p) {
+    const auto& got = links.at("http://long.test/" + std::to_string(p));
+    REQUIRE(got.size() == kLinks);
+    for (int l = 0; l < kLinks; ++l)
+      CHECK(got[l].rfind("http://long.test/" + std::to_string(p) + "/" + std::to_string(l) + "/", 0) == 0);
+  }
+
+  // A page cut by the budget goes on in the next answer, from the link
+  // where it stopped.
+  auto c = service.client();
+  const auto cut = body_of(c.Get(("/crawl/" + id + "?limit=2&links_limit=1000").c_str())).at("job");
+  CHECK(cut.at("truncated") == true);
+  CHECK(cut.at("limit") == 2);
+  CHECK(cut.at("pages_total") == kPages);
+  const auto& cut_pages = cut.at("pages");
+  REQUIRE(!cut_pages.empty());
+  const auto next = cut.at("next").get<std::string>();
+  const auto rest = body_of(c.Get(next.c_str())).at("job");
+  if (cut_pages.back().at("links").size() < kLinks) {
+    CHECK(next.find("first_links_offset=" + std::to_string(cut_pages.back().at("links").size())) !=
+          std::string::npos);
+    CHECK(rest.at("pages").at(0).at("url") == cut_pages.back().at("url"));
+  }
+  // Small windows are whole, with the window after them as next.
+  const auto small = body_of(c.Get(("/crawl/" + id + "?offset=98&limit=1&links_limit=3").c_str())).at("job");
+  CHECK(small.at("truncated") == false);
+  CHECK(small.at("pages").size() == 1);
+  CHECK(small.at("next") == "/crawl/" + id + "?offset=99&limit=1&links_offset=0&links_limit=3");
+  const auto last = body_of(c.Get(small.at("next").get<std::string>().c_str())).at("job");
+  CHECK(last.at("next").is_null());
+  check_error(c.Get(("/crawl/" + id + "?links_limit=10&first_links_offset=11").c_str()), 400, "out_of_range");
+
+  // Four such reads at once, twice: the service holds a few answers at a
+  // time, never a job's worth of them. (95 MB bodies built from a JSON tree
+  // took it past 1 GB; a generous bound well below that.)
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::thread> readers;
+    std::atomic<int> complete{0};
+    for (int r = 0; r < 4; ++r)
+      readers.emplace_back([&] {
+        if (read_all_pages(service.port(), "/crawl/" + id + "?limit=100&links_limit=1000").size() == kPages)
+          ++complete;
+      });
+    for (auto& t : readers)
+      t.join();
+    CHECK(complete.load() == 4);
+  }
+  const auto peak_kib = peak_rss_kib(service.process().pid());
+  INFO("peak RSS " << peak_kib << " KiB");
+  CHECK(peak_kib > 0);
+  CHECK(peak_kib < 256 * 1024);
+}
+
+TEST_CASE("serve: the job list and a job's graph are bounded in bytes too", "[integration][service][budget]") {
+  ScratchDir dir;
+  const std::string service_dir = dir.path("service");
+  std::filesystem::create_directories(service_dir + "/jobs");
+  std::string graph_job;
+  {
+    // 1,200 jobs whose seed URLs are 2 KB: 2.4 MB of job list.
+    JobStore jobs(service_dir + "/service.db");
+    const auto now = epoch_ms();
+    for (int i = 0; i < 1200; ++i) {
+      const std::string url = "http://long.test/" + std::to_string(i) + "/" + std::string(2000, 'j');
+      const auto row = jobs.create(url, 1, json{{"url", url}}.dump(), service_dir + "/jobs", now);
+      jobs.set_running(row.id, now);
+      jobs.set_finished(row.id, JobStatus::completed, now, "", 0, 0);
+      graph_job = row.id;
+    }
+    // A graph of 3,000 hosts with long descriptions (~1.5 MB), in a chain.
+    CrawlStore db(service_dir + "/jobs/" + graph_job + ".db");
+    for (int h = 0; h < 3000; ++h) {
+      PageRow page;
+      page.host_key = "h" + std::to_string(h) + ".test";
+      page.url = "http://" + page.host_key + "/";
+      page.status_code = 200;
+      page.description = std::string(500, 'd');
+      page.links = {{"http://h" + std::to_string(h + 1) + ".test/", false}};
+      page.link_host_keys = {"h" + std::to_string(h + 1) + ".test"};
+      db.record_page(page);
+    }
+    db.flush();
+  }
+  Service service(dir);
+
+  std::set<std::string> listed;
+  const auto list_answers = follow_next(service.port(), "/crawl", [&](const json& answer) {
+    for (const auto& job : answer.at("jobs"))
+      CHECK(listed.insert(job.at("id").get<std::string>()).second);
+  });
+  CHECK(listed.size() == 1200);
+  CHECK(list_answers >= 3);
+
+  std::set<std::string> nodes, edges;
+  const auto graph_answers = follow_next(service.port(), "/crawl/" + graph_job + "/graph", [&](const json& graph) {
+    CHECK(graph.at("nodes_total") == 3001);
+    for (const auto& n : graph.at("nodes"))
+      CHECK(nodes.insert(n.at("id").get<std::string>()).second);
+    for (const auto& e : graph.at("edges"))
+      CHECK(edges.insert(e.at("from").get<std::string>() + ">" + e.at("to").get<std::string>()).second);
+  });
+  CHECK(nodes.size() == 3001);
+  CHECK(edges.size() == 3000);
+  CHECK(graph_answers >= 2);
 }
 
 TEST_CASE("serve: GET /crawl/{id}/export streams what actorcrawl export writes", "[integration][service][export]") {

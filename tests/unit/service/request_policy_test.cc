@@ -215,12 +215,49 @@ TEST_CASE("request framing: what two parsers could read two ways is refused", "[
   CHECK(code("GET / HTTP/1.1\nX: a\r\n\r\n") == "bad_request");
   CHECK(code("GET / HTTP/1.1\rX: a\r\n\r\n") == "bad_request");
   CHECK(code("GET / HTTP/1.1\r\nX: a\0b\r\n\r\n"s) == "bad_request");
+  // A head of bare LFs never shows the CRLF CRLF that ends a head: it is
+  // refused at its first line end, not left to the read timeout.
+  for (const std::string& head : {"GET / HTTP/1.1\n"s, "GET / HTTP/1.1\nHost: a\n\n"s, "GET / HTTP/1.1\r\nX: a\n"s,
+                                  "GET / HTTP/1.1\r\nX: \0"s, "GET / HTTP/1.1\rX"s}) {
+    INFO(head);
+    RequestFramer framer(1024, 100);
+    CHECK(framer.advance(head) == Progress::refused);
+    CHECK(framer.refusal()->code() == "bad_request");
+  }
+  // The same answer whatever the arrival: a bare LF inside the size limit
+  // is 400 even when the head, once whole, is too large.
+  const std::string long_head = "GET / HTTP/1.1\nX: " + std::string(2000, 'a') + "\r\n\r\n";
+  RequestFramer at_once(1024, 100), in_pieces(1024, 100);
+  CHECK(at_once.advance(long_head) == Progress::refused);
+  CHECK(trickle(in_pieces, long_head) == Progress::refused);
+  CHECK(at_once.refusal()->code() == "bad_request");
+  CHECK(in_pieces.refusal()->code() == "bad_request");
+  // A CR that ends what has arrived so far may be the start of a CRLF.
+  RequestFramer waiting(1024, 100);
+  CHECK(trickle(waiting, "GET / HTTP/1.1\r\nX: a\r") == Progress::incomplete);
+  CHECK(waiting.advance("GET / HTTP/1.1\r\nX: a\r\n\r\n") == Progress::complete);
   const std::string chunked = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
   CHECK(code(chunked, "-5\r\nhello\r\n0\r\n\r\n") == "bad_request");
   CHECK(code(chunked, "0x5\r\nhello\r\n0\r\n\r\n") == "bad_request");
   CHECK(code(chunked, "5\r\nhelloXX0\r\n\r\n") == "bad_request");
   CHECK(code(chunked, "0\r\nTrailer: x\r\n\r\n") == "bad_request");
   CHECK(code(chunked, "5 ;ext\r\nhello\r\n0\r\n\r\n") == "accepted");
+}
+
+TEST_CASE("request head: method, path and whether the connection closes, as httplib reads them",
+          "[request_policy][framing]") {
+  const auto head = read_request_head("GET /healthz?probe=1 HTTP/1.1\r\nHost: a\r\n\r\n");
+  REQUIRE(head);
+  CHECK(head->method == "GET");
+  CHECK(head->path == "/healthz");
+  CHECK_FALSE(head->closes);
+  CHECK(read_request_head("HEAD / HTTP/1.1\r\nconnection: close\r\n\r\n")->closes);
+  CHECK_FALSE(read_request_head("GET / HTTP/1.1\r\nConnection: Close\r\n\r\n")->closes);  // httplib: exact
+  CHECK(read_request_head("GET / HTTP/1.0\r\n\r\n")->closes);
+  CHECK_FALSE(read_request_head("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n")->closes);
+  CHECK_FALSE(read_request_head("GET /\r\n\r\n"));
+  CHECK_FALSE(read_request_head("GET / HTTP/2\r\n\r\n"));
+  CHECK_FALSE(read_request_head("GET / HTTP/1.1"));
 }
 
 }  // namespace actorcrawl
