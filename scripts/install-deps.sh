@@ -16,7 +16,7 @@ PACKAGES=(
   clang libclang-rt-14-dev
   libcaf-dev
   libcurl4-openssl-dev libbrotli-dev zlib1g-dev libssl-dev libdeflate-dev
-  libgumbo-dev
+  libgumbo-dev libxml2-dev
   libsqlitecpp-dev libsqlite3-dev sqlite3
   libyaml-cpp-dev
   catch2

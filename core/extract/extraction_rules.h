@@ -1,0 +1,123 @@
+// Declarative extraction rules: which pages to take items from and which
+// fields to fill, by CSS selector or XPath 1.0, evaluated with libxml2 (the
+// engine under Scrapy's parsel and lxml). docs/extraction.md is the user's
+// side of this; in short, rules are a JSON array (YAML in the config):
+//
+//   [{"name": "product", "urls": "/product/",
+//     "fields": {"title": {"css": "h1::text"},
+//                "price": {"xpath": "//span[@class='price']/text()", "regex": "[0-9]+[.][0-9]+"},
+//                "tags":  {"css": "ul.tags li::text", "all": true},
+//                "image": {"css": "img.main::attr(src)", "url": true}}}]
+//
+// A field's values, in document order:
+//   1. its selector's matches: an element gives its string-value (all its
+//      descendant text), a text node its text, an attribute its value; an
+//      XPath that gives a string, number or boolean gives that one value;
+//   2. each trimmed of leading and trailing Unicode whitespace (White_Space,
+//      so &nbsp; too); inner whitespace is kept;
+//   3. with `regex` (RE2, searched): the first capture group when the
+//      pattern has one, else the whole match; a value it does not match
+//      is dropped;
+//   4. with `url: true`: resolved against the page's base URL as links are
+//      (Url::resolve) and normalized; a value that gives no http(s) URL is
+//      dropped;
+//   5. an empty value is dropped.
+// `all: true` gives the list of every value left ([] when none); otherwise
+// the field is the first value left, or null (so whitespace-only text
+// before the text that matters is skipped, as is a node the regex or url
+// drops). An XPath number or boolean
+// with neither regex nor url stays a JSON number (integral ones as
+// integers; NaN and infinities null) or boolean; with either, it is first
+// its XPath string (string(3) is "3").
+//
+// Safe to share: extract() is const and may run on several threads at once.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/crawl/records.h"
+
+namespace actorcrawl {
+
+// A rule set that does not compile. The message names the rule (by name,
+// or by its 1-based place when it has no usable name) and the field or
+// key, e.g.
+//   extract rule 'product', field 'price': invalid XPath '//span[': Invalid predicate at position 7
+class ExtractionRuleError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class ExtractionRules {
+ public:
+  // How much XPath work one field may do on one page: libxml2's operation
+  // count (xmlXPathContext::opLimit: nodes visited, operations evaluated),
+  // this many per byte of the page plus the floor. Ordinary rules stay
+  // under 3 per byte even on hostile pages (tests/unit/extract); a rule
+  // that would do more (a predicate that walks the whole page for each
+  // node, say) stops there: the field is null ([] for all) and reported.
+  // libxml2 does not count its node-set merges, which user XPath like
+  // //div//p can make quadratic; translated CSS avoids them.
+  static constexpr unsigned long kXPathOpsPerByte = 64;
+  static constexpr unsigned long kXPathOpsFloor = 1'000'000;
+
+  // rules_json: a JSON array of rule objects. Everything is checked here:
+  // keys, types, names, every selector, XPath and regex; throws
+  // ExtractionRuleError.
+  static std::shared_ptr<const ExtractionRules> compile(const std::string& rules_json);
+
+  ~ExtractionRules();
+  ExtractionRules(const ExtractionRules&) = delete;
+  ExtractionRules& operator=(const ExtractionRules&) = delete;
+
+  // Whether some rule's `urls` pattern is found in final_url (a rule
+  // without one matches every page).
+  bool matches(std::string_view final_url) const;
+
+  // One item per rule matching final_url, in rule order: kind = the rule's
+  // name, json = a JSON object of its fields in the order the rule lists
+  // them (valid UTF-8: invalid bytes become U+FFFD). The HTML is parsed
+  // only when some rule matches. base_url: what `url: true` values resolve
+  // against (the page's <base href> resolved, or its final URL).
+  // html_utf8: the page as UTF-8 text.
+  //
+  // field_errors, when given, receives one line per field that could not
+  // be evaluated on this page ("rule 'product', field 'price': XPath
+  // evaluation failed: Operation limit exceeded"), which is then null ([]
+  // for all), or whose values were cut at twice the page's size plus
+  // 64 kB (an `all` of nested elements repeats each one's text in its
+  // parent's).
+  std::vector<ExtractedItem> extract(std::string_view final_url, std::string_view base_url,
+                                     std::string_view html_utf8,
+                                     std::vector<std::string>* field_errors = nullptr) const;
+
+  std::size_t size() const;  // rules
+
+  // A rule and a field as compile() read them (extraction_rules.cc).
+  struct Field;
+  struct Rule;
+
+ private:
+  class CompiledSet;
+  class CompiledLease;
+
+  ExtractionRules();
+
+  // Compiled XPaths for every field, one set per thread that is using
+  // them at the moment (see core/extract/libxml_html.h: evaluation writes
+  // to the compiled expression).
+  std::unique_ptr<CompiledSet> take_compiled() const;
+  void give_back(std::unique_ptr<CompiledSet> set) const;
+
+  std::vector<Rule> rules_;
+  mutable std::mutex pool_mutex_;
+  mutable std::vector<std::unique_ptr<CompiledSet>> pool_;
+};
+
+}  // namespace actorcrawl
