@@ -18,7 +18,7 @@
 #include "core/crawl/frontier_start.h"
 #include "core/crawl/link_scope.h"
 #include "core/crawl/refusal_reason.h"
-#include "core/run/crawl_setup.h"
+#include "core/setup/crawl_setup.h"
 #include "core/run/metrics_report.h"
 #include "core/store/crawl_store.h"
 #include "core/store/database_files.h"

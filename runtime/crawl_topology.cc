@@ -12,7 +12,7 @@
 #include "actors/processor_actor.h"
 #include "actors/storage_actor.h"
 #include "core/crawl/page_pipeline.h"
-#include "core/run/crawl_setup.h"
+#include "core/setup/crawl_setup.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {

@@ -17,7 +17,7 @@
 #include "core/run/console_log.h"
 #include "core/store/crawl_reader.h"
 #include "core/store/crawl_store.h"
-#include "core/run/crawl_setup.h"
+#include "core/setup/crawl_setup.h"
 #include "service/api_error.h"
 #include "service/job_event_sink.h"
 #include "service/job_log.h"

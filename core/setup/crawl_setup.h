@@ -35,12 +35,22 @@ HostScheduler::Settings politeness_settings(const CrawlConfig& config);
 
 FrontierSettings frontier_settings(const CrawlConfig& config);
 
+// What the processor chain is built for: to run (external processors are
+// started), or only to be checked (their entries are read, nothing starts).
+enum class ChainUse { run, check };
+
+// The processor entries of a crawl, in order: `processors`, and `extract`
+// at the end when rules are given and `extract` is not listed.
+std::vector<std::string> processor_entries(const CrawlConfig& config);
+
 // The processor chain, the profile's link selection (within `scope` for the
 // site profile) and page directives. Throws ConfigError naming what is
-// wrong (an unknown processor, an excluded-domain pattern that does not
-// compile, `warc` without an archive). `archive`: where the `warc`
+// wrong (an unknown processor, an extraction rule that does not compile, an
+// external processor that cannot start, an excluded-domain pattern that
+// does not compile, `warc` without an archive). `archive`: where the `warc`
 // processor writes (core/store/warc_archive.h opens it).
 std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std::shared_ptr<const LinkScope> scope,
-                                                  std::shared_ptr<ResponseArchive> archive = nullptr);
+                                                  std::shared_ptr<ResponseArchive> archive = nullptr,
+                                                  ChainUse use = ChainUse::run);
 
 }  // namespace actorcrawl

@@ -1,9 +1,12 @@
-#include "core/run/crawl_setup.h"
+#include "core/setup/crawl_setup.h"
 
 #include <algorithm>
 #include <thread>
 
 #include "core/crawl/domain_link_filter.h"
+#include "core/crawl/processor_registry.h"
+#include "core/extract/extract_processor.h"
+#include "core/extract/extraction_rules.h"
 #include "core/crawl/link_scope.h"
 #include "core/crawl/work_bounds.h"
 #include "core/web/robots_txt.h"
@@ -18,6 +21,10 @@ class ArchiveNotOpened final : public ResponseArchive {
  public:
   void archive(const HttpExchange&) override {}
 };
+
+// External processors ({name, exec, ...} entries) are added once the
+// plugin library is wired in below.
+void register_external_processors(ProcessorRegistry&, ChainUse) {}
 
 }  // namespace
 
@@ -51,7 +58,7 @@ std::shared_ptr<const LinkScope> check_crawl(const CrawlConfig& config) {
       }
     }
   }
-  page_pipeline(config, scope, std::make_shared<ArchiveNotOpened>());
+  page_pipeline(config, scope, std::make_shared<ArchiveNotOpened>(), ChainUse::check);
   return scope;
 }
 
@@ -106,13 +113,47 @@ FrontierSettings frontier_settings(const CrawlConfig& config) {
   return f;
 }
 
+std::vector<std::string> processor_entries(const CrawlConfig& config) {
+  std::vector<std::string> entries = config.processors;
+  if (!config.extract_rules.empty() && std::find(entries.begin(), entries.end(), "extract") == entries.end())
+    entries.push_back("extract");
+  return entries;
+}
+
+namespace {
+
+// The registry of this crawl's chain: the built-ins, `extract` with the
+// configured rules (compiled once, shared by every parser lane), and
+// external processors.
+ProcessorRegistry crawl_registry(const CrawlConfig& config, ChainUse use) {
+  ProcessorRegistry registry = ProcessorRegistry::builtin();
+  std::shared_ptr<const ExtractionRules> rules;
+  if (!config.extract_rules.empty()) {
+    try {
+      rules = ExtractionRules::compile(config.extract_rules);
+    } catch (const ExtractionRuleError& e) {
+      throw ConfigError(e.what());
+    }
+  }
+  registry.add("extract", [rules](const std::string&, const ProcessorChain::Options&) -> std::shared_ptr<PageProcessor> {
+    if (!rules)
+      throw std::runtime_error("extract has no rules to run (give them as extract:)");
+    return std::make_shared<ExtractProcessor>(rules);
+  });
+  register_external_processors(registry, use);
+  return registry;
+}
+
+}  // namespace
+
 std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std::shared_ptr<const LinkScope> scope,
-                                                  std::shared_ptr<ResponseArchive> archive) {
+                                                  std::shared_ptr<ResponseArchive> archive, ChainUse use) {
   std::string error;
   const auto parser = html_parser_from_name(config.html_parser);
   if (!parser)
     throw ConfigError("html_parser: '" + config.html_parser + "' is not a parser (known: fast, html5)");
-  auto chain = ProcessorChain::make(config.processors, ProcessorChain::Options{config.save_pages_dir, *parser, std::move(archive)}, &error);
+  auto chain = crawl_registry(config, use).make_chain(
+    processor_entries(config), ProcessorChain::Options{config.save_pages_dir, *parser, std::move(archive)}, &error);
   if (!error.empty())
     throw ConfigError(error);
   std::shared_ptr<const LinkSelector> links;

@@ -1,4 +1,4 @@
-#include "core/run/crawl_setup.h"
+#include "core/setup/crawl_setup.h"
 
 #include <catch2/catch.hpp>
 
