@@ -32,24 +32,32 @@ extern "C" void on_export_signal(int) { interrupted = true; }
 struct Interrupted {};
 
 void export_usage(std::ostream& out) {
-  out << "usage: actorcrawl export --db FILE --format FORMAT [--graph GRAPH] [--output FILE] [--quiet]\n\n"
+  out << "usage: actorcrawl export --db FILE --format FORMAT [--graph GRAPH] [--kind KIND] [--output FILE]\n"
+         "                         [--quiet]\n\n"
          "Writes a crawl database out for other tools. Reads the database read-only, so\n"
          "it works while a crawl is writing it (what was committed when the export began).\n"
          "Streams: memory stays small whatever the size of the crawl.\n\n"
          "  --db FILE         the crawl database\n"
-         "  --format FORMAT   jsonl    one JSON object per page, with its links in document order\n"
-         "                    csv      one row per page (RFC 4180, a header row)\n"
-         "                    graphml  a graph for Gephi, networkx, yEd, igraph\n"
-         "                    gexf     a graph for Gephi (GEXF 1.2)\n"
-         "                    dot      a graph for Graphviz (dot -Tsvg)\n"
+         "  --format FORMAT   jsonl      one JSON object per page, with its links in document order\n"
+         "                    csv        one row per page (RFC 4180, a header row)\n"
+         "                    graphml    a graph for Gephi, networkx, yEd, igraph\n"
+         "                    gexf       a graph for Gephi (GEXF 1.2)\n"
+         "                    dot        a graph for Graphviz (dot -Tsvg)\n"
+         "                    items      one JSON object per item extraction rules and processors\n"
+         "                               took from a page: {\"url\", \"kind\", \"item\"}\n"
+         "                    items-csv  one kind's items, one row each: url, then the items'\n"
+         "                               fields as columns (needs --kind)\n"
          "  --graph GRAPH     for graphml, gexf and dot: domains (default; hosts weighted by\n"
          "                    the pages linking them) or pages (every page and link target)\n"
+         "  --kind KIND       for items and items-csv: only the items of this kind (a rule's\n"
+         "                    or a processor's name); given once, one kind an export\n"
          "  --output FILE     where to write (default: stdout, also '-'); a file appears\n"
          "                    only when complete\n"
          "  --quiet           no progress bar (it is drawn only when stderr is a terminal)\n\n"
          "Exit codes: 0 written; 1 the database could not be read or the output written;\n"
          "2 a usage error (--output naming the database or its -wal, -shm, -journal or\n"
-         ".lock file is one); 130 interrupted. See docs/exports.md.\n";
+         ".lock file is one; so is items-csv without --kind); 130 interrupted.\n"
+         "See docs/exports.md.\n";
 }
 
 // "exporting  [#########.........]  412,000 / 1,000,000 rows", redrawn at
@@ -90,6 +98,7 @@ struct ExportArgs {
   std::string db;
   ExportFormat format = ExportFormat::jsonl;
   ExportGraph graph = ExportGraph::domains;
+  std::optional<std::string> kind;
   std::string output = "-";
   bool quiet = false;
 };
@@ -119,6 +128,14 @@ std::optional<ExportArgs> parse_args(std::vector<std::string> words) {
       if (!g)
         throw ConfigError("unknown graph '" + *graph + "' (graphs: " + export_graph_names() + ")");
       out.graph = *g;
+    } else if (a == "--kind") {
+      // One kind or all of them: an items-csv's columns are one kind's
+      // fields, and `jq 'select(.kind == ...)'` picks several from items.
+      if (out.kind)
+        throw ConfigError("--kind is given once: an export holds one kind, or every kind without --kind");
+      out.kind = value();
+      if (out.kind->empty())
+        throw ConfigError("--kind needs a kind's name (a rule's or a processor's)");
     } else if (a == "--output" || a == "-o") {
       out.output = value();
       if (out.output.empty())
@@ -135,8 +152,25 @@ std::optional<ExportArgs> parse_args(std::vector<std::string> words) {
     throw ConfigError(std::string{"--format is required ("} + export_format_names() + ")");
   out.format = *format;
   if (graph && !is_graph_format(out.format))
-    throw ConfigError("--graph applies to graphml, gexf and dot, not to " + std::string{file_extension(out.format)});
+    throw ConfigError("--graph applies to graphml, gexf and dot, not to " +
+                      std::string{export_format_name(out.format)});
+  if (out.kind && !is_items_format(out.format))
+    throw ConfigError("--kind applies to items and items-csv, not to " + std::string{export_format_name(out.format)});
   return out;
+}
+
+// items-csv without --kind: a usage error, which names the kinds the
+// database holds when it can be read (a few index seeks); when it cannot,
+// the error is still the missing --kind, not the database.
+std::string missing_kind_message(const std::string& db) {
+  std::string kinds;
+  try {
+    kinds = CrawlExport(db).item_kinds_listed();
+    kinds = kinds.empty() ? "; the database holds no items" : "; kinds in the database: " + kinds;
+  } catch (const std::exception&) {
+    kinds.clear();
+  }
+  return "items-csv is one kind's items, its fields the columns: --kind KIND is required" + kinds;
 }
 
 // The file being written, under a temporary name beside its final one:
@@ -215,6 +249,10 @@ int export_command(std::vector<std::string> args) {
   if (!parsed)
     return 0;
   const ExportArgs& a = *parsed;
+  if (a.format == ExportFormat::items_csv && !a.kind) {
+    std::fprintf(stderr, "actorcrawl export: %s (see actorcrawl export --help)\n", missing_kind_message(a.db).c_str());
+    return 2;
+  }
   // Before anything is opened: an export over its own database would
   // replace the crawl with the export. Stdout too (`>> crawl.db`), through
   // the name Linux gives it.
@@ -229,14 +267,22 @@ int export_command(std::vector<std::string> args) {
   std::signal(SIGTERM, on_export_signal);
   try {
     CrawlExport source(a.db);  // the database first: a bad one creates no file
+    // Not an error: a rule that matched no page leaves no item, and a
+    // script exporting each configured kind should get its empty file. But
+    // a misspelt kind would look the same, so it is said.
+    if (a.kind && !source.has_items_of(*a.kind)) {
+      const std::string kinds = source.item_kinds_listed();
+      std::fprintf(stderr, "actorcrawl export: no items of kind '%s' in the database (%s); the export is empty\n",
+                   a.kind->c_str(), kinds.empty() ? "it holds no items" : ("its kinds: " + kinds).c_str());
+    }
     ProgressBar bar(!a.quiet && ::isatty(STDERR_FILENO) == 1);
     const ExportProgress progress = [&bar](std::int64_t done, std::int64_t total) { bar(done, total); };
     if (a.output == "-") {
       std::ios::sync_with_stdio(false);
-      source.write(a.format, a.graph, std::cout, progress);
+      source.write(a.format, a.graph, std::cout, progress, a.kind);
     } else {
       PendingFile file(a.output, a.db);
-      source.write(a.format, a.graph, file.stream(), progress);
+      source.write(a.format, a.graph, file.stream(), progress, a.kind);
       file.commit();
     }
     return 0;

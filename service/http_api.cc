@@ -590,7 +590,7 @@ struct HttpApi::Impl {
       });
   }
 
-  // GET /crawl/:id/export?format=jsonl|csv|graphml|gexf|dot[&graph=domains|pages]
+  // GET /crawl/:id/export?format=jsonl|csv|graphml|gexf|dot|items|items-csv[&graph=domains|pages][&kind=KIND]
   void export_job(const httplib::Request& req, httplib::Response& res) {
     const auto format_text = query_param(req, "format");
     if (!format_text)
@@ -608,9 +608,15 @@ struct HttpApi::Impl {
                        "graph: '" + clip_for_message(*graph_text, 40) + "' is not one of " + export_graph_names());
       if (!is_graph_format(*format))
         throw ApiError(400, "invalid_parameter",
-                       "graph: applies to graphml, gexf and dot, not to " + std::string{file_extension(*format)});
+                       "graph: applies to graphml, gexf and dot, not to " + std::string{export_format_name(*format)});
       graph = *named;
     }
+    const auto kind = query_param(req, "kind");
+    if (kind && !is_items_format(*format))
+      throw ApiError(400, "invalid_parameter",
+                     "kind: applies to items and items-csv, not to " + std::string{export_format_name(*format)});
+    if (kind && kind->empty())
+      throw ApiError(400, "invalid_parameter", "kind: names a kind of items (a rule's or a processor's)");
     const auto row = known_job(req.matches[1]);
     // Opened before the answer starts, so a database that cannot be read
     // is an error status, not a cut body.
@@ -622,21 +628,27 @@ struct HttpApi::Impl {
         throw ApiError(409, "no_database", "job '" + row.id + "' has no crawl database yet");
       throw ApiError(500, "export_failed", e.what());
     }
+    if (*format == ExportFormat::items_csv && !kind) {
+      const std::string kinds = source->item_kinds_listed();
+      throw ApiError(400, "missing_parameter",
+                     "kind is required for items-csv (its columns are one kind's fields): " +
+                       (kinds.empty() ? std::string{"the crawl has no items"} : "one of " + kinds));
+    }
     if (open_exports.fetch_add(1) >= kMaxExports) {
       open_exports.fetch_sub(1);
       res.set_header("Retry-After", "5");
       throw ApiError(503, "too_many_exports",
                      std::to_string(kMaxExports) + " exports are streaming; try again when one ends");
     }
-    // crawl_1.jsonl, crawl_1.graphml, crawl_1_pages.graphml: the job's id is
-    // the service's own "crawl_<n>", nothing to quote.
-    const std::string file = row.id + (is_graph_format(*format) && graph == ExportGraph::pages ? "_pages" : "") + "." +
-                             file_extension(*format);
+    // crawl_1.jsonl, crawl_1.graphml, crawl_1_pages.graphml, crawl_1_items.csv:
+    // the job's id is the service's own "crawl_<n>", nothing to quote.
+    const std::string file = row.id + (is_graph_format(*format) && graph == ExportGraph::pages ? "_pages" : "") +
+                             (is_items_format(*format) ? "_items" : "") + "." + file_extension(*format);
     res.set_header("Content-Disposition", "attachment; filename=\"" + file + "\"");
     res.set_header("Cache-Control", "no-store");
     res.set_chunked_content_provider(
       media_type(*format),
-      [source, format = *format, graph](std::size_t, httplib::DataSink& sink) {
+      [source, format = *format, graph, kind](std::size_t, httplib::DataSink& sink) {
         // The whole export in one call, written as it is read. Past the
         // route's guard: a failure (the client gone, the database unreadable
         // midway) ends the body without its last chunk, so the client sees
@@ -644,7 +656,7 @@ struct HttpApi::Impl {
         ChunkStreamBuf chunks(sink);
         std::ostream out(&chunks);
         try {
-          source->write(format, graph, out);
+          source->write(format, graph, out, {}, kind);
         } catch (...) {
           return false;
         }

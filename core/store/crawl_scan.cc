@@ -81,6 +81,7 @@ CrawlScan::CrawlScan(const std::string& db_path) : path_(db_path), db_(open_read
     throw ExportError(ExportError::Kind::not_a_crawl_database,
                       "'" + path_ + "' is not a crawl database: " + e.what());
   }
+  has_items_ = tables.count("items") > 0;
   if (!page_columns.count("page_id") || !page_columns.count("url"))
     refuse("its pages table has no page_id or url column");
   page_columns_ = "page_id, url";
@@ -121,6 +122,23 @@ std::int64_t CrawlScan::node_count() {
 std::int64_t CrawlScan::edge_count() {
   std::int64_t n = 0;
   reading("counting edges", [&] { n = db_.execAndGet("SELECT COUNT(*) FROM edges").getInt64(); });
+  return n;
+}
+
+std::int64_t CrawlScan::item_count(const std::optional<std::string>& kind) {
+  std::int64_t n = 0;
+  if (!has_items_)
+    return n;
+  reading("counting items", [&] {
+    // Items whose page is gone are counted though the export skips them:
+    // the count is only the progress's total, and a join would cost a
+    // lookup per item. CrawlStore's foreign keys leave none.
+    SQLite::Statement q(db_, kind ? "SELECT COUNT(*) FROM items WHERE kind = ?1" : "SELECT COUNT(*) FROM items");
+    if (kind)
+      q.bind(1, *kind);
+    q.executeStep();
+    n = q.getColumn(0).getInt64();
+  });
   return n;
 }
 
@@ -200,6 +218,63 @@ void CrawlScan::unfetched_targets(const std::function<void(std::string_view)>& v
     while (q.executeStep())
       visit(column_text(q.getColumn(0)));
   });
+}
+
+void CrawlScan::items(const std::optional<std::string>& kind, const std::function<void(const ExportItem&)>& visit) {
+  if (!has_items_)
+    return;
+  reading("reading items", [&] {
+    // Items are the outer loop, read in the order of their primary key
+    // (or, for one kind, of idx_items_kind), each page found by its key:
+    // nothing is sorted. SQLite's planner picks that today; CROSS JOIN
+    // fixes it whatever statistics a database carries, since the other
+    // order would sort every item in a temporary b-tree.
+    SQLite::Statement q(db_, std::string{"SELECT i.item_id, p.url, i.kind, i.item FROM items i "
+                                         "CROSS JOIN pages p ON p.page_id = i.page_id"} +
+                               (kind ? " WHERE i.kind = ?1" : "") + " ORDER BY i.item_id");
+    if (kind)
+      q.bind(1, *kind);
+    ExportItem item;
+    while (q.executeStep()) {
+      item.item_id = q.getColumn(0).getInt64();
+      item.url = column_text(q.getColumn(1));
+      item.kind = column_text(q.getColumn(2));
+      item.item = column_text(q.getColumn(3));
+      visit(item);
+    }
+  });
+}
+
+std::vector<std::string> CrawlScan::item_kinds(std::size_t limit) {
+  std::vector<std::string> kinds;
+  if (!has_items_)
+    return kinds;
+  reading("reading item kinds", [&] {
+    // A skip scan: the next kind after the last one, found by the index,
+    // rather than a DISTINCT that reads every item.
+    SQLite::Statement first(db_, "SELECT MIN(kind) FROM items");
+    SQLite::Statement next(db_, "SELECT MIN(kind) FROM items WHERE kind > ?1");
+    SQLite::Statement* q = &first;
+    while (kinds.size() < limit && q->executeStep() && !q->getColumn(0).isNull()) {
+      kinds.push_back(q->getColumn(0).getString());
+      next.reset();
+      next.bind(1, kinds.back());
+      q = &next;
+    }
+  });
+  return kinds;
+}
+
+bool CrawlScan::has_items_of(const std::string& kind) {
+  bool found = false;
+  if (!has_items_)
+    return found;
+  reading("reading item kinds", [&] {
+    SQLite::Statement q(db_, "SELECT 1 FROM items WHERE kind = ?1 LIMIT 1");
+    q.bind(1, kind);
+    found = q.executeStep();
+  });
+  return found;
 }
 
 }  // namespace actorcrawl

@@ -34,6 +34,14 @@ struct ExportPage {
   std::vector<ExportLink> links;
 };
 
+// An `items` row with its page's URL.
+struct ExportItem {
+  std::int64_t item_id = 0;
+  std::string url;   // pages.url of the item's page
+  std::string kind;  // the rule's or the processor's name
+  std::string item;  // the stored text: a JSON object as its processor wrote it
+};
+
 struct DomainNode {
   std::string name;  // nodes.domain_name
   OptionalInt crawl_count;
@@ -59,6 +67,9 @@ class CrawlScan {
   std::int64_t page_count();
   std::int64_t node_count();
   std::int64_t edge_count();
+  // Items of `kind`, or of every kind (nullopt); 0 for a database from
+  // before schema 5, which has no items table.
+  std::int64_t item_count(const std::optional<std::string>& kind);
 
   // Every page in page_id order, with its links when `with_links`: one pass
   // over `pages` merged with one over `links` in its own key order
@@ -72,6 +83,16 @@ class CrawlScan {
   void domain_edges(const std::function<void(const DomainEdge&)>& visit);
   // Each link target without a `pages` row, once.
   void unfetched_targets(const std::function<void(std::string_view)>& visit);
+  // The items of `kind` (nullopt: of every kind) in item_id order, each
+  // with its page's URL; an item whose page has no row is skipped. Nothing
+  // for a database without an items table.
+  void items(const std::optional<std::string>& kind, const std::function<void(const ExportItem&)>& visit);
+  // The distinct kinds of items, sorted, at most `limit` of them (for
+  // messages that name them). Each is one seek of idx_items_kind, so the
+  // cost grows with the kinds asked for, not with the items.
+  std::vector<std::string> item_kinds(std::size_t limit);
+  // Whether an item of `kind` exists: one seek, where a count reads them all.
+  bool has_items_of(const std::string& kind);
 
  private:
   template <typename Body>
@@ -80,6 +101,7 @@ class CrawlScan {
   std::string path_;
   SQLite::Database db_;
   std::string page_columns_;  // the SELECT list, NULL for a column the file lacks
+  bool has_items_ = false;    // schema 5 and later
 };
 
 }  // namespace actorcrawl

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <limits>
 
+#include "core/web/json_depth.h"
+
 namespace actorcrawl {
 
 namespace {
@@ -60,26 +62,8 @@ void append_key(std::string& out, std::string_view key, bool first = false) {
 
 // Refuses deep nesting before nlohmann's parser and dump (which recurse) see it.
 void check_nesting(std::string_view line) {
-  int depth = 0;
-  bool in_string = false;
-  bool escaped = false;
-  for (const char c : line) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxNesting)
-        throw TraceFormatError("JSON nested deeper than " + std::to_string(kMaxNesting) + " levels");
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
+  if (!json_nests_within(line, kMaxNesting))
+    throw TraceFormatError("JSON nested deeper than " + std::to_string(kMaxNesting) + " levels");
 }
 
 // nlohmann's messages start with "[json.exception.parse_error.101] ".

@@ -3,8 +3,9 @@
 // every format, then read by tools that are not ours (networkx for GraphML
 // and GEXF, Graphviz for DOT, jq for JSON Lines, Python's csv module) and
 // compared with the database (tests/integration/export_readers/); a
-// database of hostile text read back from CSV and DOT byte for byte; and
-// outputs that would write over the database, refused.
+// database of hostile text read back from CSV and DOT byte for byte, and
+// hostile items from items and items-csv; and outputs that would write over
+// the database, refused.
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/store/crawl_store.h"
@@ -189,6 +191,83 @@ TEST_CASE("export: hostile text comes back from CSV (Python's csv) and DOT (Grap
                         graph + " " + dir.path(graph + ".svg"));
 }
 
+namespace {
+
+// A crawl database whose items hold kHostileTexts as values, as nested
+// values and as keys, with keys that come and go from item to item (one
+// named `url`), numbers, booleans and nulls; products and reviews
+// interleaved. Written by the store, as a crawl's processors would.
+std::string hostile_items_db(const ScratchDir& dir) {
+  using ordered_json = nlohmann::ordered_json;
+  const std::string db = dir.path("items.db");
+  CrawlStore store(db);
+  for (std::size_t i = 0; i < kHostileTexts.size(); ++i) {
+    const std::string& text = kHostileTexts[i];
+    PageRow p;
+    p.url = "http://h.test/" + std::to_string(i) + "?q=" + text;
+    p.host_key = "h.test";
+    p.fetched_at_ms = static_cast<std::int64_t>(i);
+    ordered_json product = ordered_json::object();
+    product["name"] = text;
+    if (i % 3 != 0)
+      product["price"] = i % 2 ? ordered_json(static_cast<double>(i) + 0.25) : ordered_json(-static_cast<int>(i));
+    product["in_stock"] = i % 2 == 0;
+    product["nested"] = ordered_json{{"text", text}, {"list", ordered_json::array({text, i, nullptr})}};
+    if (i % 4 == 1)
+      product["url"] = text;
+    if (i % 5 == 2)
+      product[text] = "keyed by hostile text";
+    product["note"] = nullptr;
+    const auto text_of = [](const ordered_json& j) {
+      return j.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+    };
+    p.items = {{"product", text_of(product)}, {"review", text_of(ordered_json{{"stars", i % 5}, {"text", text}})}};
+    store.record_page(p);
+  }
+  store.flush();
+  return db;
+}
+
+}  // namespace
+
+TEST_CASE("export: items and items-csv, read by Python's json and csv, match the items table",
+          "[integration][export]") {
+  ScratchDir dir;
+  const std::string db = hostile_items_db(dir);
+  REQUIRE(count(db, "SELECT COUNT(*) FROM items WHERE kind = 'product'") ==
+          static_cast<std::int64_t>(kHostileTexts.size()));
+  const std::string bin = ACTORCRAWL_BINARY;
+  const auto export_to = [&](const std::string& args, const std::string& file) {
+    const auto run = shell(bin + " export --db " + db + " " + args + " --output " + dir.path(file),
+                           dir.path("export.log"));
+    INFO(args << ": " << run.output);
+    CHECK(run.exit_code == 0);
+    CHECK(run.output.empty());
+    return dir.path(file);
+  };
+  check_reader(dir, reader("check_items.py") + " " + db + " " + export_to("--format items", "all.jsonl") +
+                      " product " + export_to("--format items --kind product", "product.jsonl") + " " +
+                      export_to("--format items-csv --kind product", "product.csv"));
+
+  // A kind the database does not hold: said on stderr, and an empty export.
+  auto r = shell(bin + " export --db " + db + " --format items-csv --kind article --output " +
+                   dir.path("article.csv"),
+                 dir.path("article.log"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.output == "actorcrawl export: no items of kind 'article' in the database (its kinds: product, review); "
+                    "the export is empty\n");
+  std::ifstream article(dir.path("article.csv"));
+  std::stringstream header;
+  header << article.rdbuf();
+  CHECK(header.str() == "url\r\n");
+
+  // items-csv without a kind: a usage error naming the kinds.
+  r = shell(bin + " export --db " + db + " --format items-csv", dir.path("nokind.log"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "actorcrawl export: items-csv is one kind's items, its fields the columns: --kind KIND is "
+                    "required; kinds in the database: product, review (see actorcrawl export --help)\n");
+}
+
 TEST_CASE("export: bad input is named, exits 2 or 1, and leaves no file", "[integration][export]") {
   ScratchDir dir;
   const std::string bin = ACTORCRAWL_BINARY;
@@ -209,8 +288,8 @@ TEST_CASE("export: bad input is named, exits 2 or 1, and leaves no file", "[inte
   r = run("--db x.db --format xml");
   CHECK(r.exit_code == 2);
   CHECK(r.output ==
-        "actorcrawl export: unknown format 'xml' (formats: jsonl, csv, graphml, gexf, dot) (see actorcrawl export "
-        "--help)\n");
+        "actorcrawl export: unknown format 'xml' (formats: jsonl, csv, graphml, gexf, dot, items, items-csv) (see "
+        "actorcrawl export --help)\n");
   r = run("--db x.db --format dot --graph hosts");
   CHECK(r.exit_code == 2);
   CHECK(r.output == "actorcrawl export: unknown graph 'hosts' (graphs: domains, pages) (see actorcrawl export --help)\n");
@@ -219,6 +298,26 @@ TEST_CASE("export: bad input is named, exits 2 or 1, and leaves no file", "[inte
   r = run("--format csv");
   CHECK(r.exit_code == 2);
   CHECK(r.output == "actorcrawl export: --db FILE is required (see actorcrawl export --help)\n");
+  // --kind and --graph each belong to their formats; one kind an export.
+  r = run("--db x.db --format csv --kind product");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output ==
+        "actorcrawl export: --kind applies to items and items-csv, not to csv (see actorcrawl export --help)\n");
+  r = run("--db x.db --format items --graph pages");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output ==
+        "actorcrawl export: --graph applies to graphml, gexf and dot, not to items (see actorcrawl export --help)\n");
+  r = run("--db x.db --format items --kind a --kind b");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "actorcrawl export: --kind is given once: an export holds one kind, or every kind without "
+                    "--kind (see actorcrawl export --help)\n");
+  // items-csv without --kind is a usage error even when the database
+  // cannot be read (its kinds are then not named).
+  r = run("--db " + dir.path("missing.db") + " --format items-csv --output " + out);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "actorcrawl export: items-csv is one kind's items, its fields the columns: --kind KIND is "
+                    "required (see actorcrawl export --help)\n");
+  CHECK_FALSE(std::filesystem::exists(out));
 
   // An output that cannot be written: named, and nothing left behind.
   {
@@ -244,7 +343,8 @@ TEST_CASE("export: bad input is named, exits 2 or 1, and leaves no file", "[inte
   CHECK(r.exit_code == 0);
   CHECK(r.output.find("usage: actorcrawl export --db FILE --format FORMAT") == 0);
   r = shell(bin + " --help", dir.path("help.log"));
-  CHECK(r.output.find("actorcrawl export --db FILE --format jsonl|csv|graphml|gexf|dot") != std::string::npos);
+  CHECK(r.output.find("actorcrawl export --db FILE --format jsonl|csv|graphml|gexf|dot|items|items-csv") !=
+        std::string::npos);
 }
 
 TEST_CASE("export: an output that is the database or one of its files is refused, however it is spelled",

@@ -986,9 +986,26 @@ TEST_CASE("serve: GET /crawl/{id}/export streams what actorcrawl export writes",
   check_error(c.Get(("/crawl/" + id + "/export").c_str()), 400, "missing_parameter");
   check_error(c.Get(("/crawl/" + id + "/export?format=xlsx").c_str()), 400, "invalid_parameter");
   CHECK(json::parse(c.Get(("/crawl/" + id + "/export?format=xlsx").c_str())->body).at("error").at("message") ==
-        "format: 'xlsx' is not one of jsonl, csv, graphml, gexf, dot");
+        "format: 'xlsx' is not one of jsonl, csv, graphml, gexf, dot, items, items-csv");
   check_error(c.Get(("/crawl/" + id + "/export?format=dot&graph=hosts").c_str()), 400, "invalid_parameter");
   check_error(c.Get(("/crawl/" + id + "/export?format=csv&graph=pages").c_str()), 400, "invalid_parameter");
+  check_error(c.Get(("/crawl/" + id + "/export?format=csv&kind=product").c_str()), 400, "invalid_parameter");
+  check_error(c.Get(("/crawl/" + id + "/export?format=items&graph=pages").c_str()), 400, "invalid_parameter");
+  // The item formats: this crawl ran no extraction rule, so it has none.
+  check_error(c.Get(("/crawl/" + id + "/export?format=items-csv").c_str()), 400, "missing_parameter");
+  CHECK(json::parse(c.Get(("/crawl/" + id + "/export?format=items-csv").c_str())->body).at("error").at("message") ==
+        "kind is required for items-csv (its columns are one kind's fields): the crawl has no items");
+  auto items = c.Get(("/crawl/" + id + "/export?format=items-csv&kind=product").c_str());
+  REQUIRE(items);
+  CHECK(items->status == 200);
+  CHECK(items->get_header_value("Content-Type") == "text/csv; charset=utf-8; header=present");
+  CHECK(items->get_header_value("Content-Disposition") == "attachment; filename=\"crawl_1_items.csv\"");
+  CHECK(items->body == "url\r\n");
+  items = c.Get(("/crawl/" + id + "/export?format=items").c_str());
+  REQUIRE(items);
+  CHECK(items->status == 200);
+  CHECK(items->get_header_value("Content-Disposition") == "attachment; filename=\"crawl_1_items.jsonl\"");
+  CHECK(items->body.empty());
   check_error(c.Get("/crawl/crawl_99/export?format=csv"), 404, "job_not_found");
   check_error(c.Post(("/crawl/" + id + "/export?format=csv").c_str(), "", "text/plain"), 405, "method_not_allowed");
   auto anonymous = service.client();

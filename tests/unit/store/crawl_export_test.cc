@@ -1,13 +1,15 @@
 // Exports of a small crawl database built by the store itself: the exact
-// bytes of every format, hostile page text, an empty crawl, and the errors.
+// bytes of every format, hostile page text and items, an empty crawl, and
+// the errors.
 #include "core/store/crawl_export.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <algorithm>
-#include <algorithm>
 #include <catch2/catch.hpp>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -428,4 +430,193 @@ TEST_CASE("export: while a crawl writes the database, the export reads what was 
   const std::string after = export_of(db.str(), ExportFormat::jsonl);
   CHECK(std::count(before.begin(), before.end(), '\n') == 1);
   CHECK(std::count(after.begin(), after.end(), '\n') == 2);
+}
+
+namespace {
+
+std::string export_items(const std::string& path, ExportFormat format, const std::optional<std::string>& kind) {
+  std::ostringstream out;
+  CrawlExport(path).write(format, ExportGraph::domains, out, {}, kind);
+  return out.str();
+}
+
+// Two pages and their items as processors would store them, kinds
+// interleaved: product items whose keys differ from item to item (a new
+// key, a missing one, another order, a key named `url`, an empty key) and
+// whose values hold what CSV and spreadsheets choke on; items that are
+// not JSON objects (a database from elsewhere); a recipe.
+void build_items_crawl(const std::string& path) {
+  CrawlStore store(path);
+  PageRow a;
+  a.url = "http://a.test/";
+  a.host_key = "a.test";
+  a.fetched_at_ms = 1;
+  a.items = {
+    {"product", R"j({"name":"Widget, \"deluxe\"","price":9.99,"tags":["a","b"],"stock":null,)j"
+                R"j("url":"http://a.test/w"})j"},
+    {"recipe", R"j({"title":"Soup","serves":4})j"},
+    {"product", R"j({"name":"=SUM(A1)","price":-5,"in_stock":true,"specs":{"w":1,"h":"2\n3"}})j"},
+  };
+  store.record_page(a);
+  PageRow b;
+  b.url = "http://b.test/x?a=1,2";
+  b.host_key = "b.test";
+  b.fetched_at_ms = 2;
+  b.items = {
+    {"product", R"j({"price":"+1","name":"Caf\u00e9 \u2013 )j" "\xC3\xBCn\xC3\xAF" R"j(code \ud83d\ude00",)j"
+                R"j("note":"line\nfeed\u0001 and CR\r"})j"},
+    {"product", R"j(not json {"x":1})j"},
+    {"product", "[1,2]"},
+    {"product", R"j({"name":"it's","":"empty key","price":1e2,"=k,ey":"v"})j"},
+  };
+  store.record_page(b);
+  store.flush();
+}
+
+}  // namespace
+
+TEST_CASE("export: items, one JSON line per item in item_id order, the item embedded", "[store][export][items]") {
+  TempDbPath db;
+  build_items_crawl(db.str());
+  CHECK(export_items(db.str(), ExportFormat::items, std::nullopt) ==
+        "{\"url\":\"http://a.test/\",\"kind\":\"product\",\"item\":{\"name\":\"Widget, \\\"deluxe\\\"\","
+        "\"price\":9.99,\"tags\":[\"a\",\"b\"],\"stock\":null,\"url\":\"http://a.test/w\"}}\n"
+        "{\"url\":\"http://a.test/\",\"kind\":\"recipe\",\"item\":{\"title\":\"Soup\",\"serves\":4}}\n"
+        "{\"url\":\"http://a.test/\",\"kind\":\"product\",\"item\":{\"name\":\"=SUM(A1)\",\"price\":-5,"
+        "\"in_stock\":true,\"specs\":{\"w\":1,\"h\":\"2\\n3\"}}}\n"
+        // Unicode escapes are written as the characters; controls as escapes.
+        "{\"url\":\"http://b.test/x?a=1,2\",\"kind\":\"product\",\"item\":{\"price\":\"+1\","
+        "\"name\":\"Caf\xC3\xA9 \xE2\x80\x93 \xC3\xBCn\xC3\xAF" "code \xF0\x9F\x98\x80\","
+        "\"note\":\"line\\nfeed\\u0001 and CR\\r\"}}\n"
+        // Not JSON: its text, as a string. JSON that is not an object: as it is.
+        "{\"url\":\"http://b.test/x?a=1,2\",\"kind\":\"product\",\"item\":\"not json {\\\"x\\\":1}\"}\n"
+        "{\"url\":\"http://b.test/x?a=1,2\",\"kind\":\"product\",\"item\":[1,2]}\n"
+        "{\"url\":\"http://b.test/x?a=1,2\",\"kind\":\"product\",\"item\":{\"name\":\"it's\",\"\":\"empty key\","
+        "\"price\":100.0,\"=k,ey\":\"v\"}}\n");
+  CHECK(export_items(db.str(), ExportFormat::items, "recipe") ==
+        "{\"url\":\"http://a.test/\",\"kind\":\"recipe\",\"item\":{\"title\":\"Soup\",\"serves\":4}}\n");
+  CHECK(export_items(db.str(), ExportFormat::items, "article").empty());
+}
+
+TEST_CASE("export: items-csv, url then the union of the kind's keys in first-seen order", "[store][export][items]") {
+  TempDbPath db;
+  build_items_crawl(db.str());
+  CHECK(export_items(db.str(), ExportFormat::items_csv, "product") ==
+        // The item's own `url` is headed item.url; the empty key is an empty
+        // header; a key is guarded and quoted as any text.
+        "url,name,price,tags,stock,item.url,in_stock,specs,note,,\"'=k,ey\"\r\n"
+        "http://a.test/,\"Widget, \"\"deluxe\"\"\",9.99,\"[\"\"a\"\",\"\"b\"\"]\",,http://a.test/w,,,,,\r\n"
+        // A formula is guarded; a number is not; an object is its JSON text.
+        "http://a.test/,\"'=SUM(A1)\",-5,,,,true,\"{\"\"w\"\":1,\"\"h\"\":\"\"2\\n3\"\"}\",,,\r\n"
+        // A string that looks like a formula is guarded; LF and CR are kept
+        // (quoted), other controls replaced.
+        "\"http://b.test/x?a=1,2\",Caf\xC3\xA9 \xE2\x80\x93 \xC3\xBCn\xC3\xAF" "code \xF0\x9F\x98\x80,\"'+1\",,,,,,"
+        "\"line\nfeed" U_FFFD " and CR\r\",,\r\n"
+        // Not a JSON object: the page's URL and no values.
+        "\"http://b.test/x?a=1,2\",,,,,,,,,,\r\n"
+        "\"http://b.test/x?a=1,2\",,,,,,,,,,\r\n"
+        "\"http://b.test/x?a=1,2\",it's,100.0,,,,,,,empty key,v\r\n");
+  CHECK(export_items(db.str(), ExportFormat::items_csv, "recipe") == "url,title,serves\r\nhttp://a.test/,Soup,4\r\n");
+  // A kind with no items: the header alone.
+  CHECK(export_items(db.str(), ExportFormat::items_csv, "article") == "url\r\n");
+}
+
+TEST_CASE("export: items-csv needs a kind; the kinds are listed from the index", "[store][export][items]") {
+  TempDbPath db;
+  build_items_crawl(db.str());
+  CHECK_THROWS_AS(export_items(db.str(), ExportFormat::items_csv, std::nullopt), std::invalid_argument);
+  CrawlExport source(db.str());
+  CHECK(source.item_kinds(10) == std::vector<std::string>{"product", "recipe"});
+  CHECK(source.item_kinds(1) == std::vector<std::string>{"product"});
+  CHECK(source.item_kinds_listed() == "product, recipe");
+  CHECK(source.item_kinds_listed(1) == "product, ...");
+  CHECK(source.has_items_of("recipe"));
+  CHECK_FALSE(source.has_items_of("article"));
+
+  TempDbPath empty;
+  { CrawlStore store(empty.str()); }
+  CrawlExport none(empty.str());
+  CHECK(none.item_kinds_listed().empty());
+  CHECK(export_items(empty.str(), ExportFormat::items, std::nullopt).empty());
+  CHECK(export_items(empty.str(), ExportFormat::items_csv, "product") == "url\r\n");
+}
+
+TEST_CASE("export: item formats' names, extensions, media types and progress", "[store][export][items]") {
+  CHECK(export_format_named("items") == ExportFormat::items);
+  CHECK(export_format_named("items-csv") == ExportFormat::items_csv);
+  CHECK_FALSE(export_format_named("items_csv"));
+  CHECK(std::string{export_format_name(ExportFormat::items_csv)} == "items-csv");
+  CHECK(std::string{file_extension(ExportFormat::items)} == "jsonl");
+  CHECK(std::string{file_extension(ExportFormat::items_csv)} == "csv");
+  CHECK(std::string{media_type(ExportFormat::items)} == "application/x-ndjson; charset=utf-8");
+  CHECK(std::string{media_type(ExportFormat::items_csv)} == "text/csv; charset=utf-8; header=present");
+  CHECK(is_items_format(ExportFormat::items));
+  CHECK_FALSE(is_items_format(ExportFormat::csv));
+  CHECK_FALSE(is_graph_format(ExportFormat::items_csv));
+
+  TempDbPath db;
+  build_items_crawl(db.str());
+  std::vector<std::pair<std::int64_t, std::int64_t>> told;
+  const auto tell = [&](std::int64_t done, std::int64_t total) { told.emplace_back(done, total); };
+  std::ostringstream out;
+  CrawlExport(db.str()).write(ExportFormat::items, ExportGraph::domains, out, tell);
+  CHECK(told == std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 7}, {7, 7}});
+  told.clear();
+  // items-csv reads the kind's items twice (keys, then rows): each counted twice.
+  CrawlExport(db.str()).write(ExportFormat::items_csv, ExportGraph::domains, out, tell, "product");
+  CHECK(told == std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 12}, {12, 12}});
+}
+
+TEST_CASE("export: items nested too deep to rebuild, items of a missing page, a key renamed twice, a database "
+          "without items",
+          "[store][export][items]") {
+  TempDbPath db;
+  {
+    CrawlStore store(db.str());
+    PageRow p;
+    p.url = "http://a.test/";
+    p.host_key = "a.test";
+    p.fetched_at_ms = 1;
+    // Valid JSON 600 levels deep: written back as text, not rebuilt (its
+    // serializer recurses, and a hostile depth would overflow the stack).
+    p.items = {{"deep", "{\"a\":" + std::string(600, '[') + std::string(600, ']') + "}"},
+               {"deep", "{\"a\":" + std::string(20, '[') + std::string(20, ']') + "}"},
+               // A key named `url` when another key is already item.url.
+               {"clash", R"j({"item.url":"a","url":"b"})j"}};
+    store.record_page(p);
+    store.flush();
+  }
+  {
+    // The store's foreign keys forbid it; another writer may not have.
+    SQLite::Database d(db.str(), SQLite::OPEN_READWRITE);
+    d.exec("INSERT INTO items(page_id, kind, item) VALUES (99, 'deep', '{\"orphan\":1}')");
+  }
+  CHECK(export_items(db.str(), ExportFormat::items, "deep") ==
+        "{\"url\":\"http://a.test/\",\"kind\":\"deep\",\"item\":\"{\\\"a\\\":" + std::string(600, '[') +
+          std::string(600, ']') + "}\"}\n"
+          "{\"url\":\"http://a.test/\",\"kind\":\"deep\",\"item\":{\"a\":" + std::string(20, '[') +
+          std::string(20, ']') + "}}\n");
+  CHECK(export_items(db.str(), ExportFormat::items_csv, "deep") ==
+        "url,a\r\nhttp://a.test/,\r\nhttp://a.test/," + std::string(20, '[') + std::string(20, ']') + "\r\n");
+
+  CHECK(export_items(db.str(), ExportFormat::items_csv, "clash") ==
+        "url,item.url,item.item.url\r\nhttp://a.test/,a,b\r\n");
+
+  // Before schema 5 there is no items table: no items, no error.
+  TempDbPath old;
+  {
+    SQLite::Database d(old.str(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    d.exec(
+      "CREATE TABLE nodes (node_id INTEGER PRIMARY KEY, domain_name TEXT, description TEXT, crawl_count INTEGER);"
+      "CREATE TABLE edges (edge_id INTEGER PRIMARY KEY, from_node_id INTEGER, to_node_id INTEGER, weight INTEGER);"
+      "CREATE TABLE pages (page_id INTEGER PRIMARY KEY, url TEXT);"
+      "CREATE TABLE links (from_page_id INTEGER, to_url TEXT, nofollow INTEGER, position INTEGER,"
+      " PRIMARY KEY (from_page_id, to_url)) WITHOUT ROWID;"
+      "INSERT INTO pages VALUES (1, 'http://x.test/');"
+      "PRAGMA user_version = 4");
+  }
+  CHECK(export_items(old.str(), ExportFormat::items, std::nullopt).empty());
+  CHECK(export_items(old.str(), ExportFormat::items_csv, "product") == "url\r\n");
+  CHECK(CrawlExport(old.str()).item_kinds_listed().empty());
+  CHECK_FALSE(CrawlExport(old.str()).has_items_of("product"));
 }
