@@ -1,0 +1,129 @@
+// Extraction rules in a crawl: a shop-like web (list pages, pagination,
+// product pages) crawled with rules in CSS and XPath, read back through
+// `actorcrawl export --format items` exactly as the pages say.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "core/store/crawl_export.h"
+#include "crawl_fixture.h"
+
+using namespace actorcrawl;
+using namespace actorcrawl::testing;
+using testweb::TestWeb;
+using nlohmann::json;
+
+namespace {
+
+struct Product {
+  int id;
+  std::string title;
+  std::string price_text;  // as the page shows it
+  std::vector<std::string> tags;
+};
+
+const std::vector<Product> kProducts = {
+  {1, "Blue  Kettle", "Price: $19.99", {"kitchen", "blue"}},
+  {2, "Tea &amp; Biscuits", "now 4.50 EUR", {"food"}},
+  {3, "Mug \xE2\x80\x94 large", "12.00", {}},
+  {4, "Teapot", "", {"kitchen", "ceramic", "gift"}},  // no price shown
+  {5, "Strainer", "$3.25 (was $4.00)", {"kitchen"}},
+};
+
+std::string product_page(const Product& p) {
+  std::string tags;
+  for (const auto& t : p.tags)
+    tags += "<li> " + t + " </li>";
+  return "<!doctype html><html><head><title>Shop: " + p.title + "</title>" +
+         (p.id == 5 ? "<base href=\"/static/\">" : "") + "</head><body><h1>\n  " + p.title + "\n</h1>" +
+         (p.price_text.empty() ? "" : "<p>Offer: <span class=\"price\">" + p.price_text + "</span></p>") +
+         "<ul class=\"tags\">" + tags + "</ul><img class=\"thumb\" src=\"t.jpg\"><img class=\"main big\" src=\"img/" +
+         std::to_string(p.id) + ".jpg\"><a href=\"/list\">back</a></body></html>";
+}
+
+const char* const kRules = R"rules([
+  {"name": "product", "urls": "/product/",
+   "fields": {"title": {"css": "h1::text"},
+              "price": {"xpath": "//span[@class='price']/text()", "regex": "[0-9]+[.][0-9]+"},
+              "tags": {"css": "ul.tags li::text", "all": true},
+              "image": {"css": "img.main::attr(src)", "url": true}}},
+  {"name": "listing", "urls": "/list",
+   "fields": {"products": {"xpath": "count(//a[contains(@href, '/product/')])"},
+              "next": {"css": "a.next::attr(href)", "url": true}}}
+])rules";
+
+}  // namespace
+
+TEST_CASE("extraction rules: a shop's every product, exactly, through export --format items",
+          "[integration][extract]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto h = web.add_host("127.0.0.1");
+  const std::string base = TestWeb::url(h, "");
+  web.route(h, "/", html(page("Shop", {"/list"})));
+  web.route(h, "/list", html("<html><body><a href=/product/1>1</a><a href=/product/2>2</a><a href=/product/3>3</a>"
+                             "<a class=next href='/list/2'>next</a></body></html>"));
+  web.route(h, "/list/2", html("<html><body><a href=/product/4>4</a><a href=/product/5>5</a></body></html>"));
+  for (const auto& p : kProducts)
+    web.route(h, "/product/" + std::to_string(p.id), html(product_page(p)));
+
+  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  config.extract_rules = kRules;
+  const auto result = crawl(config);
+  CHECK(result.summary.pages_fetched == 8);
+  CHECK(result.summary.items_stored == 7);
+
+  std::ostringstream out;
+  CrawlExport(config.db_path).write(ExportFormat::items, ExportGraph::domains, out);
+  std::map<std::string, json> items;  // by page URL and kind
+  std::istringstream lines(out.str());
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = json::parse(line);
+    items[j.at("url").get<std::string>() + " " + j.at("kind").get<std::string>()] = j.at("item");
+  }
+  REQUIRE(items.size() == 7);
+  const auto product = [&](int id) { return items.at(base + "/product/" + std::to_string(id) + " product"); };
+  CHECK(product(1) == json{{"title", "Blue  Kettle"}, {"price", "19.99"}, {"tags", {"kitchen", "blue"}},
+                           {"image", base + "/product/img/1.jpg"}});
+  CHECK(product(2) == json{{"title", "Tea & Biscuits"}, {"price", "4.50"}, {"tags", {"food"}},
+                           {"image", base + "/product/img/2.jpg"}});
+  CHECK(product(3) == json{{"title", "Mug \xE2\x80\x94 large"}, {"price", "12.00"}, {"tags", json::array()},
+                           {"image", base + "/product/img/3.jpg"}});
+  CHECK(product(4) == json{{"title", "Teapot"}, {"price", nullptr}, {"tags", {"kitchen", "ceramic", "gift"}},
+                           {"image", base + "/product/img/4.jpg"}});
+  // The first of several prices; the image resolved against <base href>.
+  CHECK(product(5) == json{{"title", "Strainer"}, {"price", "3.25"}, {"tags", {"kitchen"}},
+                           {"image", base + "/static/img/5.jpg"}});
+  CHECK(items.at(base + "/list listing") == json{{"products", 3}, {"next", base + "/list/2"}});
+  CHECK(items.at(base + "/list/2 listing") == json{{"products", 2}, {"next", nullptr}});
+  // Pages no rule matches have no items; nothing failed.
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM items i JOIN pages p USING (page_id) WHERE p.url = '" + base +
+                                "/'") == 0);
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM processor_failures") == 0);
+}
+
+TEST_CASE("extraction rules: a bad rule stops the crawl before it starts, naming rule and field",
+          "[integration][extract]") {
+  ScratchDir dir;
+  auto config = fast_config(dir, "http://127.0.0.1:1/");
+  const auto error_of = [&](const std::string& rules) {
+    config.extract_rules = rules;
+    try {
+      run_crawl(config, {});
+    } catch (const ConfigError& e) {
+      return std::string{e.what()};
+    }
+    return std::string{"(no error)"};
+  };
+  CHECK(error_of(R"([{"name": "p", "fields": {"price": {"xpath": "//span["}}}])").find("'price'") != std::string::npos);
+  CHECK(error_of(R"([{"name": "p", "fields": {"t": {"css": "h1:hover"}}}])").find("'t'") != std::string::npos);
+  CHECK(error_of(R"([{"name": "p", "fields": {"t": {"css": "h1", "regex": "("}}}])").find("'t'") != std::string::npos);
+  CHECK(error_of(R"([{"name": "p", "fields": {"t": {"css": "h1", "first": true}}}])").find("first") !=
+        std::string::npos);
+  CHECK(error_of(R"([{"name": "p", "urls": "(", "fields": {"t": {"css": "h1"}}}])").find("'p'") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(config.db_path));
+}
