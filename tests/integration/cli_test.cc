@@ -174,6 +174,15 @@ TEST_CASE("a bad config file is refused before anything starts, naming key and l
   CHECK(out.exit_code == 2);
   CHECK(contains(out.output, "got 18446744073709551615"));
 
+  // Extraction rules that cannot run: exit 2 naming the rule and field.
+  auto rules = write_file(dir, "rules.yaml",
+                          "seed_url: http://127.0.0.1:1/\nextract:\n  - name: product\n    fields:\n"
+                          "      price: {xpath: '//span['}\n");
+  out = run("crawl --config " + rules + " --db " + dir.path("x.db"));
+  CHECK(out.exit_code == 2);
+  CHECK(contains(out.output, "'product'"));
+  CHECK(contains(out.output, "'price'"));
+
   // Nothing was created for any of them.
   CHECK_FALSE(std::filesystem::exists(dir.path("x.db")));
 }

@@ -223,6 +223,11 @@ TEST_CASE("serve: every bad request gets a named JSON error and starts nothing",
   }
   check_error(post(json{{"url", seed}, {"allowed_domains", {"127.0.0.2"}}}.dump()), 400, "invalid_job");
   check_error(post(json{{"url", seed}, {"profile", "domains"}, {"scope", "any"}}.dump()), 400, "invalid_job");
+  // Extraction rules are the crawl's to check: a bad one is a 400 naming it.
+  auto rules = post(json{{"url", seed}, {"extract", {{{"name", "product"}, {"fields", {{"price", {{"xpath", "//span["}}}}}}}}}.dump());
+  check_error(rules, 400, "invalid_job");
+  CHECK(rules->body.find("'price'") != std::string::npos);
+  check_error(post(json{{"url", seed}, {"extract", "h1"}}.dump()), 400, "invalid_type");
   check_error(post(json{{"url", seed}, {"profile", "domains"}, {"allowed_domains", {"127.0.0.1"}}}.dump()), 400,
               "invalid_job");
   check_error(post(json{{"url", seed + std::string(2000, 'a')}}.dump()), 413, "body_too_large");

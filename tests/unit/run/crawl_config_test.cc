@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -896,4 +898,43 @@ TEST_CASE("profile keys: a key the profile ignores is an error naming it, its so
   CHECK(copy.profile == "domains");
   CHECK(copy.given.count("scope") == 1);
   CHECK(error_of([&] { check_profile_keys(copy); }) == "(no error)");
+}
+
+TEST_CASE("extract: rules in YAML become JSON; processors may hold objects", "[config][yaml]") {
+  const CrawlConfig c = from_yaml(R"(
+extract:
+  - name: product
+    urls: '/product/'
+    fields:
+      title: {css: 'h1::text'}
+      price: {xpath: '//span[@class="price"]/text()', regex: '[0-9]+[.][0-9]+'}
+      tags:  {css: 'ul.tags li::text', all: true}
+      sku:   {css: '.sku::text', regex: '5'}
+processors:
+  - html_links
+  - {name: lang, exec: [python3, plugins/lang.py], urls: '', timeout: 5s, instances: 2}
+)");
+  const auto rules = nlohmann::json::parse(c.extract_rules);
+  CHECK(rules[0]["name"] == "product");
+  CHECK(rules[0]["fields"]["tags"]["all"] == true);  // a YAML boolean stays one
+  CHECK(rules[0]["fields"]["sku"]["regex"] == "5");  // a quoted scalar stays a string
+  CHECK(rules[0]["fields"]["price"]["xpath"] == "//span[@class=\"price\"]/text()");
+  REQUIRE(c.processors.size() == 2);
+  CHECK(c.processors[0] == "html_links");
+  const auto lang = nlohmann::json::parse(c.processors[1]);
+  CHECK(lang["exec"] == nlohmann::json{"python3", "plugins/lang.py"});
+  CHECK(lang["instances"] == 2);
+  CHECK(lang["timeout"] == "5s");
+
+  // The same from a flag or a variable, as JSON (which is YAML).
+  CrawlConfig f;
+  apply_command_line({"--extract", R"([{"name": "t", "fields": {"t": {"css": "title"}}}])", "--processors",
+                      R"(html_links,save_pages)", "--processors", R"({"name": "x", "exec": ["a,b"]})"},
+                     f);
+  CHECK(nlohmann::json::parse(f.extract_rules)[0]["name"] == "t");
+  CHECK(f.processors == Strings{"html_links", "save_pages", R"({"exec":["a,b"],"name":"x"})"});
+  CHECK(from_yaml("extract: []\n").extract_rules.empty());
+  CHECK(yaml_error("extract: 5\n") == "test.yaml, line 1: key 'extract': expected a list or a mapping");
+  CHECK(yaml_error("processors: [html_links, [a]]\n") ==
+        "test.yaml, line 1: key 'processors': expected a list of names and mappings");
 }
