@@ -27,6 +27,7 @@ PACKAGES=(
   nlohmann-json3-dev
   libcpp-httplib-dev
   libbenchmark-dev
+  python3  # the example plugins (plugins/) and the external processors' unit tests
 )
 
 missing=()

@@ -28,7 +28,13 @@ void take_document(HtmlDocument doc, PageAnalysis& a) {
   a.base_href = std::move(doc.base_href);
   a.follow_links = !doc.meta_nofollow;
   a.noindex = doc.meta_noindex;
-  a.links = std::move(doc.links);
+  // Links a processor earlier in the chain added (an external processor's)
+  // stay, after the document's own.
+  if (a.links.empty())
+    a.links = std::move(doc.links);
+  else
+    a.links.insert(a.links.begin(), std::make_move_iterator(doc.links.begin()),
+                   std::make_move_iterator(doc.links.end()));
 }
 
 namespace {

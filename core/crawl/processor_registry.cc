@@ -82,6 +82,12 @@ ProcessorChain ProcessorRegistry::make_chain(const std::vector<std::string>& ent
       return fail(e.what());
     }
   }
+  // Items take their processor's name as their kind: two of one name would
+  // mix theirs.
+  for (std::size_t i = 0; i < processors.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (std::string_view{processors[i]->name()} == processors[j]->name())
+        return fail(std::string{"two processors are named '"} + processors[i]->name() + "'");
   return ProcessorChain{std::move(processors), std::move(archive)};
 }
 

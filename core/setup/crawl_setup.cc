@@ -7,6 +7,7 @@
 #include "core/crawl/processor_registry.h"
 #include "core/extract/extract_processor.h"
 #include "core/extract/extraction_rules.h"
+#include "core/plugin/external_processor.h"
 #include "core/crawl/link_scope.h"
 #include "core/crawl/work_bounds.h"
 #include "core/web/robots_txt.h"
@@ -22,9 +23,36 @@ class ArchiveNotOpened final : public ResponseArchive {
   void archive(const HttpExchange&) override {}
 };
 
-// External processors ({name, exec, ...} entries) are added once the
-// plugin library is wired in below.
-void register_external_processors(ProcessorRegistry&, ChainUse) {}
+// Stands for an external processor while a configuration is only checked:
+// its entry was read (parse_external_processor), nothing was started.
+class ExternalProcessorChecked final : public PageProcessor {
+ public:
+  explicit ExternalProcessorChecked(std::string name) : name_(std::move(name)) {}
+  const char* name() const override { return name_.c_str(); }
+  void process(const FetchedPage&, PageAnalysis&) override {}
+
+ private:
+  std::string name_;
+};
+
+// Entries {name, exec, ...}: external processors (core/plugin), started
+// when the chain is to run; a program that cannot start is an error then.
+void register_external_processors(ProcessorRegistry& registry, ChainUse use) {
+  registry.add_object_kind("exec", [use](const std::string& entry,
+                                         const ProcessorChain::Options&) -> std::shared_ptr<PageProcessor> {
+    ExternalProcessorSpec spec = parse_external_processor(entry);
+    for (const auto& name : ProcessorRegistry::builtin().names())
+      if (spec.name == name || spec.name == "extract")
+        throw ConfigError("external processor '" + spec.name + "': the name is a built-in processor's");
+    if (use == ChainUse::check)
+      return std::make_shared<ExternalProcessorChecked>(spec.name);
+    try {
+      return ExternalProcessor::start(std::move(spec));
+    } catch (const PluginStartError& e) {
+      throw ConfigError(e.what());
+    }
+  });
+}
 
 }  // namespace
 

@@ -1,0 +1,157 @@
+// External processors: page processors written in any language, run as
+// long-lived child processes that read pages and write answers as JSON
+// Lines on their stdin and stdout (the protocol: docs/plugins-protocol.md,
+// its lines: plugin_protocol.h). One entry of the `processors` list:
+//
+//   {name: lang, exec: [python3, plugins/lang.py], urls: '', timeout: 5s, instances: 2}
+//
+// A plugin's answer adds items (ExtractedItem, kind = its name) and links
+// (resolved against the page's final URL, then selected like any link) to
+// the page's analysis. Whatever goes wrong with a plugin (it exits, hangs,
+// answers garbage) costs that page a ProcessorFailure, never the crawl:
+// the instance is killed if need be and started again with backoff.
+//
+// Threads: each running instance has one thread reading its stdout and
+// stderr; one supervisor thread per processor restarts instances and joins
+// the threads of those that ended. Callers write pages themselves and wait
+// for their answer.
+//
+// Bounds: at most `max_in_flight` pages per instance wait for an answer; a
+// caller beyond that waits for a free slot (at most `timeout`), so a slow
+// plugin holds its callers back instead of queueing pages. An answer line
+// is held up to `max_answer_bytes`, a stderr line up to 2,000 bytes.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/crawl/page_processor.h"
+#include "core/run/console_log.h"
+
+namespace re2 {
+class RE2;
+}
+
+namespace actorcrawl {
+
+struct ExternalProcessorSpec {
+  std::string name;               // the processor's name in the chain and its items' kind
+  std::vector<std::string> exec;  // the program and its arguments, no shell
+  std::string urls;               // RE2 searched in final_url; "" = every page
+  std::chrono::milliseconds timeout{5000};  // per page, from when it is written
+  // How long a starting instance may take to read its hello (an
+  // interpreter starting, a model loading) before it is sent pages anyway.
+  std::chrono::milliseconds start_timeout{10000};
+  int instances = 1;              // processes run side by side
+  std::size_t max_answer_bytes = std::size_t{16} << 20;  // one answer line
+  int max_in_flight = 16;         // pages one instance holds unanswered
+};
+
+// Reads one `processors` entry given as a JSON object's text. Keys: name
+// and exec (required), urls, timeout and start_timeout ("5s", "500ms" or a
+// number of ms), instances (1..64), max_answer_bytes ("16MiB" or a number), max_in_flight
+// (1..1024). Numbers may also come as strings of digits (YAML scalars).
+// Throws ConfigError naming the processor and the key: an unknown key, a
+// missing or mistyped value, a value out of range, an invalid RE2 pattern.
+ExternalProcessorSpec parse_external_processor(const std::string& json_object);
+
+// A plugin that cannot run: its program is not found or not executable,
+// it exits before reading its hello, the spec is invalid. Names the plugin.
+class PluginStartError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Where the plugins' stderr lines and the crawler's lines about its
+// plugins go: log_line unless a test or an embedder says otherwise.
+using PluginLogSink = std::function<void(LogLevel, const std::string&)>;
+
+class ExternalProcessor final : public PageProcessor {
+ public:
+  // Starts every instance and waits, at most `start_timeout`, for each to
+  // read its hello; throws PluginStartError when one cannot start or exits
+  // meanwhile (with its exit status and last stderr line). An instance
+  // that is still silent then is kept: a slow starter, which its pages'
+  // timeouts will judge.
+  static std::shared_ptr<ExternalProcessor> start(ExternalProcessorSpec spec, PluginLogSink log = {});
+
+  // Closes every instance's stdin, gives them a second to exit, then kills
+  // what is left and reaps everything.
+  ~ExternalProcessor() override;
+  ExternalProcessor(const ExternalProcessor&) = delete;
+  ExternalProcessor& operator=(const ExternalProcessor&) = delete;
+
+  const char* name() const override { return spec_.name.c_str(); }
+  // Sends the page to an instance when `urls` matches its final URL, and
+  // blocks until the answer, a failure, or the timeout; at most about twice
+  // `timeout` (a free slot, then the answer). Safe from many threads.
+  void process(const FetchedPage& page, PageAnalysis& analysis) override;
+
+  // For metrics.log: pages sent (those `urls` matched), pages answered
+  // well, pages failed by reason, and instance restarts.
+  struct Counts {
+    std::uint64_t pages = 0;
+    std::uint64_t ok = 0;
+    std::uint64_t crashed = 0;       // the instance exited, or closed its stdin
+    std::uint64_t timeout = 0;       // no answer (or the page not written) in time
+    std::uint64_t bad_answer = 0;    // the answer line is not a valid answer
+    std::uint64_t too_large = 0;     // the answer line is over max_answer_bytes
+    std::uint64_t unknown_id = 0;    // the instance answered an id it was not asked
+    std::uint64_t plugin_error = 0;  // {"id", "error"}
+    std::uint64_t unavailable = 0;   // every instance down (restarting) or busy
+    std::uint64_t restarts = 0;
+  };
+  Counts counts() const;
+
+  const ExternalProcessorSpec& spec() const { return spec_; }
+
+ private:
+  struct Running;
+  struct Instance;
+  struct Pending;
+  using Clock = std::chrono::steady_clock;
+
+  ExternalProcessor(ExternalProcessorSpec spec, PluginLogSink log);
+  // Starts one process of the program and writes its hello. Throws
+  // PluginSpawnError.
+  static std::shared_ptr<Running> spawn_running(const ExternalProcessorSpec& spec, int index);
+
+  // All under mutex_. retire() takes its own reference: it drops the
+  // instance's, which may be the one a caller passed.
+  std::string retire(std::shared_ptr<Running> run, const std::string& reason, const std::string& detail);
+  void install(Instance& instance, std::shared_ptr<Running> run);
+  void fail_page(Pending& pending, const std::string& reason, const std::string& detail);
+
+  void read_output(std::shared_ptr<Running> run);
+  void take_answer_line(const std::shared_ptr<Running>& run, std::string line, bool too_long, std::size_t length);
+  void supervise();
+  // Waits for the reader threads of ended processes; outside mutex_.
+  static void join_readers(std::vector<std::shared_ptr<Running>>& ended);
+  void log(LogLevel level, const std::string& text) const;
+
+  ExternalProcessorSpec spec_;
+  PluginLogSink log_;
+  std::unique_ptr<re2::RE2> urls_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;     // an answer, a failure, a free slot, an instance up or down
+  std::condition_variable supervisor_wake_;
+  std::vector<std::unique_ptr<Instance>> instances_;
+  std::vector<std::shared_ptr<Running>> retired_;  // ended; their threads to join
+  std::uint64_t next_id_ = 1;
+  std::size_t next_instance_ = 0;  // where the search for a free slot starts
+  bool stopping_ = false;
+  Counts counts_;
+  std::thread supervisor_;
+};
+
+}  // namespace actorcrawl

@@ -1,0 +1,202 @@
+#include "core/plugin/plugin_protocol.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/web/ascii.h"
+#include "core/web/charset.h"
+
+namespace actorcrawl {
+
+namespace {
+
+// Ordered, so a line reads in the documented order (id first: a plugin's
+// too-long answer is attributed by its leading id, and people read these).
+using OrderedJson = nlohmann::ordered_json;
+
+// Text the crawler did not make (header values, a plugin's words) may hold
+// invalid UTF-8, which JSON cannot carry: replaced, never thrown.
+std::string dump_line(const OrderedJson& value) {
+  std::string line = value.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  line += '\n';
+  return line;
+}
+
+OrderedJson headers_object(std::string_view head) {
+  OrderedJson fields = OrderedJson::object();
+  std::string* last_value = nullptr;  // the field an obsolete folded line continues
+  bool status_line = true;
+  while (!head.empty()) {
+    const std::size_t end = head.find('\n');
+    std::string_view line = head.substr(0, end);
+    head = end == std::string_view::npos ? std::string_view{} : head.substr(end + 1);
+    if (!line.empty() && line.back() == '\r')
+      line.remove_suffix(1);
+    if (status_line) {  // "HTTP/1.1 200 OK"
+      status_line = false;
+      continue;
+    }
+    if (line.empty())
+      break;  // the end of the head
+    if (line.front() == ' ' || line.front() == '\t') {
+      if (last_value != nullptr) {
+        *last_value += ' ';
+        *last_value += ascii::trim(line);
+      }
+      continue;
+    }
+    const std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos || colon == 0)
+      continue;
+    const std::string name = ascii::lowercase(ascii::trim(line.substr(0, colon)));
+    const std::string_view value = ascii::trim(line.substr(colon + 1));
+    auto found = fields.find(name);
+    if (found == fields.end()) {
+      fields[name] = std::string{value};
+    } else {
+      auto& joined = found->get_ref<std::string&>();
+      joined += ", ";
+      joined += value;
+    }
+    last_value = &fields[name].get_ref<std::string&>();
+  }
+  return fields;
+}
+
+}  // namespace
+
+std::string plugin_hello_line(const std::string& plugin_name) {
+  OrderedJson hello = {{"hello", {{"protocol", kPluginProtocolVersion}, {"plugin", plugin_name}}}};
+  return dump_line(hello);
+}
+
+std::string plugin_headers_json(std::string_view response_head) {
+  return headers_object(response_head).dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+}
+
+std::string plugin_page_line(std::uint64_t id, const FetchedPage& page) {
+  // The same decoding html_links applies, so a plugin reads the text the
+  // crawler's own parsers read.
+  const std::string charset = sniff_charset(page.body, page.charset);
+  std::string body;
+  if (charset == "utf-8" && is_valid_utf8(page.body))
+    body.assign(page.body);
+  else
+    body = to_utf8(page.body, charset);
+  OrderedJson line = OrderedJson::object();
+  line["id"] = id;
+  line["url"] = page.url;
+  line["final_url"] = page.final_url;
+  line["status"] = page.status_code;
+  line["depth"] = page.depth;
+  line["content_type"] = page.content_type;
+  line["truncated"] = page.truncated;
+  line["headers"] = headers_object(page.response_head);
+  line["body"] = std::move(body);
+  return dump_line(line);
+}
+
+PluginAnswer read_plugin_answer(std::string_view line) {
+  PluginAnswer answer;
+  const auto value = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) {
+    answer.problem = "not a JSON line";
+    return answer;
+  }
+  if (!value.is_object()) {
+    answer.problem = "not a JSON object";
+    return answer;
+  }
+  const auto id = value.find("id");
+  if (id == value.end() || !id->is_number_integer() || id->get<std::int64_t>() < 0) {
+    answer.problem = "no \"id\" that is a non-negative integer";
+    return answer;
+  }
+  answer.id = id->get<std::uint64_t>();
+  if (const auto error = value.find("error"); error != value.end()) {
+    if (!error->is_string()) {
+      answer.problem = "\"error\" is not a string";
+      return answer;
+    }
+    answer.error = error->get<std::string>();
+    return answer;
+  }
+  if (const auto items = value.find("items"); items != value.end()) {
+    if (!items->is_array()) {
+      answer.problem = "\"items\" is not an array";
+      return answer;
+    }
+    for (const auto& item : *items) {
+      if (!item.is_object()) {
+        answer.problem = "an item is not a JSON object";
+        answer.items.clear();
+        return answer;
+      }
+      answer.items.push_back(item.dump());
+    }
+  }
+  if (const auto links = value.find("links"); links != value.end()) {
+    if (!links->is_array()) {
+      answer.problem = "\"links\" is not an array";
+      answer.items.clear();
+      return answer;
+    }
+    for (const auto& link : *links) {
+      if (!link.is_string()) {
+        answer.problem = "a link is not a string";
+        answer.items.clear();
+        answer.links.clear();
+        return answer;
+      }
+      answer.links.push_back(link.get<std::string>());
+    }
+  }
+  return answer;
+}
+
+std::optional<std::uint64_t> leading_answer_id(std::string_view s) {
+  auto skip_space = [&s] {
+    while (!s.empty() && ascii::is_space(s.front()))
+      s.remove_prefix(1);
+  };
+  auto take = [&s, &skip_space](std::string_view token) {
+    skip_space();
+    if (s.substr(0, token.size()) != token)
+      return false;
+    s.remove_prefix(token.size());
+    return true;
+  };
+  if (!take("{") || !take("\"id\"") || !take(":"))
+    return std::nullopt;
+  skip_space();
+  std::uint64_t id = 0;
+  std::size_t digits = 0;
+  while (digits < s.size() && ascii::is_digit(s[digits])) {
+    if (digits == 19)  // past any id the crawler hands out
+      return std::nullopt;
+    id = id * 10 + static_cast<std::uint64_t>(s[digits] - '0');
+    ++digits;
+  }
+  // The number must end inside what is kept: "17" cut from "175" is not 17.
+  if (digits == 0 || digits == s.size())
+    return std::nullopt;
+  const char after = s[digits];
+  if (after != ',' && after != '}' && !ascii::is_space(after))
+    return std::nullopt;
+  return id;
+}
+
+std::string bounded_plugin_text(std::string_view raw, std::size_t max_bytes) {
+  const bool cut = raw.size() > max_bytes;
+  std::string text = to_utf8(cut ? raw.substr(0, max_bytes) : raw, "utf-8");
+  if (text.size() > max_bytes || cut) {
+    // U+FFFD replacements may have made it longer; cut at a character start.
+    std::size_t end = std::min(text.size(), max_bytes);
+    while (end > 0 && end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+      --end;
+    text.resize(end);
+    text += "...";
+  }
+  return text;
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,477 @@
+#include "core/plugin/external_processor.h"
+
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/run/crawl_config.h"
+#include "tests/unit/plugin/plugin_test_support.h"
+#include "tests/unit/temp_path.h"
+
+namespace actorcrawl {
+namespace {
+
+using namespace actorcrawl::testing;
+using nlohmann::json;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using Clock = std::chrono::steady_clock;
+
+ExternalProcessorSpec misbehaving(milliseconds timeout = seconds(30), int instances = 1) {
+  ExternalProcessorSpec spec = plugin_spec("misbehaving", {"python3", kTestPlugins + "misbehaving.py"});
+  spec.timeout = timeout;
+  spec.instances = instances;
+  spec.max_answer_bytes = 1 << 20;
+  return spec;
+}
+
+// A restarting plugin fails pages fast (unavailable) until it is back:
+// the page is offered again until it is answered well.
+PageAnalysis eventually_answered(ExternalProcessor& p, const std::string& path) {
+  const auto deadline = Clock::now() + kEventually;
+  for (;;) {
+    PageAnalysis a = process(p, path);
+    if (a.processor_failures.empty())
+      return a;
+    INFO("last failure: " << a.processor_failures.front().reason << ": " << a.processor_failures.front().detail);
+    REQUIRE(Clock::now() < deadline);
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+}
+
+long pid_of(const PageAnalysis& a) { return first_item(a)["pid"].get<long>(); }
+
+// Every child this process started is gone and reaped.
+bool no_child_processes() {
+  errno = 0;
+  return ::waitpid(-1, nullptr, WNOHANG) == -1 && errno == ECHILD;
+}
+
+std::size_t entries(const char* dir) {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir))
+    ++n;
+  return n;
+}
+
+TEST_CASE("a plugin's items and links reach the analysis, links resolved against the final URL", "[plugin]") {
+  CapturedLog log;
+  auto p = ExternalProcessor::start(misbehaving(), log.sink());
+  CHECK(std::string{p->name()} == "misbehaving");
+  PageAnalysis a;
+  a.links.push_back(HtmlLink{"kept.html", false});
+  p->process(html_page("https://example.com/links"), a);
+  REQUIRE(a.processor_failures.empty());
+  REQUIRE(a.items.size() == 1);
+  CHECK(a.items[0].kind == "misbehaving");
+  CHECK(first_item(a)["url"] == "https://example.com/start");
+  std::vector<std::string> hrefs;
+  for (const auto& link : a.links) {
+    hrefs.push_back(link.href);
+    CHECK_FALSE(link.nofollow);
+  }
+  // mailto: is no crawlable URL: dropped.
+  CHECK(hrefs == std::vector<std::string>{"kept.html", "https://example.com/other.html", "https://example.com/up.html",
+                                          "https://other.example/x"});
+  const auto c = p->counts();
+  CHECK(c.pages == 1);
+  CHECK(c.ok == 1);
+  CHECK(c.restarts == 0);
+}
+
+TEST_CASE("a plugin reads the page: URLs, status, headers and the body in UTF-8", "[plugin]") {
+  auto p = ExternalProcessor::start(misbehaving());
+  const std::string body = "<p>caf\xe9</p>";
+  const std::string head = "HTTP/1.1 200 OK\r\nServer: test\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\n\r\n";
+  FetchedPage page = html_page("https://example.com/echo");
+  page.depth = 3;
+  page.charset = "windows-1252";
+  page.body = body;
+  page.response_head = head;
+  page.truncated = true;
+  PageAnalysis a;
+  p->process(page, a);
+  REQUIRE(a.processor_failures.empty());
+  const json item = first_item(a);
+  CHECK(item["id"].get<std::uint64_t>() >= 1);
+  CHECK(item["url"] == "https://example.com/start");
+  CHECK(item["final_url"] == "https://example.com/echo");
+  CHECK(item["status"] == 200);
+  CHECK(item["depth"] == 3);
+  CHECK(item["content_type"] == "text/html");
+  CHECK(item["truncated"] == true);
+  CHECK(item["body"] == "<p>caf\xc3\xa9</p>");
+  CHECK(item["headers"]["server"] == "test");
+  CHECK(item["headers"]["set-cookie"] == "a=1, b=2");
+}
+
+TEST_CASE("only pages whose final URL the urls pattern matches are sent", "[plugin]") {
+  ExternalProcessorSpec spec = misbehaving();
+  spec.urls = "/wanted/";
+  auto p = ExternalProcessor::start(spec);
+  PageAnalysis skipped = process(*p, "/other/page");
+  CHECK(skipped.items.empty());
+  CHECK(skipped.processor_failures.empty());
+  PageAnalysis sent = process(*p, "/wanted/page");
+  CHECK(sent.items.size() == 1);
+  CHECK(p->counts().pages == 1);
+}
+
+TEST_CASE("answers in another order reach the right callers, several threads at once", "[plugin]") {
+  // Four pages held, then answered last first: only callers in parallel
+  // can fill a batch, so the order is surely not the sending order.
+  auto p = ExternalProcessor::start(plugin_spec("reverse", {"python3", kTestPlugins + "reverse_batches.py", "4"}));
+  constexpr int kThreads = 4;
+  constexpr int kPagesEach = 6;
+  std::atomic<int> right{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPagesEach; ++i) {
+        FetchedPage page = html_page("https://example.com/");
+        page.url = "https://example.com/" + std::to_string(t) + "/" + std::to_string(i);
+        PageAnalysis a;
+        p->process(page, a);
+        if (a.processor_failures.empty() && a.items.size() == 1 &&
+            json::parse(a.items[0].json)["url"] == page.url)
+          ++right;
+      }
+    });
+  }
+  for (auto& t : threads)
+    t.join();
+  CHECK(right == kThreads * kPagesEach);
+  CHECK(p->counts().ok == kThreads * kPagesEach);
+}
+
+TEST_CASE("instances: 2 runs two processes, both given pages", "[plugin]") {
+  auto p = ExternalProcessor::start(misbehaving(seconds(30), 2));
+  std::set<long> pids;
+  for (int i = 0; i < 6; ++i)
+    pids.insert(pid_of(process(*p, "/page")));
+  CHECK(pids.size() == 2);
+}
+
+TEST_CASE("a plugin that crashes fails that page; it is restarted and later pages are processed", "[plugin]") {
+  CapturedLog log;
+  auto p = ExternalProcessor::start(misbehaving(), log.sink());
+  const long first_pid = pid_of(process(*p, "/page"));
+  const auto failure = only_failure(process(*p, "/crash"));
+  CHECK(failure.processor == "misbehaving");
+  CHECK(failure.reason == "crashed");
+  CHECK(failure.detail == "exited with status 3");
+  CHECK(log.eventually_contains("plugin misbehaving: dying on /crash"));
+  CHECK(log.eventually_contains("exited with status 3; restarting it in 100 ms"));
+  const long second_pid = pid_of(eventually_answered(*p, "/page"));
+  CHECK(second_pid != first_pid);
+  const auto c = p->counts();
+  CHECK(c.crashed == 1);
+  CHECK(c.restarts >= 1);
+}
+
+TEST_CASE("while one instance restarts, pages go to another", "[plugin]") {
+  auto p = ExternalProcessor::start(misbehaving(seconds(30), 2));
+  CHECK(only_failure(process(*p, "/crash")).reason == "crashed");
+  // The crashed one is down as soon as its page has failed.
+  for (int i = 0; i < 3; ++i)
+    CHECK(process(*p, "/page").processor_failures.empty());
+}
+
+TEST_CASE("callers beyond max_in_flight wait for a slot instead of queueing pages", "[plugin]") {
+  // It answers each page at once.
+  ExternalProcessorSpec spec = plugin_spec("one_at_a_time", {"python3", kTestPlugins + "reverse_batches.py", "1"});
+  spec.max_in_flight = 1;
+  auto p = ExternalProcessor::start(spec);
+  std::atomic<int> answered{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 5; ++i)
+        if (process(*p, "/page").processor_failures.empty())
+          ++answered;
+    });
+  for (auto& t : threads)
+    t.join();
+  CHECK(answered == 20);
+}
+
+TEST_CASE("a plugin that cannot be started again fails its pages at once as unavailable", "[plugin]") {
+  CapturedLog log;
+  testing::TempPath script("vanishing_plugin", ".sh");
+  script.write("#!/bin/sh\nexec python3 " + kTestPlugins + "misbehaving.py\n");
+  ::chmod(script.str().c_str(), 0755);
+  ExternalProcessorSpec spec = misbehaving();
+  spec.exec = {script.str()};
+  auto p = ExternalProcessor::start(spec, log.sink());
+  std::filesystem::remove(script.str());
+  CHECK(only_failure(process(*p, "/crash")).reason == "crashed");
+  CHECK(log.eventually_contains("plugin misbehaving: cannot restart instance 1 ('" + script.str() +
+                                "': No such file or directory); trying again in"));
+  const auto failure = only_failure(process(*p, "/page"));
+  CHECK(failure.reason == "unavailable");
+  CHECK(failure.detail == "the plugin is not running (restarting after a failure)");
+}
+
+TEST_CASE("a plugin that hangs times out; it is restarted and later pages are processed", "[plugin]") {
+  CapturedLog log;
+  auto p = ExternalProcessor::start(misbehaving(milliseconds(300)), log.sink());
+  const auto failure = only_failure(process(*p, "/hang"));
+  CHECK(failure.reason == "timeout");
+  CHECK(failure.detail == "no answer in 300 ms");
+  CHECK(log.contains("had no answer to page"));
+  eventually_answered(*p, "/page");
+  CHECK(p->counts().timeout >= 1);
+  CHECK(p->counts().restarts >= 1);
+}
+
+TEST_CASE("a line that is not JSON fails the page as bad_answer; the plugin is restarted", "[plugin]") {
+  CapturedLog log;
+  auto p = ExternalProcessor::start(misbehaving(), log.sink());
+  const auto failure = only_failure(process(*p, "/garbage"));
+  CHECK(failure.reason == "bad_answer");
+  CHECK(failure.detail == "wrote a line that is not a JSON line: this is not json");
+  eventually_answered(*p, "/page");
+  CHECK(p->counts().bad_answer == 1);
+}
+
+TEST_CASE("an answer that names its page fails that page alone; the plugin goes on", "[plugin]") {
+  struct Case {
+    const char* path;
+    const char* reason;
+    const char* detail;
+  };
+  const Case cases[] = {
+      {"/bad-items", "bad_answer", "an item is not a JSON object"},
+      {"/error", "plugin_error", "no luck"},
+      // The line is read to its end and dropped: the next is read in step.
+      {"/huge", "too_large", "an answer line of 2097186 bytes, over max_answer_bytes (1048576)"},
+  };
+  auto p = ExternalProcessor::start(misbehaving());
+  const long pid = pid_of(process(*p, "/page"));
+  for (const auto& c : cases) {
+    INFO(c.path);
+    const auto failure = only_failure(process(*p, c.path));
+    CHECK(failure.reason == c.reason);
+    CHECK(failure.detail == c.detail);
+    CHECK(pid_of(process(*p, "/page")) == pid);  // not restarted
+  }
+  const auto counts = p->counts();
+  CHECK(counts.bad_answer == 1);
+  CHECK(counts.plugin_error == 1);
+  CHECK(counts.too_large == 1);
+  CHECK(counts.ok == 4);
+  CHECK(counts.restarts == 0);
+}
+
+TEST_CASE("an answer with an id the plugin was not sent fails the page as unknown_id", "[plugin]") {
+  CapturedLog log;
+  auto p = ExternalProcessor::start(misbehaving(), log.sink());
+  const auto failure = only_failure(process(*p, "/unknown-id"));
+  CHECK(failure.reason == "unknown_id");
+  CHECK(failure.detail.find("which it was not sent or had answered already") != std::string::npos);
+  eventually_answered(*p, "/page");
+  CHECK(p->counts().unknown_id == 1);
+}
+
+TEST_CASE("a page answered twice: the second answer restarts the plugin", "[plugin]") {
+  CapturedLog log;
+  auto p = ExternalProcessor::start(misbehaving(), log.sink());
+  CHECK(process(*p, "/twice").processor_failures.empty());
+  CHECK(log.eventually_contains("which it was not sent or had answered already"));
+  eventually_answered(*p, "/page");
+  CHECK(p->counts().restarts >= 1);
+}
+
+TEST_CASE("an answer over max_answer_bytes that names no page restarts the plugin", "[plugin]") {
+  auto p = ExternalProcessor::start(misbehaving());
+  const long pid = pid_of(process(*p, "/page"));
+  const auto failure = only_failure(process(*p, "/huge-no-id"));
+  CHECK(failure.reason == "too_large");
+  CHECK(pid_of(eventually_answered(*p, "/page")) != pid);
+}
+
+// A plugin that never reads its stdin, nor minds its end.
+ExternalProcessorSpec deaf() {
+  ExternalProcessorSpec spec = plugin_spec("deaf", {"python3", "-c", "import time; time.sleep(3600)"});
+  spec.timeout = milliseconds(300);
+  spec.start_timeout = milliseconds(300);
+  return spec;
+}
+
+TEST_CASE("a plugin that never reads its stdin cannot hold a caller", "[plugin]") {
+  CapturedLog log;
+  auto p = ExternalProcessor::start(deaf(), log.sink());
+  CHECK(log.eventually_contains("plugin deaf: instance 1 has not read its hello in 300 ms; sending it pages anyway"));
+  const std::string body(1 << 20, 'a');  // more than a pipe holds
+  FetchedPage page = html_page("https://example.com/big");
+  page.body = body;
+  PageAnalysis a;
+  p->process(page, a);
+  const auto failure = only_failure(a);
+  CHECK(failure.reason == "timeout");
+  CHECK(failure.detail == "could not write the page in 300 ms: the plugin does not read its stdin");
+  p.reset();  // it ignores its stdin's end too: killed
+  CHECK(no_child_processes());
+}
+
+TEST_CASE("a plugin that ignores the end of its stdin is killed when the processor goes", "[plugin]") {
+  CapturedLog log;
+  auto p = ExternalProcessor::start(deaf(), log.sink());
+  p.reset();
+  CHECK(no_child_processes());
+}
+
+TEST_CASE("a plugin that cannot start is an error naming it and the reason", "[plugin]") {
+  // The start_timeout is only a hang's bound: an exit ends the wait.
+  ExternalProcessorSpec spec = plugin_spec("ghost", {});
+
+  spec.exec = {"actorcrawl-no-such-plugin"};
+  try {
+    ExternalProcessor::start(spec);
+    FAIL("started");
+  } catch (const PluginStartError& e) {
+    CHECK(std::string{e.what()} ==
+          "plugin 'ghost': cannot start 'actorcrawl-no-such-plugin': No such file or directory");
+  }
+
+  testing::TempPath script("not_executable", ".py");
+  script.write("print('hi')\n");
+  ::chmod(script.str().c_str(), 0644);
+  spec.exec = {script.str()};
+  try {
+    ExternalProcessor::start(spec);
+    FAIL("started");
+  } catch (const PluginStartError& e) {
+    CHECK(std::string{e.what()}.find("Permission denied") != std::string::npos);
+  }
+
+  spec.exec = {"python3", "-c", "import sys; sys.stderr.write('cannot load the model\\n'); sys.exit(3)"};
+  try {
+    ExternalProcessor::start(spec);
+    FAIL("started");
+  } catch (const PluginStartError& e) {
+    const std::string what = e.what();
+    CHECK(what.rfind("plugin 'ghost': 'python3 -c ", 0) == 0);
+    CHECK(what.find("failed as it started: exited with status 3") != std::string::npos);
+    CHECK(what.find("its stderr said: cannot load the model") != std::string::npos);
+  }
+
+  spec.exec = {"python3"};
+  spec.instances = 0;
+  CHECK_THROWS_AS(ExternalProcessor::start(spec), PluginStartError);
+  spec.instances = 1;
+  spec.urls = "(";
+  CHECK_THROWS_AS(ExternalProcessor::start(spec), PluginStartError);
+  CHECK(no_child_processes());
+}
+
+TEST_CASE("a plugin's stderr lines reach the log with its name", "[plugin]") {
+  CapturedLog log;
+  auto p = ExternalProcessor::start(misbehaving(), log.sink());
+  CHECK(process(*p, "/stderr").processor_failures.empty());
+  CHECK(log.eventually_contains("plugin misbehaving: hello from the plugin"));
+}
+
+TEST_CASE("no child process, thread or descriptor outlives the processor", "[plugin]") {
+  const std::size_t fds_before = entries("/proc/self/fd");
+  const std::size_t threads_before = entries("/proc/self/task");
+  std::vector<long> pids;
+  {
+    auto p = ExternalProcessor::start(misbehaving(seconds(30), 2));
+    for (int i = 0; i < 4; ++i)
+      pids.push_back(pid_of(process(*p, "/page")));
+    CHECK(only_failure(process(*p, "/crash")).reason == "crashed");
+    pids.push_back(pid_of(eventually_answered(*p, "/page")));
+  }
+  CHECK(no_child_processes());
+  for (long pid : pids) {
+    CHECK(::kill(static_cast<pid_t>(pid), 0) == -1);
+    CHECK(errno == ESRCH);
+  }
+  CHECK(entries("/proc/self/fd") == fds_before);
+  CHECK(entries("/proc/self/task") == threads_before);
+}
+
+TEST_CASE("a processors entry is read, every mistake named", "[plugin]") {
+  const auto spec = parse_external_processor(
+      R"({"name": "lang", "exec": ["python3", "plugins/lang.py"], "urls": "/blog/", "timeout": "5s", "instances": 2})");
+  CHECK(spec.name == "lang");
+  CHECK(spec.exec == std::vector<std::string>{"python3", "plugins/lang.py"});
+  CHECK(spec.urls == "/blog/");
+  CHECK(spec.timeout == seconds(5));
+  CHECK(spec.instances == 2);
+  CHECK(spec.max_answer_bytes == std::size_t{16} << 20);
+  CHECK(spec.max_in_flight == 16);
+
+  const auto defaults = parse_external_processor(R"({"name": "x", "exec": "plugins/x"})");
+  CHECK(defaults.exec == std::vector<std::string>{"plugins/x"});
+  CHECK(defaults.urls.empty());
+  CHECK(defaults.timeout == seconds(5));
+  CHECK(defaults.instances == 1);
+
+  CHECK(parse_external_processor(R"({"name": "x", "exec": ["x"], "timeout": "500ms"})").timeout == milliseconds(500));
+  CHECK(parse_external_processor(R"({"name": "x", "exec": ["x"], "timeout": 250})").timeout == milliseconds(250));
+  CHECK(parse_external_processor(R"({"name": "x", "exec": ["x"], "timeout": "2.5s"})").timeout == milliseconds(2500));
+  CHECK(parse_external_processor(R"({"name": "x", "exec": ["x"], "instances": "3"})").instances == 3);
+  CHECK(parse_external_processor(R"({"name": "x", "exec": ["x"], "max_answer_bytes": "1MiB"})").max_answer_bytes ==
+        1048576);
+  CHECK(parse_external_processor(R"({"name": "x", "exec": ["x"], "max_in_flight": 4})").max_in_flight == 4);
+  CHECK(parse_external_processor(R"({"name": "x", "exec": ["x"], "start_timeout": "1m"})").start_timeout ==
+        seconds(60));
+  CHECK(defaults.start_timeout == seconds(10));
+
+  auto error_of = [](const std::string& text) {
+    try {
+      parse_external_processor(text);
+    } catch (const ConfigError& e) {
+      return std::string{e.what()};
+    }
+    return std::string{"no error"};
+  };
+  CHECK(error_of(R"({"name": "x", "exec": ["x"], "timout": "5s"})") ==
+        "processors: x: unknown key 'timout' (known: name, exec, urls, timeout, start_timeout, instances, "
+        "max_answer_bytes, max_in_flight)");
+  CHECK(error_of(R"({"exec": ["x"]})") == "processors: an external processor: name: required, a non-empty string");
+  CHECK(error_of(R"({"name": "x"})") ==
+        "processors: x: exec: required: the program and its arguments, e.g. [python3, plugins/lang.py]");
+  CHECK(error_of(R"({"name": "x", "exec": []})") == "processors: x: exec: the program is missing");
+  CHECK(error_of(R"({"name": "x", "exec": ["x", 3]})") == "processors: x: exec: every word must be a string, got 3");
+  CHECK(error_of(R"({"name": "x", "exec": ["x"], "instances": 0})") == "processors: x: instances: 0 is out of range (1..64)");
+  CHECK(error_of(R"({"name": "x", "exec": ["x"], "instances": 65})") ==
+        "processors: x: instances: 65 is out of range (1..64)");
+  CHECK(error_of(R"({"name": "x", "exec": ["x"], "instances": 1.5})") ==
+        "processors: x: instances: expected a whole number, got 1.5");
+  CHECK(error_of(R"({"name": "x", "exec": ["x"], "timeout": "soon"})") ==
+        "processors: x: timeout: expected a duration, got 'soon'");
+  CHECK(error_of(R"({"name": "x", "exec": ["x"], "timeout": 0})") ==
+        "processors: x: timeout: 0 is out of range (1..3600000)");
+  CHECK(error_of(R"({"name": "x", "exec": ["x"], "urls": "("})").rfind(
+            "processors: x: urls: invalid regular expression '(': ", 0) == 0);
+  CHECK(error_of(R"({"name": "x", "exec": ["x"], "urls": 3})") ==
+        "processors: x: urls: expected a regular expression (RE2), got 3");
+  CHECK(error_of(R"({"name": "has space", "exec": ["x"]})") ==
+        "processors: an external processor: name: 'has space' may hold only letters, digits, '_', '-' and '.'");
+  CHECK(error_of(R"({"name": "warc", "exec": ["x"]})") ==
+        "processors: an external processor: name: 'warc' is a built-in processor's name");
+  CHECK(error_of("[1]") == "processors: an external processor is a mapping (name, exec, urls, timeout, instances)");
+  CHECK(error_of("{") == "processors: an external processor is a mapping (name, exec, urls, timeout, instances)");
+}
+
+}  // namespace
+}  // namespace actorcrawl
