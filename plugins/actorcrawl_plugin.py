@@ -2,7 +2,7 @@
 
 An external processor is a program the crawler starts and keeps running: it
 reads one JSON line per page on stdin and answers each with one JSON line on
-stdout (docs/plugins-protocol.md). This module does the protocol, so a plugin
+stdout (docs/plugins.md). This module does the protocol, so a plugin
 is one function:
 
     import actorcrawl_plugin

@@ -1,6 +1,6 @@
 // Declarative extraction rules: which pages to take items from and which
 // fields to fill, by CSS selector or XPath 1.0, evaluated with libxml2 (the
-// engine under Scrapy's parsel and lxml). docs/extraction.md is the user's
+// engine under Scrapy's parsel and lxml). docs/plugins.md is the user's
 // side of this; in short, rules are a JSON array (YAML in the config):
 //
 //   [{"name": "product", "urls": "/product/",

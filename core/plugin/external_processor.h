@@ -1,6 +1,6 @@
 // External processors: page processors written in any language, run as
 // long-lived child processes that read pages and write answers as JSON
-// Lines on their stdin and stdout (the protocol: docs/plugins-protocol.md,
+// Lines on their stdin and stdout (the protocol: docs/plugins.md,
 // its lines: plugin_protocol.h). One entry of the `processors` list:
 //
 //   {name: lang, exec: [python3, plugins/lang.py], urls: '', timeout: 5s, instances: 2}

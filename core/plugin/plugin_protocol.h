@@ -1,5 +1,5 @@
 // The lines an external processor (a plugin process) and the crawler
-// exchange, protocol 1 (docs/plugins-protocol.md): JSON Lines, one object a
+// exchange, protocol 1 (docs/plugins.md): JSON Lines, one object a
 // line, UTF-8. The crawler writes a hello, then one line per page; the
 // plugin answers each page by its id, in any order. Pure functions: the
 // process, the pipes and the matching of answers live in external_processor.

@@ -21,7 +21,7 @@ std::string fixture(const std::string& name) {
   return s.str();
 }
 
-// The YAML of docs/extraction.md's example, as JSON.
+// The YAML of docs/plugins.md's example, as JSON.
 constexpr const char* kRules = R"~([
   {"name": "product", "urls": "/product/",
    "fields": {
