@@ -150,7 +150,7 @@ TEST_CASE("check_crawl: what a crawl would stop on is refused before it starts",
   CHECK(check_error(pattern).rfind("exclude_patterns: invalid regular expression '('", 0) == 0);
   CrawlConfig processor = c;
   processor.processors = {"html_link"};
-  CHECK(check_error(processor) == "processors: unknown processor 'html_link' (known: html_links, save_pages, warc)");
+  CHECK(check_error(processor) == "processors: unknown processor 'html_link' (known: extract, html_links, save_pages, warc)");
   CrawlConfig domains = c;
   domains.profile = "domains";
   domains.excluded_domains = {"["};
