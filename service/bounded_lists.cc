@@ -1,5 +1,7 @@
 #include "service/bounded_lists.h"
 
+#include <nlohmann/json.hpp>
+
 #include "core/trace/trace_record.h"
 
 namespace actorcrawl {
@@ -33,6 +35,30 @@ void append_page_head(std::string& out, const PageView& page) {
 
 // What closes a page ("]}") and the list ("]") after the last link.
 constexpr std::size_t kPageClose = 3;
+
+// A stored item goes into the answer as it was stored when it is a JSON
+// object (which the validation proves, without building a tree of it);
+// anything else — a database some other writer filled — must not make the
+// answer unreadable, so it comes as null with its text quoted beside it.
+// The parser is iterative and checks UTF-8, so no item can break the
+// answer or the stack.
+void append_item(std::string& out, const ItemView& item) {
+  out += '{';
+  append_key(out, "url", true);
+  append_json_string(out, item.url);
+  append_key(out, "kind");
+  append_json_string(out, item.kind);
+  append_key(out, "item");
+  const auto start = item.item.find_first_not_of(" \t\n\r");
+  if (start != std::string::npos && item.item[start] == '{' && nlohmann::json::accept(item.item)) {
+    out += item.item;
+  } else {
+    out += "null";
+    append_key(out, "item_text");
+    append_json_string(out, item.item);
+  }
+  out += '}';
+}
 
 }  // namespace
 
@@ -151,6 +177,33 @@ GraphLists list_graph(const std::string& db_path, const GraphWindow& window, std
   if (reached.nodes_offset < out.totals.nodes || reached.edges_offset < out.totals.edges) {
     out.next = reached;
     out.truncated = true;
+  }
+  return out;
+}
+
+ItemsList list_items(const std::string& db_path, const ItemsWindow& window, std::size_t budget) {
+  ItemReader reader(db_path, window.offset, window.kind);
+  ItemsList out;
+  out.total = reader.total();
+  out.json = "[";
+  std::size_t used = 2;  // "[]"
+  std::int64_t listed = 0;
+  std::string element;
+  ItemView item;
+  while (listed < window.limit && reader.next(item)) {
+    element.clear();
+    append_item(element, item);
+    if (!append_within(out.json, element, used, budget, listed == 0)) {
+      out.truncated = true;
+      break;
+    }
+    ++listed;
+  }
+  out.json += ']';
+  const std::int64_t next_offset = window.offset + listed;
+  if (next_offset < out.total) {
+    out.next = window;
+    out.next->offset = next_offset;
   }
   return out;
 }

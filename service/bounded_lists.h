@@ -1,12 +1,12 @@
 // The lists the API answers with — a job's pages and their links, a job's
-// domain graph, the job list — written as JSON text a record at a time and
+// domain graph, a job's items, the job list — written as JSON text a record at a time and
 // cut at a byte budget at a whole record, with the window where the next
 // answer starts. So no body, and no tree behind it, grows with what a job
 // holds: a thousand pages of a thousand 950-byte links were a 95 MB body
 // built from a JSON tree five times its size.
 //
 // An answer holds at least one record (a page, a link, a node, an edge, a
-// job) whatever its size, so a client always gets on; only a record larger
+// job, an item) whatever its size, so a client always gets on; only a record larger
 // than the budget by itself makes an answer larger than the budget.
 #pragma once
 
@@ -72,5 +72,23 @@ struct GraphLists {
 };
 
 GraphLists list_graph(const std::string& db_path, const GraphWindow& window, std::size_t budget);
+
+// GET /crawl/:id/items: items [offset, offset + limit) in item_id order, of
+// `kind` or of every kind.
+struct ItemsWindow {
+  std::int64_t offset = 0;
+  std::int64_t limit = 100;
+  std::optional<std::string> kind;
+};
+
+struct ItemsList {
+  std::string json;        // a JSON array of {"url", "kind", "item"}
+  std::int64_t total = 0;  // the job's items (of the kind, when given)
+  bool truncated = false;  // the budget ended it before the window did
+  std::optional<ItemsWindow> next;  // the window after this answer; none when no item is left
+};
+
+// Throws StoreError when the database cannot be read.
+ItemsList list_items(const std::string& db_path, const ItemsWindow& window, std::size_t budget);
 
 }  // namespace actorcrawl

@@ -15,6 +15,8 @@
 #include <optional>
 #include <thread>
 #include <utility>
+#include <string>
+#include <vector>
 
 #include "core/run/clock.h"
 #include "core/run/crawl_config.h"
@@ -42,6 +44,9 @@ constexpr std::int64_t kMaxPageLimit = 1000;
 constexpr std::int64_t kDefaultLinksLimit = 100;
 constexpr std::int64_t kMaxLinksLimit = 1000;
 constexpr std::int64_t kMaxLinksPerAnswer = 100000;
+// Items in one answer of GET /crawl/:id/items, by default and at most.
+constexpr std::int64_t kDefaultItemLimit = 100;
+constexpr std::int64_t kMaxItemLimit = 1000;
 // Jobs in one answer of GET /crawl at most (and by default).
 constexpr std::int64_t kMaxJobLimit = 1000;
 constexpr std::int64_t kMaxQueryOffset = std::numeric_limits<std::int32_t>::max();
@@ -95,6 +100,22 @@ std::string with_raw_members(const json& object,
   out += '}';
   if (outer)
     out += '}';
+  return out;
+}
+
+// Where the next answer of a job's items starts: the kind quoted for a
+// query (a rule's name may hold any character).
+std::string items_link(const std::string& job_id, const ItemsWindow& w) {
+  const std::string link = "/crawl/" + job_id + "/items?offset=" + std::to_string(w.offset) +
+                           "&limit=" + std::to_string(w.limit);
+  return w.kind ? httplib::append_query_params(link, {{"kind", *w.kind}}) : link;
+}
+
+// A job's processor failures as {"processor": {"reason": count}}.
+json failures_by_processor(const std::vector<ProcessorFailureCount>& failures) {
+  json out = json::object();
+  for (const auto& f : failures)
+    out[f.processor][f.reason] = f.count;
   return out;
 }
 
@@ -443,6 +464,11 @@ struct HttpApi::Impl {
     job["links_limit"] = window.links_limit;
     job["error"] = row.error.empty() ? json(nullptr) : json(row.error);
     add_live_counts(job, service, row.id);
+    // What the processors left: counts only (one COUNT, one GROUP BY of a
+    // handful of rows); the items themselves are GET /crawl/:id/items's.
+    const auto items = count_items(row.db_path);
+    job["items_total"] = items.items;
+    job["processor_failures"] = failures_by_processor(items.failures);
     // The job's own fields are small but for its seed URL and error: the
     // pages get what they leave of the budget.
     const std::size_t fields = dump(job).size() + kEnvelopeBytes;
@@ -452,6 +478,30 @@ struct HttpApi::Impl {
     job["truncated"] = pages.truncated;
     job["next"] = pages.next ? json(pages_link(row.id, *pages.next)) : json(nullptr);
     send_json_text(res, with_raw_members(job, {{"pages", &pages.json}}, "job"));
+  }
+
+  // GET /crawl/:id/items?offset=&limit=&kind=
+  void read_job_items(const httplib::Request& req, httplib::Response& res) {
+    const auto row = known_job(req.matches[1]);
+    ItemsWindow window;
+    window.offset = query_integer("offset", query_param(req, "offset"), 0, 0, kMaxQueryOffset);
+    window.limit = query_integer("limit", query_param(req, "limit"), kDefaultItemLimit, 1, kMaxItemLimit);
+    window.kind = query_param(req, "kind");
+    if (window.kind && window.kind->empty())
+      throw ApiError(400, "invalid_parameter",
+                     "'kind' must name a kind of item (an extraction rule's or a processor's name), or be left out");
+    json answer{{"job_id", row.id}, {"offset", window.offset}, {"limit", window.limit},
+                {"kind", window.kind ? json(*window.kind) : json(nullptr)}};
+    // The answer's fields, its longest possible next link among them (the
+    // kind, quoted, may be long), leave the rest of the budget to the items.
+    ItemsWindow longest = window;
+    longest.offset = kMaxQueryOffset;
+    const std::size_t fields = dump(answer).size() + items_link(row.id, longest).size() + kEnvelopeBytes;
+    const auto items = list_items(row.db_path, window, kAnswerBudgetBytes > fields ? kAnswerBudgetBytes - fields : 0);
+    answer["items_total"] = items.total;
+    answer["truncated"] = items.truncated;
+    answer["next"] = items.next ? json(items_link(row.id, *items.next)) : json(nullptr);
+    send_json_text(res, with_raw_members(answer, {{"items", &items.json}}));
   }
 
   // DELETE /crawl/:id
@@ -704,6 +754,7 @@ struct HttpApi::Impl {
     http.Delete(route_pattern::job, guarded<&Impl::cancel_job>());
     http.Post(route_pattern::job_redrive, guarded<&Impl::redrive_job>());
     http.Get(route_pattern::job_graph, guarded<&Impl::read_job_graph>());
+    http.Get(route_pattern::job_items, guarded<&Impl::read_job_items>());
     http.Get(route_pattern::job_events, guarded<&Impl::stream_events>());
     http.Get(route_pattern::job_export, guarded<&Impl::export_job>());
     http.Get(route_pattern::metrics, guarded<&Impl::metrics>());

@@ -462,6 +462,8 @@ Route job_route(std::string_view rest) {
   const auto tail = rest.substr(slash);
   if (tail == "/graph")
     return Route::job_graph;
+  if (tail == "/items")
+    return Route::job_items;
   if (tail == "/events")
     return Route::job_events;
   if (tail == "/redrive")
@@ -499,6 +501,7 @@ const char* allowed_methods(Route route) {
     case Route::dashboard:
     case Route::info:
     case Route::job_graph:
+    case Route::job_items:
     case Route::job_events:
     case Route::job_export:
     case Route::metrics: return "GET, HEAD";

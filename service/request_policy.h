@@ -143,7 +143,20 @@ std::optional<RequestHead> read_request_head(std::string_view head);
 
 // The API's paths, as httplib's route patterns (registered in http_api.cc)
 // and as route_of() recognizes them without a regular expression.
-enum class Route { health, dashboard, info, jobs, job, job_graph, job_events, job_redrive, job_export, metrics, none };
+enum class Route {
+  health,
+  dashboard,
+  info,
+  jobs,
+  job,
+  job_graph,
+  job_items,
+  job_events,
+  job_redrive,
+  job_export,
+  metrics,
+  none
+};
 namespace route_pattern {
 inline constexpr const char* health = "/healthz";
 inline constexpr const char* dashboard = "/";
@@ -151,6 +164,7 @@ inline constexpr const char* info = "/api/info";
 inline constexpr const char* jobs = "/crawl";
 inline constexpr const char* job = R"(/crawl/([^/]+))";
 inline constexpr const char* job_graph = R"(/crawl/([^/]+)/graph)";
+inline constexpr const char* job_items = R"(/crawl/([^/]+)/items)";
 inline constexpr const char* job_events = R"(/crawl/([^/]+)/events)";
 inline constexpr const char* job_redrive = R"(/crawl/([^/]+)/redrive)";
 inline constexpr const char* job_export = R"(/crawl/([^/]+)/export)";

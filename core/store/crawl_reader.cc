@@ -160,4 +160,68 @@ PageCounts count_pages(const std::string& db_path) {
   });
 }
 
+struct ItemReader::Impl {
+  SQLite::Database db;
+  SQLite::Statement items;
+
+  // A LEFT JOIN, so every item the count counts is read: an item's page is
+  // written in the same transaction, but a reader must not lose rows to a
+  // database that says otherwise.
+  Impl(SQLite::Database&& opened, std::int64_t offset, const std::optional<std::string>& kind)
+      : db(std::move(opened)),
+        items(db, kind ? "SELECT p.url, i.kind, i.item FROM items i LEFT JOIN pages p ON p.page_id = i.page_id "
+                         "WHERE i.kind = ?2 ORDER BY i.item_id LIMIT -1 OFFSET ?1"
+                       : "SELECT p.url, i.kind, i.item FROM items i LEFT JOIN pages p ON p.page_id = i.page_id "
+                         "ORDER BY i.item_id LIMIT -1 OFFSET ?1") {
+    items.bind(1, offset);
+    if (kind)
+      items.bind(2, *kind);
+  }
+};
+
+ItemReader::ItemReader(const std::string& db_path, std::int64_t offset, const std::optional<std::string>& kind) {
+  impl_ = read_db(db_path, "read items", [&](SQLite::Database& db) -> std::unique_ptr<Impl> {
+    if (kind) {
+      SQLite::Statement count(db, "SELECT COUNT(*) FROM items WHERE kind = ?");
+      count.bind(1, *kind);
+      count.executeStep();
+      total_ = count.getColumn(0).getInt64();
+    } else {
+      total_ = db.execAndGet("SELECT COUNT(*) FROM items").getInt64();
+    }
+    return std::make_unique<Impl>(std::move(db), offset, kind);
+  });
+}
+
+ItemReader::~ItemReader() = default;
+
+bool ItemReader::next(ItemView& item) {
+  if (!impl_)
+    return false;
+  try {
+    auto& q = impl_->items;
+    if (!q.executeStep())
+      return false;
+    item.url = column_text(q.getColumn(0));
+    item.kind = column_text(q.getColumn(1));
+    item.item = column_text(q.getColumn(2));
+    return true;
+  } catch (const SQLite::Exception& e) {
+    throw StoreError(std::string{"read items failed: "} + e.what());
+  }
+}
+
+ItemCounts count_items(const std::string& db_path) {
+  return read_db(db_path, "count items", [&](SQLite::Database& db) {
+    ItemCounts out;
+    out.items = db.execAndGet("SELECT COUNT(*) FROM items").getInt64();
+    SQLite::Statement q(db,
+                        "SELECT processor, reason, COUNT(*) FROM processor_failures GROUP BY processor, reason "
+                        "ORDER BY processor, reason");
+    while (q.executeStep())
+      out.failures.push_back({column_text(q.getColumn(0)), column_text(q.getColumn(1)), q.getColumn(2).getInt64()});
+    return out;
+  });
+}
+
 }  // namespace actorcrawl

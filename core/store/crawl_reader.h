@@ -1,14 +1,18 @@
 // What a crawl database holds, read by another process than its writer
 // (the service's API): its pages page by page (a large job must not build
-// one huge body), and its domain graph. Read-only and safe while the crawl
-// still writes (SQLite WAL). The tables are crawl_schema.sql's.
+// one huge body), its domain graph, and the items its processors took from
+// the pages. Read-only and safe while the crawl still writes (SQLite WAL).
+// The tables are crawl_schema.sql's.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "core/crawl/records.h"
 
 namespace actorcrawl {
 
@@ -95,5 +99,45 @@ struct PageCounts {
 // Over every run: the counts of a job that ends without a crawl to report
 // them (cancelled while the service was down, or before it started).
 PageCounts count_pages(const std::string& db_path);
+
+// One row of the items table with its page's URL.
+struct ItemView {
+  std::string url;   // the page the item was taken from
+  std::string kind;  // the extraction rule's or the processor's name
+  std::string item;  // a JSON object, as text, as it was stored
+};
+
+// Items read a row at a time in item_id order (the order they were
+// stored), of one kind or of all: a job of a million items is read in the
+// memory of one. A database from before the items table (schema 4) reads
+// as having none.
+class ItemReader {
+ public:
+  // Items from `offset` (0-based, in item_id order) of `kind`, or of every
+  // kind when none is given.
+  ItemReader(const std::string& db_path, std::int64_t offset, const std::optional<std::string>& kind);
+  ~ItemReader();
+  ItemReader(const ItemReader&) = delete;
+  ItemReader& operator=(const ItemReader&) = delete;
+
+  // All of the database's items (of `kind`, when given).
+  std::int64_t total() const { return total_; }
+  // The next item; false after the last.
+  bool next(ItemView& item);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::int64_t total_ = 0;
+};
+
+// What the processors left beside the pages: the items, and the failures
+// counted by processor and reason (a handful of rows: processors are the
+// configuration's, reasons stable names), processor then reason in order.
+struct ItemCounts {
+  std::int64_t items = 0;
+  std::vector<ProcessorFailureCount> failures;
+};
+ItemCounts count_items(const std::string& db_path);
 
 }  // namespace actorcrawl

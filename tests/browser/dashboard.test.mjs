@@ -5,10 +5,14 @@
 // Starts the service with the bundled demo web on loopback, opens the
 // dashboard in headless Chromium (/usr/bin/chromium, driven by
 // playwright-core), starts a crawl of the demo web from the form and follows
-// it to the end, then compares what the page shows with the API. Saves
+// it to the end, then compares what the page shows with the API. The
+// extraction rules field is checked on the way (a typo is named in the page
+// and sends nothing; valid rules go as the body's `extract`), and once the
+// crawl is over, items written into its database (with the sqlite3 command,
+// when there is one) must appear in the items table, as text. Saves
 // $BROWSER_OUT/dashboard.png. Exit codes: 0 passed, 1 failed (with a message
 // saying what), 77 skipped (Chromium cannot start).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,6 +23,9 @@ const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
 const MAX_PAGES = 50;
 const DEMO_HOSTS = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
 const CRAWL_TIMEOUT_MS = 60_000;
+const ITEMS = 130;  // more than the dashboard's first answer (100): "Load more" has something to load
+// An item's value that would run script if it were ever parsed as HTML.
+const HOSTILE = '<img src=x onerror="window.__itemXss=1">';
 const TOTAL_TIMEOUT_MS = 180_000;
 
 const bin = process.env.ACTORCRAWL_BIN;
@@ -151,6 +158,112 @@ async function launchBrowser(userDataDir) {
   }
 }
 
+// The extraction rules field: JSON that does not parse, or that is not an
+// array, is named in the form's error box and nothing is sent; valid rules
+// go as the body's `extract` (the POST is caught here and answered with an
+// error, so no job starts and the crawl below is the test's only one).
+async function checkExtractField(page, serviceUrl) {
+  await page.locator('#more-options').evaluate((d) => { d.open = true; });
+  const formError = async () => ((await page.locator('#form-error').textContent()) || '').trim();
+  const errorShown = async (pattern) => !(await page.locator('#form-error').isHidden()) && pattern.test(await formError());
+  await page.locator('#extract').fill('[{"name": "product",');
+  await page.locator('#start').click();
+  await waitFor(() => errorShown(/Extraction rules: not valid JSON/), 5_000,
+    async () => `rules that do not parse: #form-error says "${await formError()}"`);
+  if ((await page.locator('#extract').getAttribute('aria-invalid')) !== 'true') fail('#extract is not marked invalid');
+  await page.locator('#extract').fill('{"name": "product"}');
+  await page.locator('#start').click();
+  await waitFor(() => errorShown(/Extraction rules: a JSON array/), 5_000,
+    async () => `rules that are not an array: #form-error says "${await formError()}"`);
+  const jobs = await getJson(`${serviceUrl}/crawl`);
+  if (jobs.jobs.length !== 0) fail(`rules the page refused started ${jobs.jobs.length} job(s)`);
+
+  const rules = [{ name: 'product', urls: '.*', fields: { title: 'h1' } }];
+  let sent = null;
+  const catchPost = async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    sent = route.request().postDataJSON();
+    return route.fulfill({ status: 400, contentType: 'application/json',
+      body: JSON.stringify({ error: { code: 'invalid_job', message: 'caught by the test' } }) });
+  };
+  await page.route(`${serviceUrl}/crawl`, catchPost);
+  await page.locator('#extract').fill(JSON.stringify(rules, null, 2));
+  await page.locator('#start').click();
+  await waitFor(() => errorShown(/caught by the test/), 5_000,
+    async () => `valid rules: #form-error says "${await formError()}"`);
+  await page.unroute(`${serviceUrl}/crawl`, catchPost);
+  if (!sent || JSON.stringify(sent.extract) !== JSON.stringify(rules))
+    fail(`valid rules were sent as ${JSON.stringify(sent && sent.extract)}, expected ${JSON.stringify(rules)}`);
+  await page.locator('#extract').fill('');
+}
+
+// Writes ITEMS items (kinds product and review, the HOSTILE name) and one
+// processor failure into a finished job's database, as a crawl with rules
+// and processors would have. False when there is no sqlite3 command.
+function writeItems(dbPath) {
+  if (spawnSync('sqlite3', ['-version']).status !== 0) return false;
+  const quote = (text) => "'" + text.replace(/'/g, "''") + "'";
+  const page = '(SELECT MIN(page_id) FROM pages)';
+  const rows = [];
+  for (let n = 0; n < ITEMS; n++) {
+    const item = { n, name: HOSTILE, price: { amount: n, currency: 'EUR' } };
+    rows.push(`(${page}, ${quote(n % 2 ? 'review' : 'product')}, ${quote(JSON.stringify(item))})`);
+  }
+  const sql = '.timeout 10000\nBEGIN;\n' +
+    `INSERT INTO items(page_id, kind, item) VALUES ${rows.join(',\n')};\n` +
+    `INSERT INTO processor_failures(page_id, processor, reason, detail, failed_at) VALUES (${page}, 'classifier', 'timeout', 'test', 0);\n` +
+    'COMMIT;\n';
+  const r = spawnSync('sqlite3', [dbPath], { input: sql, encoding: 'utf8' });
+  if (r.status !== 0) fail(`sqlite3 ${dbPath} failed: ${r.stderr}`);
+  return true;
+}
+
+// The job's items as the page shows them against what the API has: the
+// card appears, the columns are url, kind and the first answer's fields,
+// values are text (nothing from an item becomes markup), "Load more"
+// follows next to the end.
+async function checkItems(page, serviceUrl, jobId) {
+  const base = `${serviceUrl}/crawl/${encodeURIComponent(jobId)}`;
+  const total = (await getJson(base)).job.items_total;
+  if (total !== ITEMS) fail(`the job has items_total ${total} after ${ITEMS} were written`);
+  const first = await getJson(`${base}/items?offset=0&limit=100`);
+  // The job was over when the page last read it: a reload reads it again.
+  await page.reload({ waitUntil: 'load' });
+  const card = page.locator('#items-card');
+  await waitFor(
+    async () => (await card.isVisible()) && (await page.locator('#items tr').count()) === first.items.length,
+    10_000,
+    async () => `#items-card visible: ${await card.isVisible()}, data-items-total ${await card.getAttribute('data-items-total')}, ` +
+      `${await page.locator('#items tr').count()} rows; expected ${first.items.length} of the API's first answer`);
+  const heads = await page.locator('#items-head th').allTextContents();
+  const fields = [];
+  for (const x of first.items) for (const k of Object.keys(x.item || {})) if (!fields.includes(k)) fields.push(k);
+  if (JSON.stringify(heads) !== JSON.stringify(['url', 'kind', ...fields]))
+    fail(`#items-head is ${JSON.stringify(heads)}, expected ${JSON.stringify(['url', 'kind', ...fields])}`);
+  const cells = await page.locator('#items tr').first().locator('td').allTextContents();
+  const want = first.items[0];
+  const expected = [null, want.kind, ...fields.map((k) => typeof want.item[k] === 'string' ? want.item[k] : JSON.stringify(want.item[k]))];
+  for (let i = 1; i < expected.length; i++)
+    if (cells[i] !== expected[i]) fail(`the first item's cell ${i} shows ${JSON.stringify(cells[i])}, expected ${JSON.stringify(expected[i])}`);
+  if ((await page.locator('#items img').count()) !== 0) fail('an item value became an <img> element in #items');
+  if (await page.evaluate(() => window.__itemXss)) fail('an item value ran as script');
+  const failures = ((await page.locator('#processor-failures').textContent()) || '').trim();
+  if (!failures.includes('classifier timeout')) fail(`#processor-failures says "${failures}"`);
+
+  let rows = first.items.length;
+  let answer = first;
+  while (answer.next) {
+    answer = await getJson(serviceUrl + answer.next);
+    rows += answer.items.length;
+    await page.locator('#items-more').click();
+    await waitFor(async () => (await page.locator('#items tr').count()) === rows, 10_000,
+      async () => `after "Load more" #items has ${await page.locator('#items tr').count()} rows, expected ${rows}`);
+  }
+  if (rows !== ITEMS) fail(`following next read ${rows} items, expected ${ITEMS}`);
+  if (!(await page.locator('#items-more').isHidden())) fail('"Load more" is still shown with every item loaded');
+  return rows;
+}
+
 async function main() {
   if (!bin) fail('ACTORCRAWL_BIN is not set (the path of the built actorcrawl binary)');
   if (!existsSync(bin)) fail(`ACTORCRAWL_BIN=${bin} does not exist`);
@@ -197,6 +310,7 @@ async function main() {
     await page.locator('#more-options summary').click();
     await page.locator('#allowed-domains').fill(DEMO_HOSTS.join(', '));
   }
+  await checkExtractField(page, serviceUrl);
   await page.locator('#max-pages').fill(String(MAX_PAGES));
   await page.locator('#start').click();
 
@@ -299,6 +413,10 @@ async function main() {
       `expected 200 and ${job.pages_total} (the job's pages)`);
   }
 
+  let items = 'not checked (no sqlite3 command to write them)';
+  if (writeItems(join(dbDir, 'jobs', `${jobId}.db`))) items = `${await checkItems(page, serviceUrl, jobId)} item rows`;
+  else log(`note: items ${items}`);
+
   if (pageErrors.length) fail(`the page threw: ${pageErrors.join('; ')}`);
 
   // Let the graph layout settle before the picture.
@@ -308,7 +426,7 @@ async function main() {
   const c = await graphCounts();
   log(`screenshot: ${shot}`);
   console.log(`passed: ${jobId} completed with ${job.pages_fetched} pages fetched, ${job.pages_failed} failed; ` +
-    `graph ${c.nodes} nodes, ${c.edges} edges; ${rows} page rows`);
+    `graph ${c.nodes} nodes, ${c.edges} edges; ${rows} page rows; ${items}`);
 }
 
 async function cleanup() {

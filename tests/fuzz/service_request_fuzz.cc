@@ -111,14 +111,14 @@ void check_route(std::string_view path) {
   if (path.size() > 256)
     return;  // std::regex recurses per character
   static const std::regex job{route_pattern::job}, graph{route_pattern::job_graph},
-    events{route_pattern::job_events};
+    items{route_pattern::job_items}, events{route_pattern::job_events};
   const std::string text{path};
   const Route route = route_of(path);
   const bool regex_job = std::regex_match(text, job), regex_graph = std::regex_match(text, graph),
-             regex_events = std::regex_match(text, events);
+             regex_items = std::regex_match(text, items), regex_events = std::regex_match(text, events);
   // A path like /crawl/x/graph matches job_graph only: [^/]+ stops at '/'.
   if ((route == Route::job) != regex_job || (route == Route::job_graph) != regex_graph ||
-      (route == Route::job_events) != regex_events)
+      (route == Route::job_items) != regex_items || (route == Route::job_events) != regex_events)
     fail("route_of disagrees with httplib's patterns", path);
   if ((route == Route::none) != (allowed_methods(route) == nullptr))
     fail("a route without methods", path);

@@ -106,11 +106,13 @@ TEST_CASE("request policy: routes by path, as httplib's patterns match them", "[
   CHECK(route_of("/crawl/crawl_1") == Route::job);
   CHECK(route_of("/crawl/\xff") == Route::job);
   CHECK(route_of("/crawl/crawl_1/graph") == Route::job_graph);
+  CHECK(route_of("/crawl/crawl_1/items") == Route::job_items);
+  CHECK(std::string{allowed_methods(Route::job_items)} == "GET, HEAD");
   CHECK(route_of("/crawl/crawl_1/events") == Route::job_events);
   CHECK(route_of("/crawl/crawl_1/export") == Route::job_export);
   CHECK(std::string{allowed_methods(Route::job_export)} == "GET, HEAD");
   CHECK(route_of("/metrics") == Route::metrics);
-  for (const char* none : {"", "/crawl/", "/crawl//graph", "/crawl/a/b", "/crawl/a/graph/", "/healthz/", "/CRAWL"})
+  for (const char* none : {"", "/crawl/", "/crawl//graph", "/crawl/a/b", "/crawl/a/graph/", "/crawl/a/items/", "/healthz/", "/CRAWL"})
     CHECK(route_of(none) == Route::none);
   CHECK(std::string{allowed_methods(Route::jobs)} == "GET, HEAD, POST");
   CHECK(std::string{allowed_methods(Route::job)} == "GET, HEAD, DELETE");
