@@ -342,7 +342,7 @@ TEST_CASE("a worker whose coordinator never answers gives up after reconnect_tim
   CHECK(took >= 1200ms);  // it waited the reconnect timeout out (a lower bound only)
 }
 
-TEST_CASE("nodes talk TLS when given certificates; a worker without them is not let in", "[integration][cluster]") {
+TEST_CASE("nodes talk TLS when given certificates, a worker without them is not let in", "[integration][cluster]") {
   ScratchDir dir;
   // A CA and one node certificate it signs, made with the openssl tool.
   const std::string make_certs =
@@ -504,7 +504,7 @@ TEST_CASE("three nodes in three network namespaces crawl the web as one process 
   CHECK(coordinator.output().find("fetch worker worker-1@w2 joined") != std::string::npos);
 }
 
-TEST_CASE("a worker cut off from the network is dropped by heartbeat timeout; nothing is lost", "[.][netns]") {
+TEST_CASE("a worker cut off from the network is dropped by heartbeat timeout, nothing is lost", "[.][netns]") {
   const auto ns = Namespaces::from_environment();
   ScratchDir dir;
   ClusterWeb web(40, ns.net, 101);

@@ -36,7 +36,7 @@ std::string processor_entry(const std::string& name, const std::string& script, 
 
 }  // namespace
 
-TEST_CASE("external processors: items and links from a plugin; crashes, hangs and garbage are recorded, the crawl "
+TEST_CASE("external processors: items and links from a plugin, crashes, hangs and garbage are recorded, the crawl "
           "goes on",
           "[integration][plugins]") {
   ScratchDir dir;

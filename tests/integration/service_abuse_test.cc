@@ -401,7 +401,7 @@ TEST_CASE("serve abuse: beyond loopback without a token the service does not sta
   }
 }
 
-TEST_CASE("serve abuse: idle and trickling connections hold no thread; /healthz answers through a flood",
+TEST_CASE("serve abuse: idle and trickling connections hold no thread, /healthz answers through a flood",
           "[integration][service][abuse]") {
   ScratchDir dir;
   Service service(dir, {"--service-read-timeout", "2s"});

@@ -256,7 +256,7 @@ TEST_CASE("serve: every bad request gets a named JSON error and starts nothing",
   CHECK(web.requests().empty());
 }
 
-TEST_CASE("serve: concurrent jobs stay apart; beyond the limit a job is refused with 429",
+TEST_CASE("serve: concurrent jobs stay apart, beyond the limit a job is refused with 429",
           "[integration][service]") {
   ScratchDir dir;
   TestWeb web;
@@ -293,7 +293,7 @@ TEST_CASE("serve: concurrent jobs stay apart; beyond the limit a job is refused 
   CHECK(list[0].at("id") == again);  // newest first
 }
 
-TEST_CASE("serve: cancel ends in-flight work and keeps what was crawled; pages are paginated",
+TEST_CASE("serve: cancel ends in-flight work and keeps what was crawled, pages are paginated",
           "[integration][service]") {
   ScratchDir dir;
   TestWeb web;

@@ -9,7 +9,7 @@
 
 using namespace actorcrawl;
 
-TEST_CASE("FingerprintSet: insert says whether a value is new; contains finds it", "[fingerprint_set]") {
+TEST_CASE("FingerprintSet: insert says whether a value is new, contains finds it", "[fingerprint_set]") {
   FingerprintSet s;
   CHECK(s.size() == 0);
   CHECK_FALSE(s.contains(42));
@@ -70,7 +70,7 @@ TEST_CASE("FingerprintSet: agrees with std::unordered_set on a random stream", "
   }
 }
 
-TEST_CASE("FingerprintSet: reserve makes room without growing later; memory stays near 19 bytes a value",
+TEST_CASE("FingerprintSet: reserve makes room without growing later, memory stays near 19 bytes a value",
           "[fingerprint_set]") {
   FingerprintSet s;
   s.reserve(100000);
@@ -93,7 +93,7 @@ TEST_CASE("FingerprintSet: reserve makes room without growing later; memory stay
 
 namespace actorcrawl {
 
-TEST_CASE("FingerprintSet: a value met again at a smaller depth is lowered; pinned values never are",
+TEST_CASE("FingerprintSet: a value met again at a smaller depth is lowered, pinned values never are",
           "[fingerprint_set]") {
   FingerprintSet s;
   using Offer = FingerprintSet::Offer;

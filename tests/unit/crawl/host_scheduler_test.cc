@@ -122,7 +122,7 @@ TEST_CASE("HostScheduler: different hosts are dispatched in parallel", "[host_sc
   CHECK(s.queued() == 1);
 }
 
-TEST_CASE("HostScheduler: a host stays with its worker; new hosts go to the least loaded",
+TEST_CASE("HostScheduler: a host stays with its worker, new hosts go to the least loaded",
           "[host_scheduler]") {
   const Clock::time_point t0 = Clock::now();
   HostScheduler s(ms{100});

@@ -4,7 +4,7 @@
 
 namespace actorcrawl {
 
-TEST_CASE("LeaseLedger: a lease ends once; late and repeated reports are told apart", "[lease_ledger]") {
+TEST_CASE("LeaseLedger: a lease ends once, late and repeated reports are told apart", "[lease_ledger]") {
   LeaseLedger ledger;
   ledger.leased(7, 1);
   ledger.leased(8, 1);

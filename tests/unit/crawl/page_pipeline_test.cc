@@ -63,7 +63,7 @@ TEST_CASE("a page becomes its row and the links to crawl", "[page_pipeline]") {
   CHECK(out.to_crawl[0].url == "http://a.test/x");
 }
 
-TEST_CASE("X-Robots-Tag adds to meta robots; noindex drops the text, nofollow the links", "[page_pipeline]") {
+TEST_CASE("X-Robots-Tag adds to meta robots, noindex drops the text, nofollow the links", "[page_pipeline]") {
   const std::string body = "<title>T</title><meta name=robots content=noindex><a href=/x>x</a>";
   SECTION("meta noindex alone keeps the links") {
     const auto out = site_pipeline()->process(kJob, html_page(kJob.url, body), FetchFacts{});

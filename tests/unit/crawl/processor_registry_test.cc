@@ -58,7 +58,7 @@ TEST_CASE("the registry: built-ins and a contributor's processor are made the sa
   CHECK_FALSE(chain.reads_response_heads());
 }
 
-TEST_CASE("the registry: object entries go to the factory of their kind; failures name the entry",
+TEST_CASE("the registry: object entries go to the factory of their kind, failures name the entry",
           "[processor_registry]") {
   ProcessorRegistry registry = ProcessorRegistry::builtin();
   std::string error;

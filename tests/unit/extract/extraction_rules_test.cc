@@ -127,7 +127,7 @@ TEST_CASE("rules: an empty list is no rules, matching nothing", "[extract][rules
   CHECK(rules->extract("https://a.example/", "https://a.example/", "<p>x</p>").empty());
 }
 
-TEST_CASE("rules: urls is searched in the final URL; without it every page matches", "[extract][rules]") {
+TEST_CASE("rules: urls is searched in the final URL, without it every page matches", "[extract][rules]") {
   const auto rules = ExtractionRules::compile(R"([
     {"name": "product", "urls": "/product/", "fields": {"t": {"css": "h1"}}},
     {"name": "any", "fields": {"t": {"css": "title"}}},
@@ -159,7 +159,7 @@ TEST_CASE("rules: fields come out in the order the rule lists them", "[extract][
   CHECK(items[0].json == R"({"zeta":"1","alpha":"2","mid":"3"})");
 }
 
-TEST_CASE("fields: the first value, trimmed; an element's text is all its descendant text", "[extract][fields]") {
+TEST_CASE("fields: the first value, trimmed, an element's text is all its descendant text", "[extract][fields]") {
   const std::string page = R"(<h1>
       Big <b>bold</b>   title
     </h1><h1>second</h1><p>  </p><p> kept </p>)";
@@ -188,7 +188,7 @@ TEST_CASE("fields: all gives every non-empty value in document order", "[extract
   CHECK(value_of({{"css", "ul.tags li"}}, page) == "red");
 }
 
-TEST_CASE("fields: regex keeps the first group, else the whole match; no match drops the value", "[extract][fields]") {
+TEST_CASE("fields: regex keeps the first group, else the whole match, no match drops the value", "[extract][fields]") {
   const std::string page = "<span>Price: 12.50 EUR</span><span>free</span><span>3.99</span>";
   CHECK(value_of({{"css", "span"}, {"regex", "[0-9]+[.][0-9]+"}}, page) == "12.50");
   CHECK(value_of({{"css", "span"}, {"regex", "([0-9]+)[.]([0-9]+)"}}, page) == "12");
@@ -202,7 +202,7 @@ TEST_CASE("fields: regex keeps the first group, else the whole match; no match d
   CHECK(value_of({{"css", "span"}, {"regex", "(?i)PRICE"}}, page) == "Price");
 }
 
-TEST_CASE("fields: url resolves against the base URL; what gives no http(s) URL is dropped", "[extract][fields]") {
+TEST_CASE("fields: url resolves against the base URL, what gives no http(s) URL is dropped", "[extract][fields]") {
   const std::string page = R"~(<img class="main" src=" ../img/a b.png "><a href="mailto:x@y">m</a>
     <a href="//cdn.example/x">c</a><a href="javascript:void(0)">j</a><a href="HTTPS://Shop.Example:443/p?q#f">p</a>)~";
   CHECK(value_of({{"css", "img.main::attr(src)"}, {"url", true}}, page) == "https://shop.example/img/a%20b.png");

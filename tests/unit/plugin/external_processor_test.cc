@@ -168,7 +168,7 @@ TEST_CASE("instances: 2 runs two processes, both given pages", "[plugin]") {
   CHECK(pids.size() == 2);
 }
 
-TEST_CASE("a plugin that crashes fails that page; it is restarted and later pages are processed", "[plugin]") {
+TEST_CASE("a plugin that crashes fails that page, it is restarted and later pages are processed", "[plugin]") {
   CapturedLog log;
   auto p = ExternalProcessor::start(misbehaving(), log.sink());
   const long first_pid = pid_of(process(*p, "/page"));
@@ -228,7 +228,7 @@ TEST_CASE("a plugin that cannot be started again fails its pages at once as unav
   CHECK(failure.detail == "the plugin is not running (restarting after a failure)");
 }
 
-TEST_CASE("a plugin that hangs times out; it is restarted and later pages are processed", "[plugin]") {
+TEST_CASE("a plugin that hangs times out, it is restarted and later pages are processed", "[plugin]") {
   CapturedLog log;
   auto p = ExternalProcessor::start(misbehaving(milliseconds(300)), log.sink());
   const auto failure = only_failure(process(*p, "/hang"));
@@ -240,7 +240,7 @@ TEST_CASE("a plugin that hangs times out; it is restarted and later pages are pr
   CHECK(p->counts().restarts >= 1);
 }
 
-TEST_CASE("a line that is not JSON fails the page as bad_answer; the plugin is restarted", "[plugin]") {
+TEST_CASE("a line that is not JSON fails the page as bad_answer, the plugin is restarted", "[plugin]") {
   CapturedLog log;
   auto p = ExternalProcessor::start(misbehaving(), log.sink());
   const auto failure = only_failure(process(*p, "/garbage"));
@@ -250,7 +250,7 @@ TEST_CASE("a line that is not JSON fails the page as bad_answer; the plugin is r
   CHECK(p->counts().bad_answer == 1);
 }
 
-TEST_CASE("an answer that names its page fails that page alone; the plugin goes on", "[plugin]") {
+TEST_CASE("an answer that names its page fails that page alone, the plugin goes on", "[plugin]") {
   struct Case {
     const char* path;
     const char* reason;

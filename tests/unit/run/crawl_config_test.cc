@@ -270,7 +270,7 @@ TEST_CASE("yaml: every kind of key is read", "[config][yaml]") {
   CHECK(c.retry_attempts == 3);
 }
 
-TEST_CASE("yaml: seed_url and seeds fill one list; a file list replaces what was there", "[config][yaml]") {
+TEST_CASE("yaml: seed_url and seeds fill one list, a file list replaces what was there", "[config][yaml]") {
   CrawlConfig c;
   c.seeds = {"http://before.example/"};
   c.exclude_patterns = {"old"};
@@ -385,7 +385,7 @@ TEST_CASE("yaml: syntax errors name the line", "[config][yaml]") {
   CHECK(from_yaml("max_depth:\t3\n").max_depth == 3);
 }
 
-TEST_CASE("yaml file: errors carry the file's path; a missing file is an error", "[config][yaml]") {
+TEST_CASE("yaml file: errors carry the file's path, a missing file is an error", "[config][yaml]") {
   TempFile file("max_depth: 2\nconcurrent_workers: 257\n");
   CrawlConfig c;
   CHECK(error_of([&] { apply_yaml_file(file.path(), c); }) ==
@@ -498,7 +498,7 @@ TEST_CASE("env: bad values name the variable", "[config][env]") {
 // ---------------------------------------------------------------------------
 // Command line
 
-TEST_CASE("cli: --flag value and --flag=value; positional arguments are returned", "[config][cli]") {
+TEST_CASE("cli: --flag value and --flag=value, positional arguments are returned", "[config][cli]") {
   CrawlConfig c;
   const auto rest = apply_command_line(
     {"crawl", "--max-pages", "10", "--max-depth=2", "--user-agent", "clibot", "extra",
@@ -562,7 +562,7 @@ TEST_CASE("cli: boolean flags, --no-<flag> and explicit values", "[config][cli]"
         "unknown option '--no-max-pages' (see actorcrawl --help)");
 }
 
-TEST_CASE("cli: repeated list flags append; the first replaces the file's list", "[config][cli]") {
+TEST_CASE("cli: repeated list flags append, the first replaces the file's list", "[config][cli]") {
   CrawlConfig c;
   c.exclude_patterns = {"from-file"};
   c.seeds = {"http://file.example/"};
@@ -698,7 +698,7 @@ TEST_CASE("options_help lists every key with its default", "[config]") {
   CHECK(help.find("  --revisit-after\n") != std::string::npos);
 }
 
-TEST_CASE("list flags of names split on commas; seeds and patterns do not", "[config][cli]") {
+TEST_CASE("list flags of names split on commas, seeds and patterns do not", "[config][cli]") {
   actorcrawl::CrawlConfig c;
   actorcrawl::apply_command_line({"--allowed-domains", "127.0.0.1,127.0.0.2, 127.0.0.3", "--allowed-domains", "a.test",
                                   "--seed", "http://a.test/?x=1,2", "--exclude-patterns", "a{1,3}",
@@ -900,7 +900,7 @@ TEST_CASE("profile keys: a key the profile ignores is an error naming it, its so
   CHECK(error_of([&] { check_profile_keys(copy); }) == "(no error)");
 }
 
-TEST_CASE("extract: rules in YAML become JSON; processors may hold objects", "[config][yaml]") {
+TEST_CASE("extract: rules in YAML become JSON, processors may hold objects", "[config][yaml]") {
   const CrawlConfig c = from_yaml(R"(
 extract:
   - name: product

@@ -35,7 +35,7 @@ TEST_CASE("prometheus: counters, gauges and a histogram in the text format", "[p
   CHECK_THROWS_AS(m.set("nope", {}, 1), std::logic_error);
 }
 
-TEST_CASE("prometheus: a job's series, of every family, end with it; other jobs' stay", "[prometheus]") {
+TEST_CASE("prometheus: a job's series, of every family, end with it, other jobs' stay", "[prometheus]") {
   PrometheusMetrics m;
   m.declare_counter("pages_total", "Pages.");
   m.declare_gauge("in_flight", "In flight.");

@@ -521,7 +521,7 @@ TEST_CASE("export: items-csv, url then the union of the kind's keys in first-see
   CHECK(export_items(db.str(), ExportFormat::items_csv, "article") == "url\r\n");
 }
 
-TEST_CASE("export: items-csv needs a kind; the kinds are listed from the index", "[store][export][items]") {
+TEST_CASE("export: items-csv needs a kind, the kinds are listed from the index", "[store][export][items]") {
   TempDbPath db;
   build_items_crawl(db.str());
   CHECK_THROWS_AS(export_items(db.str(), ExportFormat::items_csv, std::nullopt), std::invalid_argument);

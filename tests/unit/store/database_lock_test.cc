@@ -138,7 +138,7 @@ TEST_CASE("the lock ends with its store, and its file goes with it", "[store][lo
   CHECK(fs::exists(DatabaseLock::lock_path_of(path.str())));
 }
 
-TEST_CASE("another process holding the database is named; killed, it leaves no lock", "[store][lock]") {
+TEST_CASE("another process holding the database is named, killed, it leaves no lock", "[store][lock]") {
   TempDbPath path;
   { CrawlStore create(path.str()); }
   LockHolderProcess holder(path.str());

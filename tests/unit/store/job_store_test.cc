@@ -155,7 +155,7 @@ TEST_CASE("job store: a newer job table is refused", "[job_store]") {
   CHECK_THROWS_AS(JobStore(path.str()), StoreError);
 }
 
-TEST_CASE("job results: pages in crawl order, a page at a time, with links; the graph", "[job_store]") {
+TEST_CASE("job results: pages in crawl order, a page at a time, with links, the graph", "[job_store]") {
   TempDbPath path;
   CHECK(read_pages(path.str() + ".missing", 0, 10).pages.empty());  // not started yet
   CHECK(count_pages(path.str() + ".missing").fetched == 0);

@@ -149,7 +149,7 @@ TEST_CASE("a torn tail is cut on open, and a new file follows the last serial", 
   CHECK(fs::path(again.current_path()).filename().string().find("-00001-") != std::string::npos);
 }
 
-TEST_CASE("a file with nothing whole in it is removed; garbage after members is cut", "[warc]") {
+TEST_CASE("a file with nothing whole in it is removed, garbage after members is cut", "[warc]") {
   TempDir dir{"warc_garbage"};
   fs::create_directories(dir.str());
   const std::string torn = dir.str() + "/test-crawl-20260101000000-00004-abcdef.warc.gz";

@@ -40,7 +40,7 @@ TEST_CASE("writes commit once the batch is full, or on flush", "[write_batch]") 
   CHECK(scalar(f.path.str(), "SELECT COUNT(*) FROM t") == 4);
 }
 
-TEST_CASE("a failed call is undone alone; the rest of the batch commits", "[write_batch]") {
+TEST_CASE("a failed call is undone alone, the rest of the batch commits", "[write_batch]") {
   Fixture f;
   WriteBatch batch(f.db, f.path.str(), 100, [&] { ++f.rollbacks; });
   f.insert(batch, 1);

@@ -193,7 +193,7 @@ TEST_CASE("html: area href is a link", "[html]") {
   CHECK(doc.links[2].href == "/after");
 }
 
-TEST_CASE("html: unfetchable hrefs are dropped; empty and fragment hrefs are kept for the base URL", "[html]") {
+TEST_CASE("html: unfetchable hrefs are dropped, empty and fragment hrefs are kept for the base URL", "[html]") {
   const HtmlDocument doc = parse_html(
       "<a href=\"javascript:void(0)\">j</a>"
       "<a href=\"  JavaScript:alert(1)\">j2</a>"

@@ -203,7 +203,7 @@ TEST_CASE("groups naming the same agent are combined", "[robots]") {
   CHECK(allowed(stars, "/z"));
 }
 
-TEST_CASE("stacked user-agent lines share a group; a user-agent after rules starts one",
+TEST_CASE("stacked user-agent lines share a group, a user-agent after rules starts one",
           "[robots]") {
   const std::string body =
       "User-agent: somebot\n"
