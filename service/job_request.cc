@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/crawl/crawl_profile.h"
-#include "core/crawl/link_scope.h"
+#include "core/crawl/crawl_scope.h"
 #include "core/web/url.h"
 #include "service/request_policy.h"
 

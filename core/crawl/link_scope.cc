@@ -93,21 +93,6 @@ const char* to_string(ScopeVerdict v) {
   return "out_of_domain";
 }
 
-const char* to_string(CrawlScope scope) {
-  switch (scope) {
-    case CrawlScope::domain: return "domain";
-    case CrawlScope::host: return "host";
-    case CrawlScope::any: return "any";
-  }
-  return "domain";
-}
-
-std::optional<CrawlScope> parse_crawl_scope(std::string_view text) {
-  for (const CrawlScope s : {CrawlScope::domain, CrawlScope::host, CrawlScope::any})
-    if (text == to_string(s)) return s;
-  return std::nullopt;
-}
-
 struct LinkScope::Impl {
   // Empty with `any_domain`: no domain is checked.
   std::vector<AllowedDomain> domains;
