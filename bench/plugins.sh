@@ -32,6 +32,8 @@
 #   ROUNDS [3]                       alternating rounds; the table shows medians
 #   CONFIGS ["baseline extract python"]  a subset, in this order in round 1
 #   PLUGIN_INSTANCES [2]             instances of plugins/wordcount.py
+#   EXTRACT_RULES [the rule above]   the extract configuration's rules (JSON; items
+#                                    of kind "page" have their non-null fields counted)
 #   AC_WORKERS [2] AC_TRANSFERS [32] AC_ARGS []   actorcrawl's fetch settings, extra flags
 #   ACTORCRAWL_BIN [build/actorcrawl] the binary to measure (never rebuilt when given)
 #   PLUGINS_PORT [8085]              nginx's port (SMOKE: a random high port)
@@ -71,7 +73,7 @@ done
 
 # The extraction rule: three fields every page of the synthetic web has
 # (the calendar and loop trap pages have no <main>: their first_paragraph is null).
-EXTRACT_RULES='[{"name": "page", "fields": {"title": {"css": "title::text"}, "first_paragraph": {"xpath": "//main/p[1]"}, "links": {"xpath": "count(//a[@href])"}}}]'
+EXTRACT_RULES=${EXTRACT_RULES:-'[{"name": "page", "fields": {"title": {"css": "title::text"}, "first_paragraph": {"xpath": "//main/p[1]"}, "links": {"xpath": "count(//a[@href])"}}}]'}
 
 need_nginx_and_time
 start_work_dir plugins
