@@ -14,6 +14,12 @@
   site-urls   ROOT BASE_URL OUT_DIR --entry PATH         a static site's .html files as URLs, and
                                                          which of them the entry page's links reach
   scale       OUT.json --db F --time FILE [--md F]       the scale scenario's numbers and targets
+  proc-watch  OUT.json --exe PATH                        CPU of a crawler and of its child processes
+                                                         (plugins), sampled from /proc until it exits
+  plugin-run  RUN.json --metrics F --db F [--proc F]     adds items, failures and the CPU split to a
+                                                         `measure` result (bench/plugins.sh)
+  plugins-table OUT.md RUN.json... [--baseline NAME]     bench/plugins.sh's table of medians
+  check-items RUN.json...                                exit 1 unless items stored == pages fetched
 """
 import argparse
 import json
@@ -678,6 +684,285 @@ def once(args):
           "%(requests_per_page).4f requests a page" % r)
 
 
+# ---------------------------------------------------------------- processors (bench/plugins.sh)
+
+def _proc_stat(pid):
+    """utime + stime and cutime + cstime of a process, in clock ticks, and its state."""
+    with open("/proc/%s/stat" % pid) as f:
+        rest = f.read().rsplit(")", 1)[1].split()
+    return int(rest[11]) + int(rest[12]), int(rest[13]) + int(rest[14]), rest[0]
+
+
+def _children(pid):
+    out = []
+    try:
+        tasks = os.listdir("/proc/%s/task" % pid)
+    except OSError:
+        return out
+    for t in tasks:
+        try:
+            with open("/proc/%s/task/%s/children" % (pid, t)) as f:
+                out += f.read().split()
+        except OSError:
+            pass
+    return out
+
+
+def proc_watch(args):
+    """Samples /proc while a process runs whose executable is --exe: its own
+    CPU, the CPU of its children it has reaped (cutime), and each descendant's
+    CPU as last seen (a plugin's last sample is at most --interval before it
+    exits). /usr/bin/time -v counts a descendant only when every parent on the
+    way waited for it; comparing its total with these parts shows whether it did."""
+    import time
+    tick = float(os.sysconf("SC_CLK_TCK"))
+    exe = os.path.realpath(args.exe)
+    deadline = time.monotonic() + args.find_timeout
+    pid = None
+    while pid is None and time.monotonic() < deadline:
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                try:
+                    if os.readlink("/proc/%s/exe" % d) == exe:
+                        pid = d
+                        break
+                except OSError:
+                    pass
+        if pid is None:
+            time.sleep(0.02)
+    r = {"exe": args.exe, "crawler_pid": None, "samples": 0, "crawler_cpu_s": None,
+         "crawler_reaped_children_cpu_s": None, "descendants": [], "descendants_cpu_s": 0.0}
+    if pid is None:
+        r["error"] = "no process of %s appeared within %.0f s" % (args.exe, args.find_timeout)
+    else:
+        r["crawler_pid"] = int(pid)
+        start = time.monotonic()
+        seen = {}   # pid -> {cmd, cpu_ticks, first_s, last_s}
+        own = reaped = None
+        end = start + args.timeout
+        while time.monotonic() < end:
+            try:
+                o, c, state = _proc_stat(pid)
+            except (OSError, IndexError, ValueError):
+                break
+            own, reaped = o, c
+            now = time.monotonic() - start
+            stack = _children(pid)
+            while stack:
+                child = stack.pop()
+                try:
+                    cpu, _, _ = _proc_stat(child)
+                except (OSError, IndexError, ValueError):
+                    continue
+                d = seen.get(child)
+                if d is None:
+                    try:
+                        with open("/proc/%s/cmdline" % child, "rb") as f:
+                            cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+                    except OSError:
+                        cmd = "?"
+                    d = seen[child] = {"pid": int(child), "cmd": cmd, "cpu_ticks": cpu,
+                                       "first_s": round(now, 2), "last_s": round(now, 2)}
+                d["cpu_ticks"] = max(d["cpu_ticks"], cpu)
+                d["last_s"] = round(now, 2)
+                stack += _children(child)
+            r["samples"] += 1
+            if state == "Z":
+                break
+            time.sleep(args.interval)
+        r["crawler_cpu_s"] = own / tick if own is not None else None
+        r["crawler_reaped_children_cpu_s"] = reaped / tick if reaped is not None else None
+        for d in seen.values():
+            d["cpu_s"] = d.pop("cpu_ticks") / tick
+            r["descendants"].append(d)
+        r["descendants_cpu_s"] = sum(d["cpu_s"] for d in r["descendants"])
+    with open(args.out, "w") as f:
+        json.dump(r, f, indent=1)
+
+
+def plugin_run(args):
+    """Adds to a `measure` result (RUN.json, rewritten): the crawl's metrics.log
+    (pages_fetched, items_stored, processor_failures), the items by kind and,
+    for items of --fields-kind, how many have each field non-null; from
+    proc-watch, the CPU split between the crawler and its child processes and
+    whether /usr/bin/time -v counted the children; nginx's CPU for the run."""
+    r = json.load(open(args.run))
+    try:
+        m = json.load(open(args.metrics))
+    except (OSError, ValueError) as e:
+        m = {}
+        r["metrics_error"] = str(e)
+    r["pages_fetched"] = m.get("pages_fetched")
+    r["items_stored"] = m.get("items_stored")
+    r["processor_failures"] = m.get("processor_failures")
+    r["termination_reason"] = m.get("termination_reason")
+    r["processor_failure_count"] = sum(n for reasons in (m.get("processor_failures") or {}).values()
+                                       for n in reasons.values())
+    kinds, fields = {}, {}
+    try:
+        con = sqlite3.connect("file:%s?mode=ro" % args.db, uri=True)
+        try:
+            kinds = dict(con.execute("SELECT kind, COUNT(*) FROM items GROUP BY kind"))
+            if args.fields_kind:
+                for (text,) in con.execute("SELECT item FROM items WHERE kind = ?", (args.fields_kind,)):
+                    for k, v in json.loads(text).items():
+                        fields[k] = fields.get(k, 0) + (v is not None)
+        finally:
+            con.close()
+    except (sqlite3.Error, ValueError) as e:
+        r["items_error"] = str(e)
+    r["items_by_kind"] = kinds
+    r["non_null_fields"] = fields
+    pages = r.get("pages") or 0
+    if args.proc:
+        try:
+            p = json.load(open(args.proc))
+        except (OSError, ValueError) as e:
+            p = {"error": str(e)}
+        r["proc"] = {k: p.get(k) for k in ("crawler_cpu_s", "crawler_reaped_children_cpu_s",
+                                           "descendants_cpu_s", "samples", "error")}
+        r["proc"]["descendants"] = [{k: d[k] for k in ("pid", "cmd", "cpu_s", "first_s", "last_s")}
+                                    for d in p.get("descendants", [])]
+        own, kids = p.get("crawler_cpu_s"), p.get("descendants_cpu_s") or 0.0
+        r["plugin_processes"] = len(p.get("descendants", []))
+        r["plugin_cpu_s"] = kids
+        # The crawler's own CPU: time -v's total less the plugins' (the last
+        # sample of the crawler itself misses up to --interval of its end).
+        r["crawler_own_cpu_s"] = r["cpu_s"] - kids
+        if pages:
+            r["crawler_own_cpu_ms_per_page"] = 1000.0 * r["crawler_own_cpu_s"] / pages
+            r["plugin_cpu_ms_per_page"] = 1000.0 * kids / pages
+        # time -v counted the children when its total holds them beside what
+        # the crawler was seen to use itself (each last sample may miss up to
+        # --interval of CPU: half the plugins' CPU is the threshold, which is
+        # meaningful for runs of seconds, not for a smoke run's tenths).
+        if own is not None and kids > 0:
+            r["time_counts_children"] = r["cpu_s"] >= own + 0.5 * kids
+            r["time_minus_parts_s"] = r["cpu_s"] - own - kids
+    if args.nginx_cpu_before not in (None, "-") and args.nginx_cpu_after not in (None, "-"):
+        r["nginx_cpu_s"] = float(args.nginx_cpu_after) - float(args.nginx_cpu_before)
+        if pages:
+            r["nginx_cpu_ms_per_page"] = 1000.0 * r["nginx_cpu_s"] / pages
+    if r.get("wall_s"):
+        # The crawler, its plugins and nginx: how much of the machine the run kept busy.
+        r["cores_busy"] = (r["cpu_s"] + (r.get("nginx_cpu_s") or 0.0)) / r["wall_s"]
+    with open(args.run, "w") as f:
+        json.dump(r, f, indent=1)
+    extra = ""
+    if "plugin_cpu_s" in r and r["plugin_cpu_s"]:
+        extra = ", plugins %.2f s CPU in %d process(es), crawler itself %.2f s%s" % (
+            r["plugin_cpu_s"], r["plugin_processes"], r["crawler_own_cpu_s"] or 0,
+            "" if r.get("time_counts_children") else " (NOT in time -v's total)")
+    print("%-10s round %s: items stored %s, pages fetched %s, failures %d%s" % (
+        r["tool"], r["round"], r["items_stored"], r["pages_fetched"], r["processor_failure_count"], extra))
+
+
+def plugins_table(args):
+    runs = [json.load(open(p)) for p in args.runs]
+    configs = []
+    for r in runs:
+        if r["tool"] not in configs:
+            configs.append(r["tool"])
+    base = {r["round"]: r for r in runs if r["tool"] == args.baseline}
+
+    def med(vals):
+        vals = [v for v in vals if v is not None]
+        return statistics.median(vals) if vals else None
+
+    def rng(vals, nd):
+        vals = [v for v in vals if v is not None]
+        return "%s–%s" % (fmt(min(vals), nd), fmt(max(vals), nd)) if len(vals) > 1 else ""
+
+    lines = [
+        "| configuration | runs ok | pages | items stored | wall s | pages/s | user+sys CPU s | CPU ms/page "
+        "| extra CPU ms/page vs %s (per round) | crawler's own CPU ms/page | plugins' CPU ms/page "
+        "| nginx CPU ms/page | cores busy (with nginx) | peak RSS MB | processor failures |" % args.baseline,
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    notes = []
+    for c in configs:
+        rs = [r for r in runs if r["tool"] == c]
+
+        def m(key):
+            return med([r.get(key) for r in rs])
+        deltas = []
+        for r in rs:
+            b = base.get(r["round"])
+            if c != args.baseline and b and r.get("cpu_ms_per_page") is not None and b.get("cpu_ms_per_page") is not None:
+                deltas.append(r["cpu_ms_per_page"] - b["cpu_ms_per_page"])
+        d = med(deltas)
+        delta_cell = "" if c == args.baseline else (
+            "%s (%s)" % (fmt(d, 3), rng(deltas, 3)) if len(deltas) > 1 else fmt(d, 3))
+        ok = sum(1 for r in rs if r.get("ok") and r.get("items_ok", True))
+        rss = m("max_rss_kb")
+        cells = [c, "%d/%d" % (ok, len(rs)), fmt(m("pages"), 0), fmt(m("items_stored"), 0), fmt(m("wall_s"), 2),
+                 fmt(m("pages_per_s"), 0), fmt(m("cpu_s"), 2), fmt(m("cpu_ms_per_page"), 3), delta_cell,
+                 fmt(m("crawler_own_cpu_ms_per_page"), 3),
+                 fmt(m("plugin_cpu_ms_per_page"), 3) if any(r.get("plugin_cpu_s") for r in rs) else "—",
+                 fmt(m("nginx_cpu_ms_per_page"), 3), fmt(m("cores_busy"), 2),
+                 fmt(rss / 1024.0 if rss else None, 1),
+                 fmt(sum(r.get("processor_failure_count") or 0 for r in rs), 0)]
+        lines.append("| " + " | ".join(cells) + " |")
+        per_round = ", ".join("r%d %s pages/s %s ms" % (r["round"], fmt(r.get("pages_per_s"), 0),
+                                                        fmt(r.get("cpu_ms_per_page"), 3))
+                              for r in sorted(rs, key=lambda x: x["round"]))
+        notes.append("%s per round: %s" % (c, per_round))
+        nn = [r for r in rs if r.get("non_null_fields")]
+        if nn:
+            keys = list(nn[0]["non_null_fields"])
+            notes.append("%s: fields not null, of %s items (median): %s" % (
+                c, fmt(med([sum((r.get("items_by_kind") or {}).values()) for r in nn]), 0),
+                ", ".join("%s %s" % (k, fmt(med([r["non_null_fields"].get(k) for r in nn]), 0)) for k in keys)))
+        plug = [r for r in rs if r.get("plugin_cpu_s")]
+        if plug:
+            counted = sum(1 for r in plug if r.get("time_counts_children"))
+            procs = med([r.get("plugin_processes") for r in plug])
+            busy = med([r["plugin_cpu_s"] / r["wall_s"] / (r.get("plugin_processes") or 1)
+                        for r in plug if r.get("wall_s")])
+            notes.append("%s: /usr/bin/time -v's CPU includes the plugin processes in %d of %d runs "
+                         "(its total minus the crawler's and the plugins' CPU sampled from /proc: %s s); "
+                         "%s plugin process(es) a run, each busy %s%% of the wall time" % (
+                             c, counted, len(plug), rng([r.get("time_minus_parts_s") for r in plug], 2)
+                             or fmt(plug[0].get("time_minus_parts_s"), 2),
+                             fmt(procs, 0), fmt(100.0 * busy if busy is not None else None, 0)))
+    loads = [r["loadavg_after"][0] for r in runs if r.get("loadavg_after")]
+    if loads:
+        notes.append("load average (1 min) right after each run: %.1f-%.1f on %d cores" % (
+            min(loads), max(loads), os.cpu_count() or 0))
+    text = "\n".join(lines) + "\n\n" + "\n".join("- " + x for x in notes) + "\n"
+    with open(args.out, "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+
+def check_items(args):
+    """Every page fetched gave exactly one item (items stored == pages), no
+    processor failed, and the crawl exited as it should."""
+    bad = 0
+    for path in args.runs:
+        r = json.load(open(path))
+        problems = []
+        if not r.get("ok"):
+            problems.append("exit status %s" % r.get("exit_status"))
+        if r.get("items_stored") is None or r.get("pages_fetched") is None:
+            problems.append("no metrics (%s)" % r.get("metrics_error", "metrics.log missing"))
+        else:
+            if r["items_stored"] != r["pages_fetched"]:
+                problems.append("items stored %d != pages fetched %d" % (r["items_stored"], r["pages_fetched"]))
+            if r["items_stored"] != r.get("pages"):
+                problems.append("items stored %d != pages in the database (status 200) %s" % (
+                    r["items_stored"], r.get("pages")))
+        if r.get("processor_failure_count"):
+            problems.append("processor failures %s" % json.dumps(r.get("processor_failures")))
+        if problems:
+            bad += 1
+            print("FAIL: %s round %s: %s" % (r["tool"], r["round"], "; ".join(problems)))
+        else:
+            print("ok: %s round %s: %d items for %d pages, no processor failure" % (
+                r["tool"], r["round"], r["items_stored"], r["pages_fetched"]))
+    sys.exit(1 if bad else 0)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -753,6 +1038,30 @@ def main():
     p.add_argument("--min-discovered", type=int, default=1000000)
     p.add_argument("--tolerance-pct", type=float, default=20)
     p.set_defaults(fn=scale)
+    p = sub.add_parser("proc-watch")
+    p.add_argument("out")
+    p.add_argument("--exe", required=True, help="the crawler's executable (its /proc/PID/exe)")
+    p.add_argument("--interval", type=float, default=0.2)
+    p.add_argument("--find-timeout", type=float, default=30.0)
+    p.add_argument("--timeout", type=float, default=3600.0)
+    p.set_defaults(fn=proc_watch)
+    p = sub.add_parser("plugin-run")
+    p.add_argument("run")
+    p.add_argument("--metrics", required=True)
+    p.add_argument("--db", required=True)
+    p.add_argument("--proc")
+    p.add_argument("--fields-kind", help="count the non-null fields of this kind's items")
+    p.add_argument("--nginx-cpu-before")
+    p.add_argument("--nginx-cpu-after")
+    p.set_defaults(fn=plugin_run)
+    p = sub.add_parser("plugins-table")
+    p.add_argument("out")
+    p.add_argument("runs", nargs="+")
+    p.add_argument("--baseline", default="baseline")
+    p.set_defaults(fn=plugins_table)
+    p = sub.add_parser("check-items")
+    p.add_argument("runs", nargs="+")
+    p.set_defaults(fn=check_items)
     a = ap.parse_args()
     a.fn(a)
 
