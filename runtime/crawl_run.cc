@@ -43,12 +43,12 @@ void refuse_outputs_over_database(const CrawlConfig& config) {
                         "; writing it would destroy the crawl (choose another file)");
 }
 
-// The parts of a crawl whose configuration check_crawl() passed (giving
-// `scope`), the database opened last (under `lock` when the caller has
+// The parts of a crawl whose configuration check_crawl() and
+// refuse_outputs_over_database() passed (giving `scope`), the database
+// opened last (under `lock` when the caller has
 // taken it already).
 CrawlParts prepare(const CrawlConfig& config, std::shared_ptr<const LinkScope> scope,
                    std::unique_ptr<DatabaseLock> lock = nullptr) {
-  refuse_outputs_over_database(config);
   CrawlParts parts;
   // The archive opens (and repairs a torn last file) before the database:
   // a warc_dir that cannot be written stops the crawl before it starts.
@@ -136,7 +136,9 @@ CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, c
     throw ConfigError("concurrent_workers is 0: nothing would fetch (only a coordinator may run without local workers)");
   if (options.coordinator)
     parse_node_address(config.listen, "listen");
-  return run_prepared(sys, config, options, prepare(config, check_crawl(config)));
+  auto scope = check_crawl(config);
+  refuse_outputs_over_database(config);
+  return run_prepared(sys, config, options, prepare(config, std::move(scope)));
 }
 
 namespace {

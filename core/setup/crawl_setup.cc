@@ -40,10 +40,11 @@ class ExternalProcessorChecked final : public PageProcessor {
 void register_external_processors(ProcessorRegistry& registry, ChainUse use) {
   registry.add_object_kind("exec", [use](const std::string& entry,
                                          const ProcessorChain::Options&) -> std::shared_ptr<PageProcessor> {
+    // parse_external_processor refuses the built-ins' names; `extract` is
+    // registered per crawl, so it is refused here.
     ExternalProcessorSpec spec = parse_external_processor(entry);
-    for (const auto& name : ProcessorRegistry::builtin().names())
-      if (spec.name == name || spec.name == "extract")
-        throw ConfigError("external processor '" + spec.name + "': the name is a built-in processor's");
+    if (spec.name == "extract")
+      throw ConfigError("external processor 'extract': the name is the extraction rules' processor's");
     if (use == ChainUse::check)
       return std::make_shared<ExternalProcessorChecked>(spec.name);
     try {
@@ -80,7 +81,7 @@ std::shared_ptr<const LinkScope> check_crawl(const CrawlConfig& config) {
         case ScopeVerdict::out_of_domain:
           throw ConfigError("seed '" + seed.str() + "' is outside the crawl's scope: its host " + seed.host_key() +
                             " is not within allowed_domains" +
-                            (config.scope == "host" ? " and the seeds' hosts" : std::string{}));
+                            (*mode == CrawlScope::host ? " and the seeds' hosts" : std::string{}));
         case ScopeVerdict::excluded:
           throw ConfigError("seed '" + seed.str() + "' matches one of exclude_patterns");
       }

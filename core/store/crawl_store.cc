@@ -171,15 +171,10 @@ struct CrawlStore::Impl {
 
   // A refetch replaces what the last fetch's processors found.
   void replace_items(std::int64_t page_id, const PageRow& page) {
-    {
-      StatementUse use(delete_items);
-      delete_items.bind(1, page_id);
-      delete_items.exec();
-    }
-    {
-      StatementUse use(delete_failures);
-      delete_failures.bind(1, page_id);
-      delete_failures.exec();
+    for (SQLite::Statement* clear : {&delete_items, &delete_failures}) {
+      StatementUse use(*clear);
+      clear->bind(1, page_id);
+      clear->exec();
     }
     for (const auto& item : page.items) {
       StatementUse use(insert_item);
