@@ -76,6 +76,13 @@ TEST_CASE("extraction rules: a shop's every product, exactly, through export --f
   const auto result = crawl(config);
   CHECK(result.summary.pages_fetched == 8);
   CHECK(result.summary.items_stored == 7);
+  // Extraction reads pages the crawl fetched: each was requested once.
+  const auto seen = targets_seen(web, h);
+  CHECK(seen.size() == 8);
+  for (const auto& [target, times] : seen) {
+    INFO(target);
+    CHECK(times == 1);
+  }
 
   std::ostringstream out;
   CrawlExport(config.db_path).write(ExportFormat::items, ExportGraph::domains, out);

@@ -60,6 +60,13 @@ TEST_CASE("external processors: items and links from a plugin, crashes, hangs an
                        processor_entry("wordcount", "plugins/wordcount.py", "", "30s", 2)};
   const auto result = crawl(config);
   CHECK(result.termination_reason == "queue_empty");
+  // A plugin that fails costs its page's items, never a second request.
+  const auto seen = targets_seen(web, h);
+  CHECK(seen.size() == 11);
+  for (const auto& [target, times] : seen) {
+    INFO(target);
+    CHECK(times == 1);
+  }
 
   // Every page was stored, those the plugin found too (links resolved
   // against the page's final URL, in scope only).
