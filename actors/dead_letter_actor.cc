@@ -2,7 +2,7 @@
 
 #include <caf/all.hpp>
 
-#include "runtime/message_trace.h"
+#include "instrument/message_trace.h"
 #include "core/run/console_log.h"
 #include "core/crawl/transient_failure.h"
 #include "messages/catalogue.h"
@@ -17,7 +17,7 @@ struct dead_letter_state {
   static inline const char* name = "DeadLetterActor";
 };
 
-caf::behavior dead_letter_actor(traced_actor<dead_letter_state>* self) {
+dead_letter_actor::behavior_type dead_letter_behavior(traced_actor<dead_letter_state, dead_letter_actor>* self) {
   return {
     [self](topology& t) { self->state.actors = std::move(t); },
     [self](fetch_failure& f) {
@@ -49,6 +49,6 @@ caf::behavior dead_letter_actor(traced_actor<dead_letter_state>* self) {
 
 }  // namespace
 
-caf::actor spawn_dead_letter(caf::actor_system& sys) { return sys.spawn(dead_letter_actor); }
+dead_letter_actor spawn_dead_letter(caf::actor_system& sys) { return sys.spawn(dead_letter_behavior); }
 
 }  // namespace actorcrawl

@@ -6,8 +6,10 @@
 
 #include <caf/fwd.hpp>
 
+#include "messages/interfaces.h"
+
 namespace actorcrawl {
 
-caf::actor spawn_dead_letter(caf::actor_system& sys);
+dead_letter_actor spawn_dead_letter(caf::actor_system& sys);
 
 }  // namespace actorcrawl

@@ -5,7 +5,7 @@
 
 #include <caf/all.hpp>
 
-#include "runtime/message_trace.h"
+#include "instrument/message_trace.h"
 #include "core/run/clock.h"
 #include "core/run/console_log.h"
 #include "core/fetch/fetch_engine.h"
@@ -23,7 +23,7 @@ namespace {
 // handled at once instead of at the next poll timeout.
 class fetch_worker : public caf::blocking_actor {
  public:
-  fetch_worker(caf::actor_config& cfg, caf::actor host_selector, std::string name, int capacity)
+  fetch_worker(caf::actor_config& cfg, host_selector_actor host_selector, std::string name, int capacity)
       : caf::blocking_actor(cfg), selector_(std::move(host_selector)), name_(std::move(name)),
         capacity_(capacity) {}
 
@@ -65,17 +65,14 @@ class fetch_worker : public caf::blocking_actor {
 
   bool join() {
     bool joined = false;
-    request(selector_, std::chrono::seconds{30}, worker_hello{this, name_, capacity_})
+    request(selector_, std::chrono::seconds{30}, worker_hello{caf::actor_cast<fetch_worker_actor>(this), name_, capacity_})
       .receive(
         [&](worker_welcome& w) {
           actors_ = std::move(w.actors);
           // Traces name the coordinator's actors, wherever they run.
-          for (const auto& [actor, role] : {std::pair{actors_.frontier, "frontier"},
-                                            std::pair{actors_.host_selector, "host_selector"},
-                                            std::pair{actors_.processor, "processor"},
-                                            std::pair{actors_.storage, "storage"},
-                                            std::pair{actors_.dead_letter, "dead_letter"}})
+          for_each_role(actors_, [&](const char* role, const auto& actor) {
             name_actor(actor.address(), role, actors_.node);
+          });
           settings_ = std::move(w.settings);
           joined = true;
         },
@@ -259,7 +256,7 @@ class fetch_worker : public caf::blocking_actor {
   std::string role() const { return "fetch_worker/" + name_.substr(0, name_.find('@')); }
 
   bool traced_ = false;
-  caf::actor selector_;
+  host_selector_actor selector_;
   std::string name_;
   std::int32_t capacity_;
   topology actors_;
@@ -277,8 +274,8 @@ class fetch_worker : public caf::blocking_actor {
 
 }  // namespace
 
-caf::actor spawn_fetch_worker(caf::actor_system& sys, caf::actor host_selector, std::string name,
-                              int capacity) {
+fetch_worker_actor spawn_fetch_worker(caf::actor_system& sys, host_selector_actor host_selector, std::string name,
+                                      int capacity) {
   return sys.spawn<fetch_worker>(std::move(host_selector), std::move(name), capacity);
 }
 

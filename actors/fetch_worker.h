@@ -12,9 +12,12 @@
 
 #include <caf/fwd.hpp>
 
+#include "messages/interfaces.h"
+
 namespace actorcrawl {
 
-caf::actor spawn_fetch_worker(caf::actor_system& sys, caf::actor host_selector, std::string name,
-                              int capacity);
+// Dynamically typed: see fetch_worker_actor (messages/interfaces.h).
+fetch_worker_actor spawn_fetch_worker(caf::actor_system& sys, host_selector_actor host_selector, std::string name,
+                                      int capacity);
 
 }  // namespace actorcrawl

@@ -5,7 +5,7 @@
 
 #include <caf/all.hpp>
 
-#include "runtime/message_trace.h"
+#include "instrument/message_trace.h"
 #include "core/run/console_log.h"
 #include "core/crawl/lease_ledger.h"
 #include "core/crawl/transient_failure.h"
@@ -24,7 +24,7 @@ static_assert(std::is_same<CrawlFrontier::Clock::time_point, caf::actor_clock::t
 
 struct frontier_state {
   topology actors;
-  caf::actor observer;
+  crawl_observer_actor observer;
   FrontierSettings settings;
   std::unique_ptr<CrawlFrontier> frontier;
   frontier_delta delta;          // rows to persist, sent once per message
@@ -47,7 +47,7 @@ struct frontier_state {
   static inline const char* name = "FrontierActor";
 };
 
-using frontier_ptr = traced_actor<frontier_state>*;
+using frontier_ptr = traced_actor<frontier_state, frontier_actor>*;
 
 // Writes what this message changed. Sent before any lease of a new URL, so
 // the row is in the database (in order, same mailbox) before anything can
@@ -218,7 +218,8 @@ void maybe_finish(frontier_ptr self) {
           });
 }
 
-caf::behavior frontier_actor(frontier_ptr self, FrontierSettings settings, caf::actor observer) {
+frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSettings settings,
+                                                crawl_observer_actor observer) {
   self->state.settings = std::move(settings);
   self->state.observer = std::move(observer);
   // Until the seeds arrive (and resume decides), an empty frontier answers.
@@ -324,8 +325,8 @@ caf::behavior frontier_actor(frontier_ptr self, FrontierSettings settings, caf::
 
 }  // namespace
 
-caf::actor spawn_frontier(caf::actor_system& sys, FrontierSettings settings, caf::actor observer) {
-  return sys.spawn(frontier_actor, std::move(settings), std::move(observer));
+frontier_actor spawn_frontier(caf::actor_system& sys, FrontierSettings settings, crawl_observer_actor observer) {
+  return sys.spawn(frontier_behavior, std::move(settings), std::move(observer));
 }
 
 }  // namespace actorcrawl

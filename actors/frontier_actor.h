@@ -12,9 +12,10 @@
 #include <string>
 
 #include "core/crawl/frontier_start.h"
+#include "messages/interfaces.h"
 
 namespace actorcrawl {
 
-caf::actor spawn_frontier(caf::actor_system& sys, FrontierSettings settings, caf::actor observer);
+frontier_actor spawn_frontier(caf::actor_system& sys, FrontierSettings settings, crawl_observer_actor observer);
 
 }  // namespace actorcrawl

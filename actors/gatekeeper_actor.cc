@@ -15,9 +15,10 @@ std::string catalogue_mismatch_text(const std::string& coordinator_digest, const
 
 namespace {
 
-caf::behavior gatekeeper(caf::event_based_actor* self, caf::actor host_selector, std::string catalogue) {
+gatekeeper_actor::behavior_type gatekeeper_behavior(gatekeeper_actor::pointer self, host_selector_actor host_selector,
+                                                    std::string catalogue) {
   return {
-    [=](const std::string& tag, const std::string& digest, const std::string& node) -> caf::result<caf::actor> {
+    [=](const std::string& tag, const std::string& digest, const std::string& node) -> caf::result<host_selector_actor> {
       if (tag != kJoinTag) {
         log_line(LogLevel::warn, "refused a connection from " + node + ": not an actorcrawl join request");
         return caf::make_error(caf::sec::runtime_error, std::string{"unknown join protocol '"} + tag + "'");
@@ -35,8 +36,8 @@ caf::behavior gatekeeper(caf::event_based_actor* self, caf::actor host_selector,
 
 }  // namespace
 
-caf::actor spawn_gatekeeper(caf::actor_system& sys, caf::actor host_selector, std::string catalogue) {
-  return sys.spawn(gatekeeper, std::move(host_selector), std::move(catalogue));
+gatekeeper_actor spawn_gatekeeper(caf::actor_system& sys, host_selector_actor host_selector, std::string catalogue) {
+  return sys.spawn(gatekeeper_behavior, std::move(host_selector), std::move(catalogue));
 }
 
 }  // namespace actorcrawl

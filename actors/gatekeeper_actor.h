@@ -9,9 +9,11 @@
 
 #include <caf/fwd.hpp>
 
+#include "messages/interfaces.h"
+
 namespace actorcrawl {
 
-caf::actor spawn_gatekeeper(caf::actor_system& sys, caf::actor host_selector, std::string catalogue);
+gatekeeper_actor spawn_gatekeeper(caf::actor_system& sys, host_selector_actor host_selector, std::string catalogue);
 
 // The text of a refusal, as both sides print it.
 std::string catalogue_mismatch_text(const std::string& coordinator_digest, const std::string& worker_digest);

@@ -7,7 +7,7 @@
 
 #include <caf/all.hpp>
 
-#include "runtime/message_trace.h"
+#include "instrument/message_trace.h"
 #include "core/run/clock.h"
 #include "core/run/console_log.h"
 #include "core/crawl/host_scheduler.h"
@@ -35,7 +35,7 @@ struct host_selector_state {
   std::string product_token;  // what robots.txt groups are matched against
   HostScheduler scheduler;
   std::map<caf::actor_addr, HostScheduler::WorkerId> worker_ids;
-  std::unordered_map<HostScheduler::WorkerId, caf::actor> workers;
+  std::unordered_map<HostScheduler::WorkerId, fetch_worker_actor> workers;
   HostScheduler::WorkerId next_worker_id = 1;
   std::int64_t demand_outstanding = 0;  // slots asked of the Frontier, not yet filled
   bool stopping = false;
@@ -45,7 +45,16 @@ struct host_selector_state {
   static inline const char* name = "HostSelectorActor";
 };
 
-using selector_ptr = traced_actor<host_selector_state>*;
+using selector_ptr = traced_actor<host_selector_state, host_selector_actor>*;
+
+// To a FetchWorker, whose handle is dynamically typed (fetch_worker_actor):
+// CAF's typed send() refuses such a receiver, and anon_send would hide the
+// sender from the worker's trace. The message is one the worker accepts
+// (fetch_job, robots_fetch, drain_atom), which nothing here can check.
+template <class Message>
+void tell_worker(selector_ptr self, const fetch_worker_actor& worker, Message&& message) {
+  caf::unsafe_send_as(self, worker, std::forward<Message>(message));
+}
 
 void return_to_frontier(selector_ptr self, std::vector<CrawlJob> jobs) {
   if (!jobs.empty())
@@ -78,9 +87,9 @@ void dispatch(selector_ptr self) {
     if (w == st.workers.end())
       continue;
     if (d.kind == HostScheduler::Kind::robots)
-      self->send(w->second, robots_fetch{d.job.host_key, d.job.url});
+      tell_worker(self, w->second, robots_fetch{d.job.host_key, d.job.url});
     else
-      self->send(w->second, fetch_job{std::move(d.job), monotonic_us()});
+      tell_worker(self, w->second, fetch_job{std::move(d.job), monotonic_us()});
   }
   for (auto& r : st.scheduler.take_refused())
     self->send(st.actors.frontier, url_refused{std::move(r.job), std::move(r.reason)});
@@ -96,143 +105,167 @@ void dispatch(selector_ptr self) {
   ask_for_work(self);
 }
 
-caf::behavior host_selector_actor(selector_ptr self, HostScheduler::Settings politeness, fetch_settings settings) {
+// A FetchWorker registers: it gets an id, its slots, and the topology. A
+// hello repeated (a retry after a lost reply) is welcomed again, not
+// counted as a second worker with slots nobody fills.
+worker_welcome welcome_worker(selector_ptr self, const worker_hello& hello) {
+  auto& st = self->state;
+  if (st.worker_ids.count(hello.worker.address()) > 0)
+    return worker_welcome{st.actors, st.settings};
+  auto id = st.next_worker_id++;
+  st.worker_ids[hello.worker.address()] = id;
+  st.workers[id] = hello.worker;
+  // "worker-1@node": traces name the worker by it.
+  const auto at = hello.name.find('@');
+  name_actor(hello.worker.address(), "fetch_worker/" + hello.name.substr(0, at),
+             at == std::string::npos ? std::string{} : hello.name.substr(at + 1));
+  st.scheduler.add_worker(id, worker_slots(hello.capacity));
+  self->monitor(hello.worker);
+  if (hello.worker.node() != self->node())  // local workers joining are no news
+    log_line(LogLevel::info, "fetch worker " + hello.name + " joined with " + std::to_string(hello.capacity) +
+                               " transfers");
+  if (st.stopping)
+    tell_worker(self, hello.worker, drain_atom_v);
+  dispatch(self);
+  return worker_welcome{st.actors, st.settings};
+}
+
+// A worker went down: its leases go back to the Frontier for another.
+void lose_worker(selector_ptr self, const caf::down_msg& msg) {
+  auto& st = self->state;
+  auto it = st.worker_ids.find(msg.source);
+  if (it == st.worker_ids.end())
+    return;
+  auto id = it->second;
+  st.worker_ids.erase(it);
+  st.workers.erase(id);
+  auto orphaned = st.scheduler.remove_worker(id, self->clock().now());
+  log_line(LogLevel::warn, "fetch worker down (" + to_string(msg.reason) + "); returning " +
+                             std::to_string(orphaned.size()) + " leased URLs to the frontier");
+  return_to_frontier(self, std::move(orphaned));
+  dispatch(self);
+}
+
+// Leases from the Frontier, queued by host.
+void take_batch(selector_ptr self, crawl_batch& batch) {
+  auto& st = self->state;
+  st.demand_outstanding =
+    std::max<std::int64_t>(0, st.demand_outstanding - static_cast<std::int64_t>(batch.jobs.size()));
+  if (st.stopping) {  // crossed the drain in the mail
+    return_to_frontier(self, std::move(batch.jobs));
+    return;
+  }
+  const auto now = self->clock().now();
+  for (auto& job : batch.jobs)
+    st.scheduler.enqueue(std::move(job), now);
+  dispatch(self);
+}
+
+// The next hop of a redirect: the same lease, now for the hop's host,
+// behind its robots.txt and politeness clock like any URL of it. It may
+// come before the worker's fetch_done for the previous hop: then it waits
+// for it (HostScheduler::follow).
+void follow(selector_ptr self, follow_redirect& hop) {
+  auto& st = self->state;
+  if (st.stopping) {
+    return_to_frontier(self, {std::move(hop.job)});
+    return;
+  }
+  st.scheduler.follow(std::move(hop.job), self->clock().now());
+  dispatch(self);
+}
+
+// A lease ended at its worker: the host's politeness clock starts, or the
+// URL goes back to the Frontier unsettled.
+void end_lease(selector_ptr self, const fetch_done& done) {
+  auto& st = self->state;
+  StageTimer timer(st.times);
+  const auto now = self->clock().now();
+  if (!done.returned) {
+    st.scheduler.complete(done.job.seq, done.job.attempt, now, std::chrono::milliseconds{done.server_delay_ms},
+                          std::chrono::milliseconds{done.response_ms});
+    if (st.stopping)  // a redirect's hop that waited on this lease
+      return_to_frontier(self, st.scheduler.drain_queued());
+  } else if (auto job = st.scheduler.abandon(done.job.seq, done.job.attempt, now)) {
+    return_to_frontier(self, {std::move(*job)});
+  }
+  dispatch(self);
+}
+
+// A host's robots.txt came back: judged, recorded, and its URLs released
+// or refused.
+void take_robots(selector_ptr self, robots_result& r) {
+  auto& st = self->state;
+  auto verdict = judge_robots(RobotsAnswer{r.host_key, r.url, r.status_code, std::move(r.body), r.error},
+                              st.product_token, epoch_ms());
+  if (!verdict.unavailable_because.empty())
+    log_line(LogLevel::warn, "robots.txt of " + r.host_key + " is unavailable (" + verdict.unavailable_because +
+                               "): every URL of the host is allowed, as RFC 9309 2.3.1.2 says");
+  const bool unreachable = !verdict.rules;
+  self->send(st.actors.storage, store_robots{std::move(verdict.record)});
+  const std::string refusal = st.scheduler.robots_done(r.host_key, std::move(verdict.rules), self->clock().now(),
+                                                       std::chrono::milliseconds{r.fetch_ms}, verdict.final_reason);
+  // Not a robots.txt that failed: the crawl refuses the host's address.
+  if (refusal == "private_address")
+    log_line(LogLevel::warn, r.host_key + " is a private, loopback or link-local address, which this crawl "
+                             "does not fetch (block_private_networks): its URLs are refused as private_address");
+  else if (unreachable)
+    log_line(LogLevel::warn, "robots.txt of " + r.host_key + " unreachable (" +
+                               (r.error.empty() ? "http_" + std::to_string(r.status_code) : r.error) + "); " +
+                               (refusal.empty() ? "its URLs wait for another try"
+                                                : "its URLs are refused as " + refusal +
+                                                    (is_transient_failure(refusal) ? " (parked, tried again later)"
+                                                                                   : " (final)")));
+  dispatch(self);
+}
+
+// Stopping: queued leases go back, workers call off their retries.
+void drain(selector_ptr self) {
+  auto& st = self->state;
+  st.stopping = true;
+  st.demand_outstanding = 0;
+  return_to_frontier(self, st.scheduler.drain_queued());
+  for (auto& [id, worker] : st.workers)
+    tell_worker(self, worker, drain_atom_v);
+}
+
+host_selector_actor::behavior_type host_selector_behavior(selector_ptr self, HostScheduler::Settings politeness,
+                                                          fetch_settings settings) {
   self->state.settings = settings;
   self->state.product_token = product_token_of(settings.user_agent);
   self->state.scheduler = HostScheduler{politeness};
-  self->set_down_handler([self](caf::down_msg& msg) {
-    auto& st = self->state;
-    auto it = st.worker_ids.find(msg.source);
-    if (it == st.worker_ids.end())
-      return;
-    auto id = it->second;
-    st.worker_ids.erase(it);
-    st.workers.erase(id);
-    auto orphaned = st.scheduler.remove_worker(id, self->clock().now());
-    log_line(LogLevel::warn, "fetch worker down (" + to_string(msg.reason) + "); returning " +
-                               std::to_string(orphaned.size()) + " leased URLs to the frontier");
-    return_to_frontier(self, std::move(orphaned));
-    dispatch(self);
-  });
+  self->set_down_handler([self](caf::down_msg& msg) { lose_worker(self, msg); });
   return {
     [self](topology& t) {
       self->state.actors = std::move(t);
       ask_for_work(self);
     },
-    [self](worker_hello& hello) -> worker_welcome {
-      auto& st = self->state;
-      // A hello repeated (a retry after a lost reply) is welcomed again, not
-      // counted as a second worker with slots nobody fills.
-      if (st.worker_ids.count(hello.worker.address()) > 0)
-        return worker_welcome{st.actors, st.settings};
-      auto id = st.next_worker_id++;
-      st.worker_ids[hello.worker.address()] = id;
-      st.workers[id] = hello.worker;
-      // "worker-1@node": traces name the worker by it.
-      const auto at = hello.name.find('@');
-      name_actor(hello.worker.address(), "fetch_worker/" + hello.name.substr(0, at),
-                 at == std::string::npos ? std::string{} : hello.name.substr(at + 1));
-      st.scheduler.add_worker(id, worker_slots(hello.capacity));
-      self->monitor(hello.worker);
-      if (hello.worker.node() != self->node())  // local workers joining are no news
-        log_line(LogLevel::info, "fetch worker " + hello.name + " joined with " + std::to_string(hello.capacity) +
-                                   " transfers");
-      if (st.stopping)
-        self->send(hello.worker, drain_atom_v);
+    [self](worker_hello& hello) { return welcome_worker(self, hello); },
+    [self](crawl_batch& batch) { take_batch(self, batch); },
+    [self](follow_redirect& hop) { follow(self, hop); },
+    [self](fetch_done& done) { end_lease(self, done); },
+    [self](robots_result& r) { take_robots(self, r); },
+    [self](drain_atom) { drain(self); },
+    [self](tick_atom) {
+      self->state.tick_armed = false;
       dispatch(self);
-      return worker_welcome{st.actors, st.settings};
-    },
-    [self](crawl_batch& batch) {
-      auto& st = self->state;
-      st.demand_outstanding = std::max<std::int64_t>(0, st.demand_outstanding - static_cast<std::int64_t>(batch.jobs.size()));
-      if (st.stopping) {  // crossed the drain in the mail
-        return_to_frontier(self, std::move(batch.jobs));
-        return;
-      }
-      const auto now = self->clock().now();
-      for (auto& job : batch.jobs)
-        st.scheduler.enqueue(std::move(job), now);
-      dispatch(self);
-    },
-    // The next hop of a redirect: the same lease, now for the hop's host,
-    // behind its robots.txt and politeness clock like any URL of it. It may
-    // come before the worker's fetch_done for the previous hop: then it
-    // waits for it (HostScheduler::follow).
-    [self](follow_redirect& hop) {
-      auto& st = self->state;
-      if (st.stopping) {
-        return_to_frontier(self, {std::move(hop.job)});
-        return;
-      }
-      st.scheduler.follow(std::move(hop.job), self->clock().now());
-      dispatch(self);
-    },
-    [self](fetch_done& done) {
-      auto& st = self->state;
-      StageTimer timer(st.times);
-      const auto now = self->clock().now();
-      if (!done.returned) {
-        st.scheduler.complete(done.job.seq, done.job.attempt, now, std::chrono::milliseconds{done.server_delay_ms},
-                              std::chrono::milliseconds{done.response_ms});
-        if (st.stopping)  // a redirect's hop that waited on this lease
-          return_to_frontier(self, st.scheduler.drain_queued());
-      } else if (auto job = st.scheduler.abandon(done.job.seq, done.job.attempt, now)) {
-        return_to_frontier(self, {std::move(*job)});
-      }
-      dispatch(self);
-    },
-    [self](robots_result& r) {
-      auto& st = self->state;
-      auto verdict = judge_robots(RobotsAnswer{r.host_key, r.url, r.status_code, std::move(r.body), r.error},
-                                  st.product_token, epoch_ms());
-      if (!verdict.unavailable_because.empty())
-        log_line(LogLevel::warn, "robots.txt of " + r.host_key + " is unavailable (" + verdict.unavailable_because +
-                                   "): every URL of the host is allowed, as RFC 9309 2.3.1.2 says");
-      const bool unreachable = !verdict.rules;
-      self->send(st.actors.storage, store_robots{std::move(verdict.record)});
-      const std::string refusal = st.scheduler.robots_done(r.host_key, std::move(verdict.rules), self->clock().now(),
-                                                           std::chrono::milliseconds{r.fetch_ms}, verdict.final_reason);
-      // Not a robots.txt that failed: the crawl refuses the host's address.
-      if (refusal == "private_address")
-        log_line(LogLevel::warn, r.host_key + " is a private, loopback or link-local address, which this crawl "
-                                 "does not fetch (block_private_networks): its URLs are refused as private_address");
-      else if (unreachable)
-        log_line(LogLevel::warn, "robots.txt of " + r.host_key + " unreachable (" +
-                                   (r.error.empty() ? "http_" + std::to_string(r.status_code) : r.error) + "); " +
-                                   (refusal.empty() ? "its URLs wait for another try"
-                                                    : "its URLs are refused as " + refusal +
-                                                        (is_transient_failure(refusal) ? " (parked, tried again later)"
-                                                                                       : " (final)")));
-      dispatch(self);
-    },
-    [self](drain_atom) {
-      auto& st = self->state;
-      st.stopping = true;
-      st.demand_outstanding = 0;
-      return_to_frontier(self, st.scheduler.drain_queued());
-      for (auto& [id, worker] : st.workers)
-        self->send(worker, drain_atom_v);
     },
     [self](timings_atom) { return self->state.times; },
     // Every FetchWorker registered now, local or on other nodes.
     [self](workers_atom) {
-      std::vector<caf::actor> out;
+      std::vector<fetch_worker_actor> out;
       for (const auto& [id, worker] : self->state.workers)
         out.push_back(worker);
       return out;
-    },
-    [self](tick_atom) {
-      self->state.tick_armed = false;
-      dispatch(self);
     },
   };
 }
 
 }  // namespace
 
-caf::actor spawn_host_selector(caf::actor_system& sys, HostScheduler::Settings politeness,
-                               fetch_settings settings) {
-  return sys.spawn(host_selector_actor, politeness, std::move(settings));
+host_selector_actor spawn_host_selector(caf::actor_system& sys, HostScheduler::Settings politeness,
+                                        fetch_settings settings) {
+  return sys.spawn(host_selector_behavior, politeness, std::move(settings));
 }
 
 }  // namespace actorcrawl

@@ -15,7 +15,7 @@ namespace actorcrawl {
 
 // `politeness` says how hosts are paced and whether robots.txt gates them;
 // `settings` is what every worker receives when it registers.
-caf::actor spawn_host_selector(caf::actor_system& sys, HostScheduler::Settings politeness,
-                               fetch_settings settings);
+host_selector_actor spawn_host_selector(caf::actor_system& sys, HostScheduler::Settings politeness,
+                                        fetch_settings settings);
 
 }  // namespace actorcrawl

@@ -2,7 +2,7 @@
 
 #include <caf/all.hpp>
 
-#include "runtime/message_trace.h"
+#include "instrument/message_trace.h"
 #include "core/run/console_log.h"
 #include "core/crawl/page_pipeline.h"
 #include "core/run/stage_times.h"
@@ -28,13 +28,16 @@ struct lane_state {
 struct processor_state {
   ProcessorSettings settings;
   std::size_t lane_count = 1;
-  std::vector<caf::actor> lanes;
+  std::vector<parse_lane_actor> lanes;
   std::size_t next_lane = 0;
   std::vector<fetch_result> early;  // arrived before the topology (never, in practice)
   static inline const char* name = "ProcessorActor";
 };
 
-caf::behavior processor_lane(traced_actor<lane_state>* self, ProcessorSettings settings, topology actors) {
+using processor_ptr = traced_actor<processor_state, processor_actor>*;
+
+parse_lane_actor::behavior_type processor_lane(traced_actor<lane_state, parse_lane_actor>* self, ProcessorSettings settings,
+                                               topology actors) {
   self->state.settings = std::move(settings);
   self->state.actors = std::move(actors);
   return {
@@ -83,7 +86,7 @@ caf::behavior processor_lane(traced_actor<lane_state>* self, ProcessorSettings s
   };
 }
 
-void hand_to_lane(traced_actor<processor_state>* self, fetch_result&& r) {
+void hand_to_lane(processor_ptr self, fetch_result&& r) {
   auto& st = self->state;
   if (st.lanes.empty()) {
     st.early.push_back(std::move(r));
@@ -92,8 +95,7 @@ void hand_to_lane(traced_actor<processor_state>* self, fetch_result&& r) {
   self->send(st.lanes[st.next_lane++ % st.lanes.size()], std::move(r));
 }
 
-caf::behavior processor_actor(traced_actor<processor_state>* self, ProcessorSettings settings,
-                              std::size_t lanes) {
+processor_actor::behavior_type processor_behavior(processor_ptr self, ProcessorSettings settings, std::size_t lanes) {
   self->state.settings = std::move(settings);
   self->state.lane_count = std::max<std::size_t>(lanes, 1);
   return {
@@ -142,8 +144,8 @@ caf::behavior processor_actor(traced_actor<processor_state>* self, ProcessorSett
 
 }  // namespace
 
-caf::actor spawn_processor(caf::actor_system& sys, ProcessorSettings settings, std::size_t lanes) {
-  return sys.spawn(processor_actor, std::move(settings), lanes);
+processor_actor spawn_processor(caf::actor_system& sys, ProcessorSettings settings, std::size_t lanes) {
+  return sys.spawn(processor_behavior, std::move(settings), lanes);
 }
 
 }  // namespace actorcrawl

@@ -10,6 +10,8 @@
 
 #include <caf/fwd.hpp>
 
+#include "messages/interfaces.h"
+
 namespace actorcrawl {
 
 class PagePipeline;
@@ -20,6 +22,6 @@ struct ProcessorSettings {
 };
 
 // `lanes` parsers work in parallel behind the one ProcessorActor.
-caf::actor spawn_processor(caf::actor_system& sys, ProcessorSettings settings, std::size_t lanes);
+processor_actor spawn_processor(caf::actor_system& sys, ProcessorSettings settings, std::size_t lanes);
 
 }  // namespace actorcrawl

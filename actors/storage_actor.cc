@@ -2,7 +2,7 @@
 
 #include <caf/all.hpp>
 
-#include "runtime/message_trace.h"
+#include "instrument/message_trace.h"
 #include "core/run/console_log.h"
 #include "core/crawl/crawl_events.h"
 #include "core/store/crawl_store.h"
@@ -22,9 +22,9 @@ struct storage_state {
   std::vector<PageRow> uncommitted_pages;
   std::vector<DeadLetterRow> uncommitted_letters;
   std::chrono::milliseconds flush_interval{250};
-  // frontier_delta messages written, and the count last told to their
-  // sender (the Frontier), which bounds how many may wait here.
-  caf::actor_addr frontier;
+  // frontier_delta messages written, and the count last told to the
+  // Frontier, which bounds how many may wait here.
+  frontier_actor frontier;
   std::int64_t deltas = 0;
   std::int64_t deltas_told = 0;
   bool flush_scheduled = false;
@@ -32,7 +32,7 @@ struct storage_state {
   static inline const char* name = "StorageActor";
 };
 
-using storage_ptr = traced_actor<storage_state>*;
+using storage_ptr = traced_actor<storage_state, storage_actor>*;
 
 // Often enough that the Frontier never waits on a count it could have had:
 // well under FrontierSettings::max_unwritten_deltas.
@@ -43,8 +43,7 @@ void tell_deltas_written(storage_ptr self) {
   if (st.deltas == st.deltas_told || !st.frontier)
     return;
   st.deltas_told = st.deltas;
-  if (auto frontier = caf::actor_cast<caf::actor>(st.frontier))
-    self->send(frontier, deltas_written{st.deltas});
+  self->send(st.frontier, deltas_written{st.deltas});
 }
 
 // Tells the events of every write committed so far.
@@ -76,14 +75,66 @@ void after_write(storage_ptr self) {
   }
 }
 
-caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
-                            std::shared_ptr<CrawlEvents> events, std::chrono::milliseconds flush_interval) {
-  self->state.store = std::move(store);
-  self->state.events = std::move(events);
-  self->state.flush_interval = flush_interval;
+// Commits the open batch: before a read is answered, when the timer or a
+// flush request asks.
+void commit(storage_ptr self) {
+  self->state.store->flush();
+  tell_committed(self);
+}
+
+// The Frontier's rows, written in the order its delta lists them.
+void write_delta(storage_ptr self, const frontier_delta& d) {
   auto& db = *self->state.store;
-  // A database that fails mid-crawl cannot keep the resume contract: the
-  // actor stops with the reason, and whoever monitors it ends the crawl.
+  if (!d.added.empty())
+    db.add_frontier(d.added);
+  if (!d.requeued.empty())
+    db.requeue_frontier(d.requeued);
+  for (const auto& url : d.done)
+    db.settle_frontier(url, FrontierState::done);
+  for (const auto& url : d.failed)
+    db.settle_frontier(url, FrontierState::failed);
+  if (!d.refused.empty())
+    db.refuse_frontier(d.refused);
+  if (!d.parked.empty())
+    db.park_frontier(d.parked);
+  ++self->state.deltas;
+  if (self->state.deltas - self->state.deltas_told >= kDeltasWrittenEvery)
+    tell_deltas_written(self);
+  after_write(self);
+}
+
+void write_page(storage_ptr self, store_page& m) {
+  StageTimer timer(self->state.times, waited_us(m.sent_us));
+  self->state.store->record_page(m.page);
+  if (self->state.events) {
+    m.page.links.clear();  // events need the page, not its links
+    m.page.links.shrink_to_fit();
+    self->state.uncommitted_pages.push_back(std::move(m.page));
+  }
+  after_write(self);
+}
+
+void write_dead_letter(storage_ptr self, store_dead_letter& m) {
+  self->state.store->record_dead_letter(m.row);
+  if (self->state.events)
+    self->state.uncommitted_letters.push_back(std::move(m.row));
+  after_write(self);
+}
+
+// A new run: pages older than revisit_after and the URLs an earlier run
+// parked are queued again, then the run is logged.
+std::int64_t open_run(CrawlStore& db, const begin_run& m) {
+  if (m.revisit_after_ms > 0)
+    db.requeue_fetched_before(m.started_at_ms - m.revisit_after_ms);
+  if (const auto parked = db.requeue_parked(); parked > 0)
+    log_line(LogLevel::info, std::to_string(parked) + " URLs parked by an earlier run are queued again");
+  return db.begin_run(m.started_at_ms, m.seeds_json);
+}
+
+// A database that fails mid-crawl cannot keep the resume contract: the
+// actor stops with the reason, and whoever monitors it ends the crawl. The
+// last batch is committed when the actor ends.
+void guard_store(storage_ptr self) {
   self->set_exception_handler([](caf::scheduled_actor*, std::exception_ptr& eptr) -> caf::error {
     try {
       std::rethrow_exception(eptr);
@@ -92,8 +143,8 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
       return caf::make_error(caf::sec::runtime_error, e.what());
     }
   });
-  // The last batch is committed when the actor ends. The functor holds the
-  // store itself: CAF destroys the actor's state before it runs attachables.
+  // The functor holds the store itself: CAF destroys the actor's state
+  // before it runs attachables.
   self->attach_functor([store = self->state.store] {
     try {
       store->flush();
@@ -101,71 +152,47 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
       log_line(LogLevel::error, std::string{"final flush failed: "} + e.what());
     }
   });
+}
+
+storage_actor::behavior_type storage_behavior(storage_ptr self, std::shared_ptr<CrawlStore> store,
+                                              std::shared_ptr<CrawlEvents> events,
+                                              std::chrono::milliseconds flush_interval) {
+  self->state.store = std::move(store);
+  self->state.events = std::move(events);
+  self->state.flush_interval = flush_interval;
+  guard_store(self);
+  auto& db = *self->state.store;
   return {
-    [self, &db](frontier_delta& d) {
-      if (!d.added.empty())
-        db.add_frontier(d.added);
-      if (!d.requeued.empty())
-        db.requeue_frontier(d.requeued);
-      for (const auto& url : d.done)
-        db.settle_frontier(url, FrontierState::done);
-      for (const auto& url : d.failed)
-        db.settle_frontier(url, FrontierState::failed);
-      if (!d.refused.empty())
-        db.refuse_frontier(d.refused);
-      if (!d.parked.empty())
-        db.park_frontier(d.parked);
-      ++self->state.deltas;
-      if (!self->state.frontier)
-        self->state.frontier = self->current_sender() ? self->current_sender()->address() : caf::actor_addr{};
-      if (self->state.deltas - self->state.deltas_told >= kDeltasWrittenEvery)
-        tell_deltas_written(self);
-      after_write(self);
-    },
-    [self, &db](store_page& m) {
-      StageTimer timer(self->state.times, waited_us(m.sent_us));
-      db.record_page(m.page);
-      if (self->state.events) {
-        m.page.links.clear();  // events need the page, not its links
-        m.page.links.shrink_to_fit();
-        self->state.uncommitted_pages.push_back(std::move(m.page));
-      }
-      after_write(self);
-    },
-    [self, &db](store_dead_letter& m) {
-      db.record_dead_letter(m.row);
-      if (self->state.events)
-        self->state.uncommitted_letters.push_back(std::move(m.row));
-      after_write(self);
-    },
+    [self](topology& t) { self->state.frontier = std::move(t.frontier); },
+    // Writes: batched, committed by size, by the timer, or before a read.
+    [self](frontier_delta& d) { write_delta(self, d); },
+    [self](store_page& m) { write_page(self, m); },
+    [self](store_dead_letter& m) { write_dead_letter(self, m); },
     [self, &db](store_robots& m) {
       db.record_robots(m.record);
       after_write(self);
     },
+    [self](tick_atom) {
+      self->state.flush_scheduled = false;
+      commit(self);
+    },
+    // Reads: each commits the open batch first (write_batch.h).
     [&db](resume_request& m) { return db.load_frontier_resume(m.query); },
     [self, &db](relink_fetched& m) {
       fetched_links links{db.relink_fetched(m.entry)};
       after_write(self);
       return links;
     },
-    // A read commits the open batch first (write_batch.h).
     [self, &db](load_frontier& m) {
       frontier_rows rows{db.load_queued(m.from_seq, static_cast<std::size_t>(std::max(m.limit, 0)))};
       tell_committed(self);
       return rows;
     },
-    [&db](begin_run& m) -> std::int64_t {
-      if (m.revisit_after_ms > 0)
-        db.requeue_fetched_before(m.started_at_ms - m.revisit_after_ms);
-      // URLs parked by an earlier run after transient failures: offered again.
-      if (const auto parked = db.requeue_parked(); parked > 0)
-        log_line(LogLevel::info, std::to_string(parked) + " URLs parked by an earlier run are queued again");
-      return db.begin_run(m.started_at_ms, m.seeds_json);
-    },
+    // The run log.
+    [&db](begin_run& m) { return open_run(db, m); },
     [self, &db](end_run& m) {
       db.end_run(m.run_id, m.ended_at_ms, m.reason);
-      db.flush();
-      tell_committed(self);
+      commit(self);
       return ok_atom_v;
     },
     [self, &db](summary_request& m) {
@@ -173,25 +200,19 @@ caf::behavior storage_actor(storage_ptr self, std::shared_ptr<CrawlStore> store,
       tell_committed(self);
       return summary;
     },
-    [self](timings_atom) { return self->state.times; },
-    [self, &db](flush_atom) {
-      db.flush();
-      tell_committed(self);
+    [self](flush_atom) {
+      commit(self);
       return ok_atom_v;
     },
-    [self, &db](tick_atom) {
-      self->state.flush_scheduled = false;
-      db.flush();
-      tell_committed(self);
-    },
+    [self](timings_atom) { return self->state.times; },
   };
 }
 
 }  // namespace
 
-caf::actor spawn_storage(caf::actor_system& sys, std::shared_ptr<CrawlStore> store,
-                         std::shared_ptr<CrawlEvents> events, std::chrono::milliseconds flush_interval) {
-  return sys.spawn(storage_actor, std::move(store), std::move(events), flush_interval);
+storage_actor spawn_storage(caf::actor_system& sys, std::shared_ptr<CrawlStore> store,
+                            std::shared_ptr<CrawlEvents> events, std::chrono::milliseconds flush_interval) {
+  return sys.spawn(storage_behavior, std::move(store), std::move(events), flush_interval);
 }
 
 }  // namespace actorcrawl

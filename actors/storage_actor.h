@@ -9,14 +9,16 @@
 
 #include <caf/fwd.hpp>
 
+#include "messages/interfaces.h"
+
 namespace actorcrawl {
 
 class CrawlEvents;
 class CrawlStore;
 
 // `events`, if set, hears of every page and dead letter written.
-caf::actor spawn_storage(caf::actor_system& sys, std::shared_ptr<CrawlStore> store,
-                         std::shared_ptr<CrawlEvents> events = nullptr,
-                         std::chrono::milliseconds flush_interval = std::chrono::milliseconds{250});
+storage_actor spawn_storage(caf::actor_system& sys, std::shared_ptr<CrawlStore> store,
+                            std::shared_ptr<CrawlEvents> events = nullptr,
+                            std::chrono::milliseconds flush_interval = std::chrono::milliseconds{250});
 
 }  // namespace actorcrawl

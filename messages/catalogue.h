@@ -14,8 +14,10 @@
 
 #include <string>
 
+#include "messages/atoms.h"
 #include "messages/fetch.h"
 #include "messages/frontier.h"
+#include "messages/interfaces.h"
 #include "messages/storage.h"
 #include "messages/topology.h"
 
@@ -74,24 +76,19 @@ CAF_BEGIN_TYPE_ID_BLOCK(actorcrawl, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::ExtractedItem))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::ProcessorFailure))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::ProcessorFailureCount))
+  // The typed handles (messages/interfaces.h): they travel inside topology
+  // and worker_welcome, and the gatekeeper's reply is one.
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::frontier_actor))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::host_selector_actor))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::processor_actor))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::parse_lane_actor))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::storage_actor))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::dead_letter_actor))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::gatekeeper_actor))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::crawl_observer_actor))
 
 CAF_END_TYPE_ID_BLOCK(actorcrawl)
 
-// Signals that carry no data: name and text (at most 10 characters of
-// [0-9A-Za-z_ ], or two atoms collide). One list, expanded below into the
-// atom types; the catalogue test walks it too.
-#define ACTORCRAWL_ATOMS(X)          \
-  X(drain_atom, "drain")             \
-  X(progress_atom, "progress")       \
-  X(flush_atom, "flush")             \
-  X(tick_atom, "tick")               \
-  X(ok_atom, "ok")                   \
-  X(timings_atom, "timings")         \
-  X(workers_atom, "workers")
-
-#define ACTORCRAWL_ADD_ATOM(name, text) CAF_ADD_ATOM(actorcrawl, actorcrawl, name, text)
-ACTORCRAWL_ATOMS(ACTORCRAWL_ADD_ATOM)
-#undef ACTORCRAWL_ADD_ATOM
 
 namespace actorcrawl {
 

@@ -6,19 +6,21 @@
 #include <string>
 #include <vector>
 
-#include <caf/actor.hpp>
 #include <caf/meta/type_name.hpp>
+
+#include "messages/interfaces.h"
 
 namespace actorcrawl {
 
-// The handles of one crawl's actors. Sent to each of them once, before any
-// other message, and to every worker that registers.
+// The handles of one crawl's actors: the roster, the one list of the
+// topology's roles. Sent to each of them once, before any other message,
+// and to every worker that registers.
 struct topology {
-  caf::actor frontier;
-  caf::actor host_selector;
-  caf::actor processor;
-  caf::actor storage;
-  caf::actor dead_letter;
+  frontier_actor frontier;
+  host_selector_actor host_selector;
+  processor_actor processor;
+  storage_actor storage;
+  dead_letter_actor dead_letter;
   std::string node;  // the process they run in (names them in traces)
 };
 
@@ -26,6 +28,17 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, topology& x) {
   return f(caf::meta::type_name("topology"), x.frontier, x.host_selector, x.processor, x.storage,
            x.dead_letter, x.node);
+}
+
+// Calls f(role, handle) for each actor of the roster, in the order above;
+// role is the name traces and the crawl run give it ("frontier", ...).
+template <class F>
+void for_each_role(const topology& t, F&& f) {
+  f("frontier", t.frontier);
+  f("host_selector", t.host_selector);
+  f("processor", t.processor);
+  f("storage", t.storage);
+  f("dead_letter", t.dead_letter);
 }
 
 // What a FetchWorker needs to know about how to fetch. Comes from the
@@ -59,7 +72,7 @@ typename Inspector::result_type inspect(Inspector& f, fetch_settings& x) {
 
 // FetchWorker -> HostSelector (request): I can run `capacity` transfers.
 struct worker_hello {
-  caf::actor worker;
+  fetch_worker_actor worker;
   std::string name;
   std::int32_t capacity = 1;
 };

@@ -40,7 +40,7 @@ void configure_node(caf::actor_system_config& cfg, const CrawlConfig& config) {
   }
 }
 
-caf::expected<std::uint16_t> publish_gatekeeper(const caf::actor& gatekeeper, const NodeAddress& where,
+caf::expected<std::uint16_t> publish_gatekeeper(const gatekeeper_actor& gatekeeper, const NodeAddress& where,
                                                 bool tls) {
   if (tls)
     return caf::openssl::publish(gatekeeper, where.port, where.host.c_str(), true);
@@ -69,10 +69,11 @@ std::string why_publish_failed(const NodeAddress& where, const caf::error& error
   return reason.empty() ? to_string(error) : reason;
 }
 
-caf::expected<caf::actor> connect_to_coordinator(caf::actor_system& sys, const NodeAddress& where, bool tls) {
+caf::expected<gatekeeper_actor> connect_to_coordinator(caf::actor_system& sys, const NodeAddress& where,
+                                                       bool tls) {
   if (tls)
-    return caf::openssl::remote_actor(sys, where.host, where.port);
-  return sys.middleman().remote_actor(where.host, where.port);
+    return caf::openssl::remote_actor<gatekeeper_actor>(sys, where.host, where.port);
+  return sys.middleman().remote_actor<gatekeeper_actor>(where.host, where.port);
 }
 
 std::string host_name() {

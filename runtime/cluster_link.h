@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <string>
 
-#include <caf/actor.hpp>
 #include <caf/expected.hpp>
 #include <caf/fwd.hpp>
 
 #include "core/run/crawl_config.h"
+#include "messages/interfaces.h"
 
 namespace actorcrawl {
 
@@ -23,7 +23,7 @@ bool uses_tls(const CrawlConfig& config);
 
 // Publishes `gatekeeper` at `where`; returns the bound port (`where.port`
 // may be 0: the system picks one).
-caf::expected<std::uint16_t> publish_gatekeeper(const caf::actor& gatekeeper, const NodeAddress& where,
+caf::expected<std::uint16_t> publish_gatekeeper(const gatekeeper_actor& gatekeeper, const NodeAddress& where,
                                                 bool tls);
 
 // Why publish_gatekeeper() failed at `where`, in words. CAF says only that
@@ -32,8 +32,9 @@ caf::expected<std::uint16_t> publish_gatekeeper(const caf::actor& gatekeeper, co
 // there, and CAF's SO_REUSEADDR does not let two listen on one port).
 std::string why_publish_failed(const NodeAddress& where, const caf::error& error);
 
-// The coordinator's gatekeeper, as a proxy to the remote actor.
-caf::expected<caf::actor> connect_to_coordinator(caf::actor_system& sys, const NodeAddress& where, bool tls);
+// The coordinator's gatekeeper, as a proxy to the remote actor. The
+// middleman checks the published interface against gatekeeper_actor.
+caf::expected<gatekeeper_actor> connect_to_coordinator(caf::actor_system& sys, const NodeAddress& where, bool tls);
 
 std::string host_name();
 

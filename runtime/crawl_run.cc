@@ -12,7 +12,7 @@
 #include "runtime/cluster_link.h"
 #include "runtime/crawl_topology.h"
 #include "actors/gatekeeper_actor.h"
-#include "runtime/message_trace.h"
+#include "instrument/message_trace.h"
 #include "core/run/clock.h"
 #include "core/run/console_log.h"
 #include "core/crawl/frontier_start.h"
@@ -69,22 +69,22 @@ CrawlParts prepare(const CrawlConfig& config, std::shared_ptr<const LinkScope> s
 
 // Asks every actor for its stage times; the workers' are summed into one.
 std::vector<StageTimes> gather_timings(caf::scoped_actor& self, const CrawlTopology& t) {
-  auto ask = [&](const caf::actor& a, StageTimes& into) {
+  auto ask = [&](const auto& a, StageTimes& into) {
     self->request(a, std::chrono::seconds{2}, timings_atom_v)
       .receive([&](StageTimes& s) { into.merge(s); }, [](caf::error&) {});
   };
   StageTimes fetch{"fetch"}, select{"select"}, parse{"parse"}, frontier{"frontier"}, store{"store"};
   // Every worker the HostSelector knows: local ones, and those of worker
   // nodes still connected.
-  std::vector<caf::actor> workers = t.workers;
-  self->request(t.host_selector, std::chrono::seconds{2}, workers_atom_v)
-    .receive([&](std::vector<caf::actor>& all) { workers = std::move(all); }, [](caf::error&) {});
+  std::vector<fetch_worker_actor> workers = t.workers;
+  self->request(t.actors.host_selector, std::chrono::seconds{2}, workers_atom_v)
+    .receive([&](std::vector<fetch_worker_actor>& all) { workers = std::move(all); }, [](caf::error&) {});
   for (const auto& w : workers)
     ask(w, fetch);
-  ask(t.host_selector, select);
-  ask(t.processor, parse);
-  ask(t.frontier, frontier);
-  ask(t.storage, store);
+  ask(t.actors.host_selector, select);
+  ask(t.actors.processor, parse);
+  ask(t.actors.frontier, frontier);
+  ask(t.actors.storage, store);
   return {fetch, select, parse, frontier, store};
 }
 
@@ -143,78 +143,82 @@ CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, c
 
 namespace {
 
-CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, const CrawlRunOptions& options,
-                            CrawlParts parts) {
-  const NodeAddress listen = options.coordinator ? parse_node_address(config.listen, "listen") : NodeAddress{};
-  parts.events = options.events;
-  caf::scoped_actor self{sys};
-  name_actor(self->address(), "crawl_run", node_name(config));
-
-  CrawlRunResult result;
-  result.start_ms = epoch_ms();
-  const std::shared_future<void> store_closed = parts.store_closed;
-  CrawlTopology t = spawn_crawl(sys, config, std::move(parts), self);
-  // Every actor of the topology is watched: if one dies (a bug, a database
-  // that fails), nothing would ever finish the crawl, so its death ends the
-  // run with its name. Fetch workers are watched by the HostSelector, which
-  // leases their URLs again.
-  const std::vector<std::pair<std::string, caf::actor>> roles = {
-    {"frontier", t.frontier}, {"host_selector", t.host_selector}, {"processor", t.processor},
-    {"storage", t.storage}, {"dead_letter", t.dead_letter}};
-  const std::map<std::string, const char*> role_names = {
-    {"frontier", "FrontierActor"}, {"host_selector", "HostSelectorActor"}, {"processor", "ProcessorActor"},
-    {"storage", "StorageActor"}, {"dead_letter", "DeadLetterActor"}};
-  for (const auto& [role, actor] : roles)
+// Every actor of the topology is watched: if one dies (a bug, a database
+// that fails), nothing would ever finish the crawl, so its death ends the
+// run with its name. Fetch workers are watched by the HostSelector, which
+// leases their URLs again. Whoever listens hears which actors run.
+void watch_topology(caf::scoped_actor& self, const topology& actors, const CrawlRunOptions& options) {
+  std::vector<std::pair<std::string, std::uint64_t>> ids;
+  for_each_role(actors, [&](const char* role, const auto& actor) {
     self->monitor(actor);
-  if (options.events) {
-    std::vector<std::pair<std::string, std::uint64_t>> actors;
-    for (const auto& [role, actor] : roles)
-      actors.emplace_back(role, actor.id());
-    options.events->started(actors);
-  }
+    ids.emplace_back(role, actor.id());
+  });
+  if (options.events)
+    options.events->started(ids);
   if (options.on_started)
-    options.on_started(roles);
-  const auto name_of = [&](const caf::actor_addr& who) -> std::string {
-    for (const auto& [role, actor] : roles)
-      if (actor.address() == who)
-        return role_names.at(role);
-    return "an actor of the crawl";
-  };
+    options.on_started(actors);
+}
 
-  caf::actor gatekeeper;
-  if (options.coordinator) {
-    gatekeeper = spawn_gatekeeper(sys, t.host_selector, catalogue_digest());
-    auto port = publish_gatekeeper(gatekeeper, listen, uses_tls(config));
-    if (!port) {
-      for (const auto& a : t.all())
-        self->send_exit(a, caf::exit_reason::user_shutdown);
-      self->send_exit(gatekeeper, caf::exit_reason::user_shutdown);
-      throw ListenError("cannot listen on " + config.listen + ": " + why_publish_failed(listen, port.error()));
-    }
-    // Printed even with --quiet: whoever starts workers needs the port.
-    log_line(LogLevel::notice, "coordinator " + node_name(config) + " listening on " + listen.host + ":" +
-                               std::to_string(*port) + (uses_tls(config) ? " (TLS)" : "") +
-                               "; workers join with: actorcrawl worker --connect " + listen.host + ":" +
-                               std::to_string(*port));
-    if (!uses_tls(config) && !listen.loopback_only())
-      log_line(LogLevel::warn,
-               "listening on " + listen.host + " without TLS: anyone who can reach this port can join as a "
-               "worker, and one malformed message can make this process allocate gigabytes (CAF's BASP trusts "
-               "each message's length field); use --tls-cert/--tls-key/--tls-ca or a network only your nodes "
-               "reach (docs/deployment.md)");
+// "FrontierActor" for the frontier's address: what a down message names.
+std::string class_of(const topology& actors, const caf::actor_addr& who) {
+  std::string name = "an actor of the crawl";
+  for_each_role(actors, [&](const char*, const auto& actor) {
+    if (actor.address() == who)
+      name = actor_class_name<std::decay_t<decltype(actor)>>::value;
+  });
+  return name;
+}
+
+// A coordinator publishes its gatekeeper, so worker nodes can join; a port
+// that cannot be listened on ends the crawl before it starts.
+gatekeeper_actor open_to_workers(caf::actor_system& sys, caf::scoped_actor& self, const CrawlTopology& t,
+                                 const CrawlConfig& config, const NodeAddress& listen) {
+  auto gatekeeper = spawn_gatekeeper(sys, t.actors.host_selector, catalogue_digest());
+  auto port = publish_gatekeeper(gatekeeper, listen, uses_tls(config));
+  if (!port) {
+    t.send_exit(self, caf::exit_reason::user_shutdown);
+    self->send_exit(gatekeeper, caf::exit_reason::user_shutdown);
+    throw ListenError("cannot listen on " + config.listen + ": " + why_publish_failed(listen, port.error()));
   }
+  // Printed even with --quiet: whoever starts workers needs the port.
+  log_line(LogLevel::notice, "coordinator " + node_name(config) + " listening on " + listen.host + ":" +
+                             std::to_string(*port) + (uses_tls(config) ? " (TLS)" : "") +
+                             "; workers join with: actorcrawl worker --connect " + listen.host + ":" +
+                             std::to_string(*port));
+  if (!uses_tls(config) && !listen.loopback_only())
+    log_line(LogLevel::warn,
+             "listening on " + listen.host + " without TLS: anyone who can reach this port can join as a "
+             "worker, and one malformed message can make this process allocate gigabytes (CAF's BASP trusts "
+             "each message's length field); use --tls-cert/--tls-key/--tls-ca or a network only your nodes "
+             "reach (docs/deployment.md)");
+  return gatekeeper;
+}
 
+// Logs the run (crawl_runs) and hands the Frontier its seeds; 0 and
+// result.error set when the run cannot be recorded.
+std::int64_t start_run(caf::scoped_actor& self, const CrawlTopology& t, const CrawlConfig& config,
+                       CrawlRunResult& result) {
   nlohmann::json seeds_json = config.seeds;
   std::int64_t run_id = 0;
-  self->request(t.storage, caf::infinite, begin_run{result.start_ms, seeds_json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), config.revisit_after_ms})
+  self->request(t.actors.storage, caf::infinite,
+                begin_run{result.start_ms, seeds_json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                          config.revisit_after_ms})
     .receive([&](std::int64_t id) { run_id = id; },
              [&](caf::error& err) { result.error = "cannot record the run: " + to_string(err); });
-
+  if (!result.error.empty())
+    return 0;
   log_line(LogLevel::info, "starting crawl from " + config.seeds.front() +
                              (config.seeds.size() > 1 ? " and " + std::to_string(config.seeds.size() - 1) + " more" : "") +
                              " with " + std::to_string(config.concurrent_workers) + " workers, database " + config.db_path);
-  self->send(t.frontier, crawl_seeds{config.seeds});
+  self->send(t.actors.frontier, crawl_seeds{config.seeds});
+  return run_id;
+}
 
+// Waits for the crawl's end (crawl_finished, or an actor's death), passing
+// a stop request on and reporting progress on the way. Returns the last
+// progress counters.
+crawl_progress follow_crawl(caf::scoped_actor& self, const CrawlTopology& t, const CrawlConfig& config,
+                            const CrawlRunOptions& options, CrawlRunResult& result) {
   using Clock = std::chrono::steady_clock;
   // A log file gets a progress line every 5 s at most; a terminal, and
   // whoever listens for events, every progress_interval.
@@ -236,7 +240,7 @@ CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, c
       [&](caf::down_msg& d) {
         finished = true;
         result.termination_reason = "error";
-        result.error = "the " + name_of(d.source) + " stopped: " + to_string(d.reason);
+        result.error = "the " + class_of(t.actors, d.source) + " stopped: " + to_string(d.reason);
         log_line(LogLevel::error, result.error);
       },
       caf::after(std::chrono::milliseconds{100}) >> [] {});
@@ -244,61 +248,68 @@ CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, c
       break;
     if (!stop_sent && options.stop_requests && options.stop_requests->load() > 0) {
       stop_sent = true;
-      self->send(t.frontier, stop_crawl{options.stop_reason});
+      self->send(t.actors.frontier, stop_crawl{options.stop_reason});
     }
     const auto now = Clock::now();
     const bool log_due = options.show_progress && now - last_report >= log_interval;
     const bool event_due = options.events && now - last_poll >= event_interval;
-    if (log_due || event_due) {
-      last_poll = now;
-      self->request(t.frontier, std::chrono::seconds{2}, progress_atom_v)
-        .receive(
-          [&](crawl_progress& p) {
-            const ProgressSnapshot snapshot{p.queued, p.in_flight, p.seen, p.fetched, p.failed};
-            if (options.events)
-              options.events->progress(snapshot);
-            if (log_due) {
-              const double secs = std::chrono::duration<double>(now - last_report).count();
-              show_progress(progress_text(snapshot, static_cast<double>(p.fetched - last_fetched) / secs, p.stopping,
-                                          config.crawl_profile()));
-              last_report = now;
-              last_fetched = p.fetched;
-            }
-            last = p;
-          },
-          [&](caf::error&) {});
-    }
+    if (!log_due && !event_due)
+      continue;
+    last_poll = now;
+    self->request(t.actors.frontier, std::chrono::seconds{2}, progress_atom_v)
+      .receive(
+        [&](crawl_progress& p) {
+          const ProgressSnapshot snapshot{p.queued, p.in_flight, p.seen, p.fetched, p.failed};
+          if (options.events)
+            options.events->progress(snapshot);
+          if (log_due) {
+            const double secs = std::chrono::duration<double>(now - last_report).count();
+            show_progress(progress_text(snapshot, static_cast<double>(p.fetched - last_fetched) / secs, p.stopping,
+                                        config.crawl_profile()));
+            last_report = now;
+            last_fetched = p.fetched;
+          }
+          last = p;
+        },
+        [&](caf::error&) {});
   }
   if (options.show_progress)
     end_progress();
+  return last;
+}
 
-  result.end_ms = epoch_ms();
+// The crawl is over: the summary, whether every seed was refused, and the
+// run's end in crawl_runs. `last` takes the final progress counters.
+void summarize(caf::scoped_actor& self, const CrawlTopology& t, const CrawlConfig& config, std::int64_t run_id,
+               CrawlRunResult& result, crawl_progress& last) {
+  self->request(t.actors.frontier, std::chrono::seconds{5}, progress_atom_v)
+    .receive([&](crawl_progress& p) { last = p; }, [&](caf::error&) {});
+  std::vector<std::string> seed_urls;
+  for (const auto& target : seed_targets(config.crawl_profile(), config.seeds))
+    seed_urls.push_back(target.url);
+  self->request(t.actors.storage, caf::infinite, summary_request{result.start_ms, seed_urls})
+    .receive([&](StoreSummary& s) { result.summary = s; },
+             [&](caf::error& err) { result.error = "cannot read the summary: " + to_string(err); });
   if (result.error.empty()) {
-    self->request(t.frontier, std::chrono::seconds{5}, progress_atom_v)
-      .receive([&](crawl_progress& p) { last = p; }, [&](caf::error&) {});
-    std::vector<std::string> seed_urls;
-    for (const auto& target : seed_targets(config.crawl_profile(), config.seeds))
-      seed_urls.push_back(target.url);
-    self->request(t.storage, caf::infinite, summary_request{result.start_ms, seed_urls})
-      .receive([&](StoreSummary& s) { result.summary = s; },
-               [&](caf::error& err) { result.error = "cannot read the summary: " + to_string(err); });
-    if (result.error.empty()) {
-      result.error = every_seed_refused(seed_urls, result.summary);
-      if (!result.error.empty())
-        result.termination_reason = "seeds_refused";
-    }
-    self->request(t.storage, caf::infinite, end_run{run_id, result.end_ms, result.termination_reason})
-      .receive([](ok_atom) {}, [&](caf::error& err) { result.error = "cannot record the run: " + to_string(err); });
+    result.error = every_seed_refused(seed_urls, result.summary);
+    if (!result.error.empty())
+      result.termination_reason = "seeds_refused";
   }
-  result.timings = gather_timings(self, t);
-  // Worker nodes end when they hear that the HostSelector ended the crawl
-  // (user_shutdown). This process waits, a few seconds at most, until their
-  // fetch workers are gone, so it does not exit before that news has left:
-  // a node that heard only a lost link would try to join again.
+  self->request(t.actors.storage, caf::infinite, end_run{run_id, result.end_ms, result.termination_reason})
+    .receive([](ok_atom) {}, [&](caf::error& err) { result.error = "cannot record the run: " + to_string(err); });
+}
+
+// Ends the topology. Worker nodes end when they hear that the HostSelector
+// ended the crawl (user_shutdown). This process waits, a few seconds at
+// most, until their fetch workers are gone, so it does not exit before that
+// news has left: a node that heard only a lost link would try to join
+// again. Then it waits for the database to close.
+void shut_down(caf::scoped_actor& self, const CrawlTopology& t, const gatekeeper_actor& gatekeeper,
+               const std::shared_future<void>& store_closed) {
   std::set<caf::actor_addr> remote_workers;
-  self->request(t.host_selector, std::chrono::seconds{2}, workers_atom_v)
+  self->request(t.actors.host_selector, std::chrono::seconds{2}, workers_atom_v)
     .receive(
-      [&](std::vector<caf::actor>& all) {
+      [&](std::vector<fetch_worker_actor>& all) {
         for (const auto& w : all)
           if (w && w.node() != self->node()) {
             self->monitor(w);
@@ -306,8 +317,7 @@ CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, c
           }
       },
       [](caf::error&) {});
-  for (const auto& a : t.all())
-    self->send_exit(a, caf::exit_reason::user_shutdown);
+  t.send_exit(self, caf::exit_reason::user_shutdown);
   if (gatekeeper)
     self->send_exit(gatekeeper, caf::exit_reason::user_shutdown);
   const auto nodes_until = std::chrono::steady_clock::now() + std::chrono::seconds{10};
@@ -322,7 +332,10 @@ CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, c
   // one commit.)
   if (store_closed.valid())
     store_closed.wait_for(std::chrono::seconds{60});
+}
 
+// metrics.log, the final line, and the table of where the time went.
+void report(const CrawlConfig& config, const crawl_progress& last, CrawlRunResult& result) {
   if (!config.metrics_path.empty()) {
     RunMetrics m{result.start_ms, result.end_ms, result.summary, result.termination_reason, last.queued,
                  result.timings};
@@ -346,6 +359,31 @@ CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, c
   log_line(LogLevel::info, line);
   if (config.report_timings && !result.timings.empty())
     log_line(LogLevel::info, "where the time went:\n" + format_stage_times(result.timings, result.end_ms - result.start_ms));
+}
+
+CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, const CrawlRunOptions& options,
+                            CrawlParts parts) {
+  const NodeAddress listen = options.coordinator ? parse_node_address(config.listen, "listen") : NodeAddress{};
+  parts.events = options.events;
+  caf::scoped_actor self{sys};
+  name_actor(self->address(), "crawl_run", node_name(config));
+
+  CrawlRunResult result;
+  result.start_ms = epoch_ms();
+  const std::shared_future<void> store_closed = parts.store_closed;
+  const CrawlTopology t = spawn_crawl(sys, config, std::move(parts), caf::actor_cast<crawl_observer_actor>(self));
+  watch_topology(self, t.actors, options);
+  const gatekeeper_actor gatekeeper =
+    options.coordinator ? open_to_workers(sys, self, t, config, listen) : gatekeeper_actor{};
+
+  const std::int64_t run_id = start_run(self, t, config, result);
+  crawl_progress last = follow_crawl(self, t, config, options, result);
+  result.end_ms = epoch_ms();
+  if (result.error.empty())
+    summarize(self, t, config, run_id, result, last);
+  result.timings = gather_timings(self, t);
+  shut_down(self, t, gatekeeper, store_closed);
+  report(config, last, result);
   return result;
 }
 

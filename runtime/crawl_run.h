@@ -23,6 +23,8 @@
 
 namespace actorcrawl {
 
+struct topology;
+
 struct CrawlRunOptions {
   // Set to 1 (by a signal handler, a test) to stop gracefully. Polled.
   const std::atomic<int>* stop_requests = nullptr;
@@ -35,10 +37,10 @@ struct CrawlRunOptions {
   // Told of pages, failures and progress (every progress_interval) as the
   // crawl goes; optional.
   std::shared_ptr<CrawlEvents> events;
-  // Handed the topology's actors by role ("frontier", "host_selector",
-  // "processor", "storage", "dead_letter") once they run; optional. For
-  // whoever must reach them from outside, such as a test that stops one.
-  std::function<void(const std::vector<std::pair<std::string, caf::actor>>&)> on_started;
+  // Handed the topology's actors (messages/topology.h) once they run;
+  // optional. For whoever must reach them from outside, such as a test
+  // that stops one.
+  std::function<void(const topology&)> on_started;
 };
 
 struct CrawlRunResult {

@@ -17,22 +17,18 @@
 
 namespace actorcrawl {
 
-std::vector<caf::actor> CrawlTopology::all() const {
-  std::vector<caf::actor> out{frontier, host_selector, processor, storage, dead_letter};
-  out.insert(out.end(), workers.begin(), workers.end());
-  return out;
+void CrawlTopology::send_exit(caf::scoped_actor& self, caf::exit_reason reason) const {
+  for_each_role(actors, [&](const char*, const auto& actor) { self->send_exit(actor, reason); });
+  for (const auto& worker : workers)
+    self->send_exit(worker, reason);
 }
 
-CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, CrawlParts parts,
-                          caf::actor observer) {
-  CrawlTopology t;
-  t.storage = spawn_storage(sys, std::move(parts.store), parts.events);
-  t.dead_letter = spawn_dead_letter(sys);
-  const bool archives = parts.pipeline != nullptr && parts.pipeline->archives();
-  const bool reads_heads = parts.pipeline != nullptr && parts.pipeline->reads_response_heads();
-  t.processor = spawn_processor(
-    sys, ProcessorSettings{std::move(parts.pipeline), config.crawl_profile() == CrawlProfile::domains},
-    parse_lanes(config));
+namespace {
+
+// What every worker of the crawl is told when it registers.
+fetch_settings worker_settings(const CrawlConfig& config, const PagePipeline* pipeline) {
+  const bool archives = pipeline != nullptr && pipeline->archives();
+  const bool reads_heads = pipeline != nullptr && pipeline->reads_response_heads();
   fetch_settings settings;
   settings.user_agent = config.user_agent;
   settings.request_timeout_ms = config.request_timeout_ms;
@@ -46,16 +42,29 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   settings.max_connections_per_host = static_cast<std::int32_t>(config.max_connections_per_host);
   settings.capture_http = archives || reads_heads;
   settings.archive_responses = archives;
-  t.host_selector = spawn_host_selector(sys, politeness_settings(config), settings);
-  t.frontier = spawn_frontier(sys, frontier_settings(config), std::move(observer));
+  return settings;
+}
 
-  topology wiring{t.frontier, t.host_selector, t.processor, t.storage, t.dead_letter, node_name(config)};
-  for (const auto& a : {t.frontier, t.host_selector, t.processor, t.dead_letter})
-    caf::anon_send(a, wiring);
+}  // namespace
 
-  const std::string node = node_name(config);
+CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, CrawlParts parts,
+                          crawl_observer_actor observer) {
+  CrawlTopology t;
+  auto& a = t.actors;
+  a.node = node_name(config);
+  a.storage = spawn_storage(sys, std::move(parts.store), parts.events);
+  a.dead_letter = spawn_dead_letter(sys);
+  const auto settings = worker_settings(config, parts.pipeline.get());
+  a.processor = spawn_processor(
+    sys, ProcessorSettings{std::move(parts.pipeline), config.crawl_profile() == CrawlProfile::domains},
+    parse_lanes(config));
+  a.host_selector = spawn_host_selector(sys, politeness_settings(config), settings);
+  a.frontier = spawn_frontier(sys, frontier_settings(config), std::move(observer));
+  // Each actor learns the others from the roster, before any other message.
+  for_each_role(a, [&](const char*, const auto& actor) { caf::anon_send(actor, a); });
+
   for (std::int64_t i = 1; i <= config.concurrent_workers; ++i)
-    t.workers.push_back(spawn_fetch_worker(sys, t.host_selector, "worker-" + std::to_string(i) + "@" + node,
+    t.workers.push_back(spawn_fetch_worker(sys, a.host_selector, "worker-" + std::to_string(i) + "@" + a.node,
                                            static_cast<int>(config.transfers_per_worker)));
   return t;
 }

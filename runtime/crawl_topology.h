@@ -8,10 +8,10 @@
 #include <memory>
 #include <vector>
 
-#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 #include "core/run/crawl_config.h"
+#include "messages/topology.h"
 
 namespace actorcrawl {
 
@@ -19,15 +19,14 @@ class CrawlEvents;
 class CrawlStore;
 class PagePipeline;
 
+// One crawl's actors: the roster every actor is wired with, and the local
+// FetchWorkers (remote ones join later, through the HostSelector).
 struct CrawlTopology {
-  caf::actor frontier;
-  caf::actor host_selector;
-  caf::actor processor;
-  caf::actor storage;
-  caf::actor dead_letter;
-  std::vector<caf::actor> workers;
+  topology actors;
+  std::vector<fetch_worker_actor> workers;
 
-  std::vector<caf::actor> all() const;
+  // Ends every actor of the crawl, the workers too.
+  void send_exit(caf::scoped_actor& self, caf::exit_reason reason) const;
 };
 
 struct CrawlParts {
@@ -38,6 +37,6 @@ struct CrawlParts {
 };
 
 CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, CrawlParts parts,
-                          caf::actor observer);
+                          crawl_observer_actor observer);
 
 }  // namespace actorcrawl

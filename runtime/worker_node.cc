@@ -10,7 +10,7 @@
 #include "runtime/cluster_link.h"
 #include "actors/fetch_worker.h"
 #include "actors/gatekeeper_actor.h"
-#include "runtime/message_trace.h"
+#include "instrument/message_trace.h"
 #include "core/run/console_log.h"
 #include "messages/catalogue.h"
 #include "messages/join.h"
@@ -47,7 +47,7 @@ struct Session {
   }
 
   // Connects and joins; the HostSelector's handle, or an outcome to end on.
-  caf::variant<caf::actor, WorkerNodeResult> join() {
+  caf::variant<host_selector_actor, WorkerNodeResult> join() {
     const auto started = Clock::now();
     const auto give_up_after = std::chrono::milliseconds{config.reconnect_timeout_ms};
     auto backoff = std::chrono::milliseconds{100};
@@ -63,10 +63,10 @@ struct Session {
         return WorkerNodeResult{Outcome::stopped, "stopped before joining"};
       auto gatekeeper = connect_to_coordinator(sys, coordinator, uses_tls(config));
       if (gatekeeper) {
-        caf::actor selector;
+        host_selector_actor selector;
         bool refused = false;
         self->request(*gatekeeper, std::chrono::seconds{10}, std::string{kJoinTag}, digest, node_name(config))
-          .receive([&](caf::actor& s) { selector = std::move(s); },
+          .receive([&](host_selector_actor& s) { selector = std::move(s); },
                    [&](caf::error& err) {
                      last_error = error_text(err);
                      // Only an answer is a refusal: a gatekeeper that is
@@ -103,10 +103,10 @@ struct Session {
 
   // Runs the FetchWorkers until the coordinator goes away or a stop; an
   // empty optional means "connection lost: join again".
-  caf::optional<WorkerNodeResult> serve(const caf::actor& selector) {
+  caf::optional<WorkerNodeResult> serve(const host_selector_actor& selector) {
     self->monitor(selector);
     std::set<caf::actor_addr> workers;
-    std::vector<caf::actor> handles;
+    std::vector<fetch_worker_actor> handles;
     const std::string node = node_name(config);
     for (std::int64_t i = 1; i <= config.concurrent_workers; ++i) {
       auto w = spawn_fetch_worker(sys, selector, "worker-" + std::to_string(i) + "@" + node,
@@ -184,7 +184,7 @@ WorkerNodeResult run_worker_node(const CrawlConfig& config, const WorkerNodeOpti
     auto joined = s.join();
     if (auto* result = caf::get_if<WorkerNodeResult>(&joined))
       return *result;
-    if (auto result = s.serve(caf::get<caf::actor>(joined)))
+    if (auto result = s.serve(caf::get<host_selector_actor>(joined)))
       return *result;
   }
 }

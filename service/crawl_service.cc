@@ -12,7 +12,7 @@
 
 #include "runtime/cluster_link.h"
 #include "runtime/crawl_run.h"
-#include "runtime/mailbox_gauges.h"
+#include "instrument/mailbox_gauges.h"
 #include "core/run/clock.h"
 #include "core/run/console_log.h"
 #include "core/store/crawl_reader.h"

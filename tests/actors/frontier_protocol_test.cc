@@ -58,8 +58,8 @@ struct frontier_fixture : protocol_fixture {
   // row) and checks the start: resume asked of Storage, then the seeds
   // persisted as queued rows 1..n, and nothing leased yet.
   void start(FrontierSettings settings, const std::vector<std::string>& seeds) {
-    frontier = named(spawn_frontier(sys, std::move(settings), observer), "frontier");
-    deliver(observer, frontier, topology{frontier, selector, processor, storage, dead_letter, "test-node"});
+    frontier = named(spawn_frontier(sys, std::move(settings), caf::actor_cast<crawl_observer_actor>(observer)), "frontier");
+    deliver(observer, frontier, roster(frontier, selector, processor, storage, dead_letter));
     deliver(observer, frontier, crawl_seeds{seeds});
     expect((resume_request), from(frontier).to(storage).with(equals(resume_request{ResumeQuery{}})));
     expect((FrontierResume), from(storage).to(frontier));

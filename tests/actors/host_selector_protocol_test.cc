@@ -58,7 +58,7 @@ struct host_selector_fixture : protocol_fixture {
   // URLs, and all of it is missing: it asks for all of it at once.
   void start(HostScheduler::Settings politeness) {
     selector = named(spawn_host_selector(sys, politeness, fetch), "host_selector");
-    topo = topology{frontier, selector, processor, storage, dead_letter, "test-node"};
+    topo = roster(frontier, selector, processor, storage, dead_letter);
     deliver(coordinator, selector, topo);
     expect((work_demand), from(selector).to(frontier).with(equals(work_demand{1024})));
     CAF_CHECK_EQUAL(pending(), "");

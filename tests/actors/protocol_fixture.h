@@ -99,6 +99,16 @@ inline CrawlJob job(std::uint64_t seq, std::string url, std::string host_key, st
   return CrawlJob{seq, std::move(url), std::move(host_key), depth, attempt};
 }
 
+// The roster the actor under test is wired with. Its neighbours are
+// stand-ins, dynamically typed, which take whatever comes: cast to the
+// interfaces the roster holds.
+inline topology roster(const caf::actor& frontier, const caf::actor& host_selector, const caf::actor& processor,
+                       const caf::actor& storage, const caf::actor& dead_letter) {
+  return topology{caf::actor_cast<frontier_actor>(frontier), caf::actor_cast<host_selector_actor>(host_selector),
+                  caf::actor_cast<processor_actor>(processor), caf::actor_cast<storage_actor>(storage),
+                  caf::actor_cast<dead_letter_actor>(dead_letter), "test-node"};
+}
+
 // -- stand-ins ----------------------------------------------------------------
 
 // Takes every one-way message of the protocol and does nothing with it. The
@@ -160,6 +170,12 @@ struct protocol_fixture : test_coordinator_fixture<protocol_config> {
   caf::actor named(caf::actor who, std::string role) {
     cast.emplace_back(who, std::move(role));
     return who;
+  }
+
+  // An actor under test, spawned with its typed interface.
+  template <class... Sigs>
+  caf::actor named(caf::typed_actor<Sigs...> who, std::string role) {
+    return named(caf::actor_cast<caf::actor>(who), std::move(role));
   }
 
   std::string role_of(const caf::abstract_actor* who) const {

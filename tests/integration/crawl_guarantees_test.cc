@@ -15,6 +15,7 @@
 
 #include "core/run/console_log.h"
 #include "crawl_fixture.h"
+#include "messages/topology.h"
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
@@ -100,11 +101,12 @@ TEST_CASE("an actor of the topology that dies ends the run with its name", "[int
     std::mutex m;
     CrawlRunOptions options;
     options.show_progress = false;
-    options.on_started = [&, role = role](const std::vector<std::pair<std::string, caf::actor>>& actors) {
+    options.on_started = [&, role = role](const topology& actors) {
       std::lock_guard<std::mutex> lock{m};
-      for (const auto& [r, a] : actors)
+      for_each_role(actors, [&](const std::string& r, const auto& a) {
         if (r == role)
-          victim = a;
+          victim = caf::actor_cast<caf::actor>(a);
+      });
     };
     std::atomic<bool> done{false};
     std::thread killer([&] {

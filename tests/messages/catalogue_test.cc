@@ -101,7 +101,17 @@ DeadLetterRow dead() { return DeadLetterRow{"http://x/", 2, "timeout", "Operatio
 template <class T>
 struct tag {};
 
-topology sample(tag<topology>, const caf::actor& a) { return topology{a, a, a, a, a, "node-a"}; }
+// Every typed handle (messages/interfaces.h) is the actor `a` under that
+// interface.
+template <class... Sigs>
+caf::typed_actor<Sigs...> sample(tag<caf::typed_actor<Sigs...>>, const caf::actor& a) {
+  return caf::actor_cast<caf::typed_actor<Sigs...>>(a);
+}
+topology sample(tag<topology>, const caf::actor& a) {
+  return topology{caf::actor_cast<frontier_actor>(a), caf::actor_cast<host_selector_actor>(a),
+                  caf::actor_cast<processor_actor>(a), caf::actor_cast<storage_actor>(a),
+                  caf::actor_cast<dead_letter_actor>(a), "node-a"};
+}
 fetch_settings sample(tag<fetch_settings>, const caf::actor&) {
   return fetch_settings{"ua/1", 1, 2, 3, 4, 5, 6, {"a.test:80:127.0.0.2"}, true, 7, true, true};
 }

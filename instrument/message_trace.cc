@@ -1,4 +1,4 @@
-#include "runtime/message_trace.h"
+#include "instrument/message_trace.h"
 
 #include <algorithm>
 #include <atomic>

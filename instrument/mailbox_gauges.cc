@@ -1,4 +1,4 @@
-#include "runtime/mailbox_gauges.h"
+#include "instrument/mailbox_gauges.h"
 
 #include <algorithm>
 #include <mutex>

@@ -29,7 +29,7 @@
 
 #include "core/run/stage_times.h"
 #include "core/trace/trace_writer.h"
-#include "runtime/mailbox_gauges.h"
+#include "instrument/mailbox_gauges.h"
 
 namespace actorcrawl {
 
@@ -104,8 +104,11 @@ class traced : public Base {
   std::shared_ptr<std::atomic<std::int64_t>> waiting_;
 };
 
-template <class State>
-using traced_actor = traced<caf::stateful_actor<State>>;
+// A traced stateful actor with the typed interface `Handle`
+// (messages/interfaces.h): spawned from a function that takes a pointer to
+// it and returns Handle::behavior_type, CAF infers the handle's type.
+template <class State, class Handle>
+using traced_actor = traced<caf::stateful_actor<State, typename Handle::base>>;
 
 // The process's trace from construction to destruction: opens `path`
 // (nothing when empty) and makes it the active trace. Create it before the

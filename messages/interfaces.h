@@ -1,0 +1,146 @@
+// The actors' interfaces: every event-based actor of the topology as a
+// caf::typed_actor that lists each message it accepts and what it replies.
+// This is the one place that says who takes what. A send through one of
+// these handles of a message the receiver does not accept, or a request
+// whose reply is taken as the wrong type, fails to compile
+// (tests/messages/wrong_receiver.cc); the catalogue test checks that every
+// type named here is in the catalogue, and docs/architecture.md's interface
+// table is generated from these lists (interface_table) and checked
+// against them.
+//
+// The message structs are declared in frontier.h, fetch.h, storage.h and
+// topology.h; `topology` itself carries these handles, so it is declared
+// after them (topology.h) and only named here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "core/run/stage_times.h"
+#include "messages/atoms.h"
+#include "messages/fetch.h"
+#include "messages/frontier.h"
+#include "messages/storage.h"
+
+namespace actorcrawl {
+
+struct topology;
+struct worker_hello;
+struct worker_welcome;
+
+// FetchWorker: a blocking actor, since libcurl's multi poll must own its
+// thread while it waits, and CAF 0.17 gives typed interfaces to event-based
+// actors only (typed_actor has no blocking base). Its handle is therefore
+// dynamically typed — the one role that is. It accepts fetch_job,
+// robots_fetch, drain_atom, and timings_atom -> StageTimes; its own sends
+// go through the typed handles of `topology`, so they are checked.
+using fetch_worker_actor = caf::actor;
+
+// Whoever started the crawl (a crawl run, a test): hears when it is over.
+using crawl_observer_actor = caf::typed_actor<caf::reacts_to<crawl_finished>>;
+
+// FrontierActor: seeds in, leases out on demand, outcomes back.
+using frontier_actor = caf::typed_actor<
+  caf::reacts_to<topology>,
+  caf::reacts_to<crawl_seeds>,
+  caf::reacts_to<work_demand>,
+  caf::reacts_to<page_links>,
+  caf::reacts_to<url_failed>,
+  caf::reacts_to<url_refused>,
+  caf::reacts_to<leases_returned>,
+  caf::reacts_to<deltas_written>,
+  caf::reacts_to<stop_crawl>,
+  caf::reacts_to<tick_atom>,  // its own timer: a parked URL is due
+  caf::replies_to<progress_atom>::with<crawl_progress>,
+  caf::replies_to<timings_atom>::with<StageTimes>>;
+
+// HostSelectorActor: leases to FetchWorkers, host by host, politely.
+using host_selector_actor = caf::typed_actor<
+  caf::reacts_to<topology>,
+  caf::replies_to<worker_hello>::with<worker_welcome>,
+  caf::reacts_to<crawl_batch>,
+  caf::reacts_to<follow_redirect>,
+  caf::reacts_to<fetch_done>,
+  caf::reacts_to<robots_result>,
+  caf::reacts_to<drain_atom>,
+  caf::reacts_to<tick_atom>,  // its own timer: a host's politeness clock ran out
+  caf::replies_to<workers_atom>::with<std::vector<fetch_worker_actor>>,
+  caf::replies_to<timings_atom>::with<StageTimes>>;
+
+// ProcessorActor: the fan-in point in front of the parser lanes.
+using processor_actor = caf::typed_actor<
+  caf::reacts_to<topology>,
+  caf::reacts_to<fetch_result>,
+  caf::reacts_to<archive_exchange>,
+  caf::replies_to<timings_atom>::with<StageTimes>>;
+
+// One parser lane, a child of the ProcessorActor (which wires it at spawn).
+using parse_lane_actor = caf::typed_actor<
+  caf::reacts_to<fetch_result>,
+  caf::reacts_to<archive_exchange>,
+  caf::replies_to<timings_atom>::with<StageTimes>>;
+
+// StorageActor: writes (one-way, batched) and reads (answered after the
+// open batch is committed).
+using storage_actor = caf::typed_actor<
+  caf::reacts_to<topology>,
+  caf::reacts_to<frontier_delta>,
+  caf::reacts_to<store_page>,
+  caf::reacts_to<store_dead_letter>,
+  caf::reacts_to<store_robots>,
+  caf::reacts_to<tick_atom>,  // its own timer: a batch is due
+  caf::replies_to<resume_request>::with<FrontierResume>,
+  caf::replies_to<load_frontier>::with<frontier_rows>,
+  caf::replies_to<relink_fetched>::with<fetched_links>,
+  caf::replies_to<begin_run>::with<std::int64_t>,
+  caf::replies_to<end_run>::with<ok_atom>,
+  caf::replies_to<summary_request>::with<StoreSummary>,
+  caf::replies_to<flush_atom>::with<ok_atom>,
+  caf::replies_to<timings_atom>::with<StageTimes>>;
+
+// DeadLetterActor: failures after every retry.
+using dead_letter_actor = caf::typed_actor<
+  caf::reacts_to<topology>,
+  caf::reacts_to<fetch_failure>>;
+
+// The coordinator's front door (messages/join.h): a join request of CAF's
+// own types, (kJoinTag, catalogue digest, node name), answered with the
+// HostSelector's handle.
+using gatekeeper_actor = caf::typed_actor<
+  caf::replies_to<std::string, std::string, std::string>::with<host_selector_actor>>;
+
+}  // namespace actorcrawl
+
+// Every interface, with the actor it is the interface of: walked by the
+// catalogue test and by interface_table (docs/architecture.md).
+#define ACTORCRAWL_INTERFACES(X)                   \
+  X(frontier_actor, "FrontierActor")               \
+  X(host_selector_actor, "HostSelectorActor")      \
+  X(processor_actor, "ProcessorActor")             \
+  X(parse_lane_actor, "ProcessorLane")             \
+  X(storage_actor, "StorageActor")                 \
+  X(dead_letter_actor, "DeadLetterActor")          \
+  X(gatekeeper_actor, "gatekeeper")                \
+  X(crawl_observer_actor, "crawl observer")
+
+namespace actorcrawl {
+
+// The class behind each interface, as logs and errors name it:
+// actor_class_name<frontier_actor>::value is "FrontierActor".
+template <class Handle>
+struct actor_class_name;
+
+#define ACTORCRAWL_CLASS_NAME(handle, text)     \
+  template <>                                   \
+  struct actor_class_name<handle> {             \
+    static constexpr const char* value = text;  \
+  };
+ACTORCRAWL_INTERFACES(ACTORCRAWL_CLASS_NAME)
+#undef ACTORCRAWL_CLASS_NAME
+
+}  // namespace actorcrawl
