@@ -8,6 +8,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -160,4 +162,109 @@ TEST_CASE("docs/architecture.md's interface table is the interfaces", "[messages
     std::ofstream{out} << expected;
   INFO("expected table:\n" << expected);
   CHECK(doc.substr(from + begin.size(), to - from - begin.size()) == expected);
+}
+
+namespace {
+
+std::string trimmed(std::string x) {
+  const auto b = x.find_first_not_of(' ');
+  const auto e = x.find_last_not_of(' ');
+  return b == std::string::npos ? std::string{} : x.substr(b, e - b + 1);
+}
+
+// The actors a "from → to" cell sends to, by interface: "Processor,
+// DeadLetter → Storage; HostSelector → worker (inside ...)" is Storage and
+// a worker. FetchWorkers (dynamically typed) and `self` are left out.
+std::vector<std::string> receivers(std::string cell) {
+  static const std::map<std::string, std::string> by_word = {
+    {"Frontier", "FrontierActor"},   {"HostSelector", "HostSelectorActor"}, {"Processor", "ProcessorActor"},
+    {"Storage", "StorageActor"},     {"DeadLetter", "DeadLetterActor"},     {"main", "crawl observer"},
+    {"its lanes", "ProcessorLane"}};
+  cell = std::regex_replace(cell, std::regex{"\\([^)]*\\)"}, "");
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const auto end = cell.find(';', start);
+    const std::string clause = cell.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    // Every list after an arrow names receivers.
+    for (auto arrow = clause.find("→"); arrow != std::string::npos; arrow = clause.find("→", arrow + 1)) {
+      const auto next = clause.find("→", arrow + 1);
+      const std::string list = clause.substr(arrow + 3, next == std::string::npos ? std::string::npos : next - arrow - 3);
+      std::size_t p = 0;
+      for (;;) {
+        const auto comma = list.find(',', p);
+        const std::string word = trimmed(list.substr(p, comma == std::string::npos ? std::string::npos : comma - p));
+        if (auto it = by_word.find(word); it != by_word.end())
+          out.push_back(it->second);
+        if (comma == std::string::npos)
+          break;
+        p = comma + 1;
+      }
+    }
+    if (end == std::string::npos)
+      break;
+    start = end + 1;
+  }
+  return out;
+}
+
+// The messages a row is about: the first name of each comma-separated part
+// ("`load_frontier` → `frontier_rows`" is about load_frontier).
+std::vector<std::string> row_messages(const std::string& cell) {
+  std::vector<std::string> out;
+  std::size_t p = 0;
+  for (;;) {
+    const auto comma = cell.find(", ", p);
+    const std::string part = cell.substr(p, comma == std::string::npos ? std::string::npos : comma - p);
+    std::smatch m;
+    if (std::regex_search(part, m, std::regex{"`([A-Za-z_]+)`"}))
+      out.push_back(m[1]);
+    if (comma == std::string::npos)
+      break;
+    p = comma + 2;
+  }
+  return out;
+}
+
+bool accepts(const Interface& i, const std::string& message) {
+  for (const auto& s : i.signatures)
+    if (s.accepts.size() == 1 && s.accepts[0].name == message)
+      return true;
+  return false;
+}
+
+}  // namespace
+
+// The message table says who sends what to whom, in words; each receiver
+// it names must accept the message by its interface.
+TEST_CASE("docs/architecture.md's message table sends each message to an actor that accepts it", "[messages]") {
+  const std::string doc = read_text(std::string{ACTORCRAWL_SOURCE_DIR} + "/docs/architecture.md");
+  const auto at = doc.find("| message | from → to | meaning |");
+  REQUIRE(at != std::string::npos);
+  std::map<std::string, Interface> by_actor;
+  for (auto& i : interfaces())
+    by_actor[i.actor] = i;
+  std::istringstream rows(doc.substr(at));
+  std::string line;
+  std::getline(rows, line);  // header
+  std::getline(rows, line);  // rule
+  int checked = 0;
+  while (std::getline(rows, line) && line.rfind("| ", 0) == 0) {
+    std::vector<std::string> cells;
+    std::size_t p = 1;
+    for (auto bar = line.find(" | ", p); bar != std::string::npos; bar = line.find(" | ", p)) {
+      cells.push_back(trimmed(line.substr(p, bar - p)));
+      p = bar + 3;
+    }
+    REQUIRE(cells.size() >= 2);
+    for (const auto& message : row_messages(cells[0]))
+      for (const auto& actor : receivers(cells[1])) {
+        INFO(line);
+        INFO(actor << " should accept " << message);
+        REQUIRE(by_actor.count(actor) == 1);
+        CHECK(accepts(by_actor[actor], message));
+        ++checked;
+      }
+  }
+  CHECK(checked >= 30);
 }
