@@ -3,12 +3,12 @@
 // host. It is meant to look like a real small site to someone watching a
 // crawl, while still covering the cases a crawler must handle: cross-host
 // links, a dead link, a non-HTML file, a redirect and an off-site link.
-#include "testweb/test_web.h"
+#include "demoweb/demo_web.h"
 
 #include <string>
 #include <vector>
 
-namespace actorcrawl::testweb {
+namespace actorcrawl::demoweb {
 namespace {
 
 struct Link {
@@ -78,7 +78,7 @@ std::string render_page(const Site& site, const Page& page) {
          "</p></footer>\n</body>\n</html>\n";
 }
 
-void serve_site(TestWeb& web, const std::string& host_key, const Site& site) {
+void serve_site(LoopbackWeb& web, const std::string& host_key, const Site& site) {
   for (const auto& page : site.pages) {
     Response response;
     response.body = render_page(site, page);
@@ -206,7 +206,7 @@ std::string fake_pdf() {
          "%%EOF\n";
 }
 
-void serve_garden_extras(TestWeb& web, const std::string& host_key) {
+void serve_garden_extras(LoopbackWeb& web, const std::string& host_key) {
   Response pdf;
   pdf.content_type = "application/pdf";
   pdf.body = fake_pdf();
@@ -224,13 +224,13 @@ void serve_garden_extras(TestWeb& web, const std::string& host_key) {
 
 DemoWeb start_demo_web() {
   DemoWeb demo;
-  demo.web = std::make_unique<TestWeb>();
+  demo.web = std::make_unique<LoopbackWeb>();
   for (const char* ip : {"127.0.0.1", "127.0.0.2", "127.0.0.3"}) {
     demo.host_keys.push_back(demo.web->add_host(ip));
   }
-  const auto root = [&demo](std::size_t i) { return TestWeb::url(demo.host_keys[i % 3], "/"); };
+  const auto root = [&demo](std::size_t i) { return LoopbackWeb::url(demo.host_keys[i % 3], "/"); };
 
-  TestWeb& web = *demo.web;
+  LoopbackWeb& web = *demo.web;
   serve_site(web, demo.host_keys[0], gardens_site(root(1)));
   serve_garden_extras(web, demo.host_keys[0]);
   serve_site(web, demo.host_keys[1], seed_company_site(root(2)));
@@ -240,4 +240,4 @@ DemoWeb start_demo_web() {
   return demo;
 }
 
-}  // namespace actorcrawl::testweb
+}  // namespace actorcrawl::demoweb

@@ -1,4 +1,4 @@
-#include "testweb/test_web.h"
+#include "demoweb/loopback_web.h"
 
 #include <httplib.h>
 
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace actorcrawl::testweb {
+namespace actorcrawl::demoweb {
 namespace {
 
 // A crawler opens many connections per host at once; httplib's default pool
@@ -63,7 +63,7 @@ void write_response(const Response& from, httplib::Response& to) {
 
 }  // namespace
 
-struct TestWeb::Impl {
+struct LoopbackWeb::Impl {
   mutable std::mutex mutex;
   std::condition_variable stop_signal;  // wakes handlers sleeping on delay_ms
   bool stopping = false;
@@ -72,7 +72,7 @@ struct TestWeb::Impl {
   std::vector<std::unique_ptr<Host>> hosts;
 
   // Returns the handler to run and its hit number; the handler itself runs
-  // outside the lock so it may call back into TestWeb.
+  // outside the lock so it may call back into LoopbackWeb.
   std::pair<Handler, int> take_route(const std::string& host_key,
                                      const httplib::Request& req) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -108,7 +108,7 @@ struct TestWeb::Impl {
   void add_route(const std::string& host_key, const std::string& path, Handler handler) {
     std::lock_guard<std::mutex> lock(mutex);
     auto host = routes.find(host_key);
-    if (host == routes.end()) throw std::invalid_argument("testweb: unknown host " + host_key);
+    if (host == routes.end()) throw std::invalid_argument("loopback web: unknown host " + host_key);
     host->second[path] = Route{std::move(handler), 0};
   }
 };
@@ -136,9 +136,9 @@ bool wait_until_running(const Host& host) {
 
 }  // namespace
 
-TestWeb::TestWeb() : impl_(std::make_unique<Impl>()) {}
+LoopbackWeb::LoopbackWeb() : impl_(std::make_unique<Impl>()) {}
 
-TestWeb::~TestWeb() {
+LoopbackWeb::~LoopbackWeb() {
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->stopping = true;
@@ -151,11 +151,11 @@ TestWeb::~TestWeb() {
   }
 }
 
-std::string TestWeb::add_host(const std::string& ip) {
+std::string LoopbackWeb::add_host(const std::string& ip) {
   auto host = std::make_unique<Host>();
   configure(host->server);
   const int port = host->server.bind_to_any_port(ip);
-  if (port <= 0) throw std::runtime_error("testweb: cannot bind " + ip);
+  if (port <= 0) throw std::runtime_error("loopback web: cannot bind " + ip);
   host->key = ip + ":" + std::to_string(port);
 
   // Every method goes through one pre-routing handler so that requests are
@@ -173,7 +173,7 @@ std::string TestWeb::add_host(const std::string& ip) {
   });
   if (!wait_until_running(started)) {
     host->thread.join();
-    throw std::runtime_error("testweb: host " + key + " did not start");
+    throw std::runtime_error("loopback web: host " + key + " did not start");
   }
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->routes[key];
@@ -181,25 +181,25 @@ std::string TestWeb::add_host(const std::string& ip) {
   return key;
 }
 
-void TestWeb::route(const std::string& host_key, const std::string& path, Response response) {
+void LoopbackWeb::route(const std::string& host_key, const std::string& path, Response response) {
   impl_->add_route(host_key, path, [response = std::move(response)](int) { return response; });
 }
 
-void TestWeb::route(const std::string& host_key, const std::string& path,
+void LoopbackWeb::route(const std::string& host_key, const std::string& path,
                     std::function<Response(int hit)> handler) {
   impl_->add_route(host_key, path, std::move(handler));
 }
 
-std::string TestWeb::url(const std::string& host_key, const std::string& path) {
+std::string LoopbackWeb::url(const std::string& host_key, const std::string& path) {
   return "http://" + host_key + path;
 }
 
-std::vector<ServedRequest> TestWeb::requests() const {
+std::vector<ServedRequest> LoopbackWeb::requests() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return impl_->served;
 }
 
-int TestWeb::count(const std::string& host_key, const std::string& target) const {
+int LoopbackWeb::count(const std::string& host_key, const std::string& target) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   int n = 0;
   for (const auto& request : impl_->served) {
@@ -208,9 +208,9 @@ int TestWeb::count(const std::string& host_key, const std::string& target) const
   return n;
 }
 
-void TestWeb::clear_requests() {
+void LoopbackWeb::clear_requests() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->served.clear();
 }
 
-}  // namespace actorcrawl::testweb
+}  // namespace actorcrawl::demoweb

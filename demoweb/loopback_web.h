@@ -1,8 +1,9 @@
-// An in-process web of loopback hosts for tests, the demo crawl and
-// benchmarks. Each host is a cpp-httplib server with a thread pool bound to
-// its own 127.0.0.N address on an ephemeral port; every request it serves is
-// recorded (host, path, time on a steady clock, headers) so tests can assert
-// on what the crawler actually asked for, not on what it logged.
+// An in-process web of loopback hosts: what the demo web (demo_web.h) is
+// served from, and what the tests and benchmarks serve their webs from.
+// Each host is a cpp-httplib server with a thread pool bound to its own
+// 127.0.0.N address on an ephemeral port; every request it serves is
+// recorded (host, path, time on a steady clock, headers) so tests can
+// assert on what the crawler actually asked for, not on what it logged.
 #pragma once
 
 #include <chrono>
@@ -13,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace actorcrawl::testweb {
+namespace actorcrawl::demoweb {
 
 struct Response {
   int status = 200;
@@ -33,12 +34,12 @@ struct ServedRequest {
   std::string remote_addr;  // the client's address, as the socket reports it
 };
 
-class TestWeb {
+class LoopbackWeb {
  public:
-  TestWeb();
-  ~TestWeb();  // stops every host
-  TestWeb(const TestWeb&) = delete;
-  TestWeb& operator=(const TestWeb&) = delete;
+  LoopbackWeb();
+  ~LoopbackWeb();  // stops every host
+  LoopbackWeb(const LoopbackWeb&) = delete;
+  LoopbackWeb& operator=(const LoopbackWeb&) = delete;
 
   // Starts a host listening on `ip` (any 127.0.0.0/8 address) and an
   // ephemeral port; returns its host key "ip:port". Throws std::runtime_error
@@ -65,22 +66,4 @@ class TestWeb {
   std::unique_ptr<Impl> impl_;
 };
 
-// The bundled demo web crawled when `actorcrawl crawl` is given no seed:
-// three hosts (127.0.0.1-3) linking in a loop, a few pages each, a dead link
-// (404), a non-HTML file (PDF), a redirect, and an off-site link.
-struct DemoWeb {
-  std::unique_ptr<TestWeb> web;
-  std::string seed_url;
-  std::vector<std::string> host_keys;
-  // The hosts without their ports: what allowed_domains needs to keep a
-  // crawl on the demo web.
-  std::vector<std::string> host_names() const {
-    std::vector<std::string> out;
-    for (const auto& key : host_keys)
-      out.push_back(key.substr(0, key.rfind(':')));
-    return out;
-  }
-};
-DemoWeb start_demo_web();
-
-}  // namespace actorcrawl::testweb
+}  // namespace actorcrawl::demoweb

@@ -12,7 +12,7 @@
 #include <caf/expected.hpp>
 #include <caf/fwd.hpp>
 
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 
 namespace actorcrawl {
 

@@ -11,7 +11,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 
 namespace actorcrawl {
 

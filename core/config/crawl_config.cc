@@ -1,4 +1,4 @@
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
@@ -20,7 +20,7 @@
 
 #include "core/web/ascii.h"
 #include "core/web/charset.h"
-#include "core/run/tls_files.h"
+#include "core/config/tls_files.h"
 #include "core/web/url.h"
 
 namespace actorcrawl {

@@ -1,4 +1,4 @@
-#include "core/run/tls_files.h"
+#include "core/config/tls_files.h"
 
 #include <openssl/err.h>
 #include <openssl/pem.h>

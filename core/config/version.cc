@@ -1,4 +1,4 @@
-#include "core/run/version.h"
+#include "core/config/version.h"
 
 namespace actorcrawl {
 

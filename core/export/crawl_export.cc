@@ -1,13 +1,13 @@
-#include "core/store/crawl_export.h"
+#include "core/export/crawl_export.h"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
-#include "core/store/crawl_scan.h"
-#include "core/store/graph_writers.h"
-#include "core/store/item_records.h"
-#include "core/store/page_records.h"
+#include "core/export/crawl_scan.h"
+#include "core/export/graph_writers.h"
+#include "core/export/item_records.h"
+#include "core/export/page_records.h"
 
 namespace actorcrawl {
 

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/store/export_error.h"
+#include "core/export/export_error.h"
 
 namespace actorcrawl {
 

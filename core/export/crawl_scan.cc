@@ -1,11 +1,11 @@
-#include "core/store/crawl_scan.h"
+#include "core/export/crawl_scan.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <set>
 
 #include "core/store/crawl_schema.h"
-#include "core/store/export_error.h"
+#include "core/export/export_error.h"
 #include "core/store/sqlite_statements.h"
 
 namespace actorcrawl {

@@ -1,4 +1,4 @@
-#include "core/store/export_text.h"
+#include "core/export/export_text.h"
 
 #include <algorithm>
 #include <cstdint>

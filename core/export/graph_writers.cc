@@ -1,9 +1,9 @@
-#include "core/store/graph_writers.h"
+#include "core/export/graph_writers.h"
 
 #include <algorithm>
 #include <climits>
 
-#include "core/store/export_text.h"
+#include "core/export/export_text.h"
 
 namespace actorcrawl {
 

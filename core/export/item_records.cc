@@ -1,10 +1,10 @@
-#include "core/store/item_records.h"
+#include "core/export/item_records.h"
 
 #include <nlohmann/json.hpp>
 
 #include <set>
 
-#include "core/store/export_text.h"
+#include "core/export/export_text.h"
 #include "core/web/json_depth.h"
 
 namespace actorcrawl {

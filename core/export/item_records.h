@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/store/crawl_scan.h"
+#include "core/export/crawl_scan.h"
 
 namespace actorcrawl {
 

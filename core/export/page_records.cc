@@ -1,8 +1,8 @@
-#include "core/store/page_records.h"
+#include "core/export/page_records.h"
 
 #include <nlohmann/json.hpp>
 
-#include "core/store/export_text.h"
+#include "core/export/export_text.h"
 
 namespace actorcrawl {
 

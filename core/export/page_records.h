@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/store/crawl_scan.h"
+#include "core/export/crawl_scan.h"
 
 namespace actorcrawl {
 

@@ -1,4 +1,4 @@
-#include "core/run/console_log.h"
+#include "core/report/console_log.h"
 
 #include <unistd.h>
 

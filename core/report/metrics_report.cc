@@ -1,34 +1,18 @@
-#include "core/run/metrics_report.h"
+#include "core/report/metrics_report.h"
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
-#include <ctime>
+#include "core/clock/utc_time.h"
+
 #include <fstream>
 #include <stdexcept>
 
 namespace actorcrawl {
 
-std::string iso8601_utc(std::int64_t epoch_ms) {
-  std::int64_t millis = epoch_ms % 1000;
-  std::int64_t whole = epoch_ms / 1000;
-  if (millis < 0) {
-    millis += 1000;
-    --whole;
-  }
-  std::time_t secs = static_cast<std::time_t>(whole);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[80];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(millis));
-  return buf;
-}
-
 std::string metrics_json(const RunMetrics& m) {
   nlohmann::ordered_json j;
-  j["start_time"] = iso8601_utc(m.start_ms);
-  j["end_time"] = iso8601_utc(m.end_ms);
+  j["start_time"] = iso8601_utc_ms(m.start_ms);
+  j["end_time"] = iso8601_utc_ms(m.end_ms);
   j["duration_ms"] = m.end_ms - m.start_ms;
   j["nodes_discovered"] = m.summary.nodes_discovered;
   j["nodes_crawled"] = m.summary.nodes_crawled;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/crawl/records.h"
-#include "core/run/stage_times.h"
+#include "core/report/stage_times.h"
 
 namespace actorcrawl {
 
@@ -25,7 +25,5 @@ struct RunMetrics {
 std::string metrics_json(const RunMetrics& m);
 // Throws std::runtime_error naming the path when it cannot be written.
 void write_metrics_file(const std::string& path, const RunMetrics& m);
-// "2025-01-16T10:00:00.123Z"
-std::string iso8601_utc(std::int64_t epoch_ms);
 
 }  // namespace actorcrawl

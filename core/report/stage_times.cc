@@ -1,6 +1,4 @@
-#include "core/run/stage_times.h"
-
-#include <time.h>
+#include "core/report/stage_times.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -12,19 +10,6 @@ void StageTimes::merge(const StageTimes& other) {
   busy_us += other.busy_us;
   wait_us += other.wait_us;
   max_wait_us = std::max(max_wait_us, other.max_wait_us);
-}
-
-std::int64_t monotonic_us() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
-}
-
-std::int64_t waited_us(std::int64_t sent_us) {
-  if (sent_us <= 0)
-    return 0;
-  const std::int64_t now = monotonic_us();
-  return now >= sent_us ? now - sent_us : 0;
 }
 
 std::string format_stage_times(const std::vector<StageTimes>& stages, std::int64_t wall_ms) {

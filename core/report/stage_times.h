@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+// A handler's wait is given as waited_us(message stamp): the clock every
+// stage stamps and reads with.
+#include "core/clock/clock.h"
+
 namespace actorcrawl {
 
 struct StageTimes {
@@ -27,13 +31,6 @@ struct StageTimes {
   }
   void merge(const StageTimes& other);
 };
-
-// Microseconds on the monotonic clock: the stamp a sender puts in a message
-// so the receiver can tell how long it waited. CLOCK_MONOTONIC is shared by
-// every process of one machine; between machines the stamp is 0 (unknown).
-std::int64_t monotonic_us();
-// now - sent, or 0 when the stamp is unknown or from another clock.
-std::int64_t waited_us(std::int64_t sent_us);
 
 // Measures one handler: adds its duration (and the item's wait) on scope exit.
 class StageTimer {

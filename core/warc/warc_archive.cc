@@ -1,9 +1,9 @@
-#include "core/store/warc_archive.h"
+#include "core/warc/warc_archive.h"
 
 #include <algorithm>
 
-#include "core/run/console_log.h"
-#include "core/run/version.h"
+#include "core/report/console_log.h"
+#include "core/config/version.h"
 
 namespace actorcrawl {
 

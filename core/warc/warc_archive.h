@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "core/crawl/response_archive.h"
-#include "core/run/crawl_config.h"
-#include "core/store/warc_digest_index.h"
-#include "core/store/warc_writer.h"
+#include "core/config/crawl_config.h"
+#include "core/warc/warc_digest_index.h"
+#include "core/warc/warc_writer.h"
 
 namespace actorcrawl {
 

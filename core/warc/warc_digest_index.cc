@@ -1,4 +1,4 @@
-#include "core/store/warc_digest_index.h"
+#include "core/warc/warc_digest_index.h"
 
 namespace actorcrawl {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "core/store/warc_record.h"
+#include "core/warc/warc_record.h"
 
 namespace actorcrawl {
 

@@ -1,4 +1,4 @@
-#include "core/store/warc_record.h"
+#include "core/warc/warc_record.h"
 
 #include <openssl/rand.h>
 #include <openssl/sha.h>
@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "core/run/metrics_report.h"
+#include "core/clock/utc_time.h"
 #include "core/web/ascii.h"
 
 namespace actorcrawl {
@@ -40,7 +40,7 @@ std::string warc_sha1(std::string_view bytes) {
   return "sha1:" + base32(std::string_view{reinterpret_cast<const char*>(digest), sizeof digest});
 }
 
-std::string warc_date(std::int64_t epoch_ms) { return iso8601_utc(epoch_ms); }
+std::string warc_date(std::int64_t epoch_ms) { return iso8601_utc_ms(epoch_ms); }
 
 std::string new_record_id() {
   std::array<unsigned char, 16> b{};

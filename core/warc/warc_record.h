@@ -23,7 +23,7 @@ std::string base32(std::string_view bytes);
 // "sha1:" + base32(SHA-1(bytes)): the labelled digest WARC fields carry.
 std::string warc_sha1(std::string_view bytes);
 // WARC-Date: UTC, millisecond precision ("2026-11-25T04:01:41.123Z"), the
-// form metrics.log writes its times in (iso8601_utc).
+// form metrics.log writes its times in (core/clock/utc_time.h).
 std::string warc_date(std::int64_t epoch_ms);
 // "<urn:uuid:...>" of a random (version 4) UUID.
 std::string new_record_id();

@@ -1,4 +1,4 @@
-#include "core/store/warc_writer.h"
+#include "core/warc/warc_writer.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -16,7 +16,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "core/run/clock.h"
+#include "core/clock/clock.h"
+#include "core/clock/utc_time.h"
 
 namespace actorcrawl {
 
@@ -40,15 +41,6 @@ std::int64_t serial_of(const std::string& name, const std::string& prefix) {
   if (serial.empty() || serial.size() > 12 || serial.find_first_not_of("0123456789") != std::string::npos)
     return -1;
   return std::stoll(serial);
-}
-
-std::string utc_stamp(std::int64_t epoch_ms) {
-  const std::time_t seconds = static_cast<std::time_t>(epoch_ms / 1000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[20];
-  std::strftime(text, sizeof text, "%Y%m%d%H%M%S", &utc);
-  return text;
 }
 
 // write(2) until done; the bytes written, short only on an error.
@@ -358,7 +350,7 @@ void WarcWriter::start_file() {
   // The random part keeps two processes that share a directory (and a
   // second) from choosing one name; O_EXCL refuses it if they still do.
   const std::string id = new_record_id();
-  const std::string name = settings_.prefix + "-" + utc_stamp(now) + "-" + serial + "-" + id.substr(10, 6) + ".warc.gz";
+  const std::string name = settings_.prefix + "-" + utc_digits(now / 1000) + "-" + serial + "-" + id.substr(10, 6) + ".warc.gz";
   const std::string path = (std::filesystem::path(settings_.dir) / name).string();
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0)

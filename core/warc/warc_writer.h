@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/store/warc_record.h"
+#include "core/warc/warc_record.h"
 
 namespace actorcrawl {
 

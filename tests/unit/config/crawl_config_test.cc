@@ -1,4 +1,4 @@
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 
 #include <unistd.h>
 

@@ -1,11 +1,11 @@
-#include "core/run/tls_files.h"
+#include "core/config/tls_files.h"
 
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <string>
 
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 #include "tests/unit/temp_path.h"
 
 using namespace actorcrawl;

@@ -1,4 +1,4 @@
-#include "testweb/test_web.h"
+#include "demoweb/loopback_web.h"
 
 #include <catch2/catch.hpp>
 #include <httplib.h>
@@ -8,16 +8,14 @@
 #include <stdexcept>
 #include <thread>
 
-using actorcrawl::testweb::DemoWeb;
-using actorcrawl::testweb::Response;
-using actorcrawl::testweb::TestWeb;
-using actorcrawl::testweb::start_demo_web;
+using actorcrawl::demoweb::Response;
+using actorcrawl::demoweb::LoopbackWeb;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
 httplib::Client client_for(const std::string& host_key) {
-  httplib::Client client(TestWeb::url(host_key, ""));
+  httplib::Client client(LoopbackWeb::url(host_key, ""));
   client.set_read_timeout(std::chrono::seconds(5));
   return client;
 }
@@ -34,8 +32,8 @@ long long millis_since(Clock::time_point start) {
 
 }  // namespace
 
-TEST_CASE("routes answer with their status, body, content type and headers", "[testweb]") {
-  TestWeb web;
+TEST_CASE("routes answer with their status, body, content type and headers", "[loopback_web]") {
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
 
   web.route(host, "/", html("<html><body>home</body></html>"));
@@ -70,8 +68,8 @@ TEST_CASE("routes answer with their status, body, content type and headers", "[t
   CHECK(later->get_header_value("Retry-After") == "7");
 }
 
-TEST_CASE("unrouted paths answer 404 with a small HTML page", "[testweb]") {
-  TestWeb web;
+TEST_CASE("unrouted paths answer 404 with a small HTML page", "[loopback_web]") {
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   auto client = client_for(host);
 
@@ -82,8 +80,8 @@ TEST_CASE("unrouted paths answer 404 with a small HTML page", "[testweb]") {
   CHECK(res->get_header_value("Content-Type").rfind("text/html", 0) == 0);
 }
 
-TEST_CASE("the query is ignored when matching routes", "[testweb]") {
-  TestWeb web;
+TEST_CASE("the query is ignored when matching routes", "[loopback_web]") {
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   web.route(host, "/search", html("results"));
   auto client = client_for(host);
@@ -94,8 +92,8 @@ TEST_CASE("the query is ignored when matching routes", "[testweb]") {
   CHECK(res->body == "results");
 }
 
-TEST_CASE("routes can be added while the host is serving", "[testweb]") {
-  TestWeb web;
+TEST_CASE("routes can be added while the host is serving", "[loopback_web]") {
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   auto client = client_for(host);
 
@@ -110,8 +108,8 @@ TEST_CASE("routes can be added while the host is serving", "[testweb]") {
   CHECK(after->body == "here now");
 }
 
-TEST_CASE("a handler sees a 1-based hit count per host and path", "[testweb]") {
-  TestWeb web;
+TEST_CASE("a handler sees a 1-based hit count per host and path", "[loopback_web]") {
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   web.route(host, "/flaky", [](int hit) {
     Response response;
@@ -133,8 +131,8 @@ TEST_CASE("a handler sees a 1-based hit count per host and path", "[testweb]") {
   CHECK(bodies == std::vector<std::string>{"hit 1", "hit 2", "hit 3"});
 }
 
-TEST_CASE("requests are recorded in arrival order with target and headers", "[testweb]") {
-  TestWeb web;
+TEST_CASE("requests are recorded in arrival order with target and headers", "[loopback_web]") {
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   web.route(host, "/a", html("a"));
   auto client = client_for(host);
@@ -172,8 +170,8 @@ TEST_CASE("requests are recorded in arrival order with target and headers", "[te
   CHECK(web.count(host, "/a") == 0);
 }
 
-TEST_CASE("HEAD answers with headers and no body", "[testweb]") {
-  TestWeb web;
+TEST_CASE("HEAD answers with headers and no body", "[loopback_web]") {
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   web.route(host, "/page", html("<html><body>some page</body></html>"));
   auto client = client_for(host);
@@ -185,8 +183,8 @@ TEST_CASE("HEAD answers with headers and no body", "[testweb]") {
   CHECK(res->get_header_value("Content-Type") == "text/html; charset=utf-8");
 }
 
-TEST_CASE("text responses are compressed when the client accepts it", "[testweb]") {
-  TestWeb web;
+TEST_CASE("text responses are compressed when the client accepts it", "[loopback_web]") {
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   const std::string page = "<html><body>" + std::string(2000, 'x') + "</body></html>";
   web.route(host, "/big", html(page));
@@ -198,8 +196,8 @@ TEST_CASE("text responses are compressed when the client accepts it", "[testweb]
   CHECK(res->body == page);  // the client inflated it
 }
 
-TEST_CASE("delay_ms holds the answer back, arrival time is taken before it", "[testweb]") {
-  TestWeb web;
+TEST_CASE("delay_ms holds the answer back, arrival time is taken before it", "[loopback_web]") {
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   Response slow = html("slow");
   slow.delay_ms = 200;
@@ -217,8 +215,8 @@ TEST_CASE("delay_ms holds the answer back, arrival time is taken before it", "[t
   CHECK(std::chrono::duration_cast<std::chrono::milliseconds>(served[0].at - start).count() < 150);
 }
 
-TEST_CASE("hosts on different loopback addresses serve at the same time", "[testweb]") {
-  TestWeb web;
+TEST_CASE("hosts on different loopback addresses serve at the same time", "[loopback_web]") {
+  LoopbackWeb web;
   const auto two = web.add_host("127.0.0.2");
   const auto three = web.add_host("127.0.0.3");
   CHECK(two.rfind("127.0.0.2:", 0) == 0);
@@ -245,8 +243,8 @@ TEST_CASE("hosts on different loopback addresses serve at the same time", "[test
   CHECK(web.count(three, "/only-three") == 0);
 }
 
-TEST_CASE("many parallel connections are served concurrently", "[testweb]") {
-  TestWeb web;
+TEST_CASE("many parallel connections are served concurrently", "[loopback_web]") {
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   Response slow = html("ok");
   slow.delay_ms = 300;
@@ -266,20 +264,20 @@ TEST_CASE("many parallel connections are served concurrently", "[testweb]") {
   CHECK(millis_since(start) < 1500);
 }
 
-TEST_CASE("routing on an unknown host and binding a foreign address fail loudly", "[testweb]") {
-  TestWeb web;
+TEST_CASE("routing on an unknown host and binding a foreign address fail loudly", "[loopback_web]") {
+  LoopbackWeb web;
   CHECK_THROWS_AS(web.route("127.0.0.1:1", "/", html("x")), std::invalid_argument);
   // 192.0.2.0/24 is reserved for documentation, so no local interface has it.
   CHECK_THROWS_AS(web.add_host("192.0.2.1"), std::runtime_error);
 }
 
-TEST_CASE("url joins host key and path", "[testweb]") {
-  CHECK(TestWeb::url("127.0.0.2:8080", "/a?b=c") == "http://127.0.0.2:8080/a?b=c");
+TEST_CASE("url joins host key and path", "[loopback_web]") {
+  CHECK(LoopbackWeb::url("127.0.0.2:8080", "/a?b=c") == "http://127.0.0.2:8080/a?b=c");
 }
 
 TEST_CASE("the destructor returns promptly while a client keeps a connection open",
-          "[testweb]") {
-  auto web = std::make_unique<TestWeb>();
+          "[loopback_web]") {
+  auto web = std::make_unique<LoopbackWeb>();
   const auto host = web->add_host("127.0.0.1");
   web->route(host, "/", html("home"));
   auto client = client_for(host);
@@ -293,8 +291,8 @@ TEST_CASE("the destructor returns promptly while a client keeps a connection ope
   CHECK(millis_since(start) < 2500);
 }
 
-TEST_CASE("the destructor does not wait for a slow route to finish its delay", "[testweb]") {
-  auto web = std::make_unique<TestWeb>();
+TEST_CASE("the destructor does not wait for a slow route to finish its delay", "[loopback_web]") {
+  auto web = std::make_unique<LoopbackWeb>();
   const auto host = web->add_host("127.0.0.1");
   Response stuck = html("late");
   stuck.delay_ms = 30000;
@@ -310,58 +308,4 @@ TEST_CASE("the destructor does not wait for a slow route to finish its delay", "
   web.reset();
   CHECK(millis_since(start) < 2500);
   pending.get();
-}
-
-TEST_CASE("the demo web is three linked hosts with the awkward cases on host 1",
-          "[testweb]") {
-  DemoWeb demo = start_demo_web();
-  REQUIRE(demo.host_keys.size() == 3);
-  CHECK(demo.host_keys[0].rfind("127.0.0.1:", 0) == 0);
-  CHECK(demo.host_keys[1].rfind("127.0.0.2:", 0) == 0);
-  CHECK(demo.host_keys[2].rfind("127.0.0.3:", 0) == 0);
-  CHECK(demo.seed_url == TestWeb::url(demo.host_keys[0], "/"));
-
-  for (std::size_t i = 0; i < 3; ++i) {
-    auto client = client_for(demo.host_keys[i]);
-    auto root = client.Get("/");
-    REQUIRE(root);
-    CHECK(root->status == 200);
-    CHECK(root->body.find("<title>") != std::string::npos);
-    CHECK(root->body.find("<meta name=\"description\"") != std::string::npos);
-    const auto next_root = TestWeb::url(demo.host_keys[(i + 1) % 3], "/");
-    CHECK(root->body.find("href=\"" + next_root + "\"") != std::string::npos);
-  }
-
-  auto gardens = client_for(demo.host_keys[0]);
-  auto seed = gardens.Get("/");
-  REQUIRE(seed);
-  CHECK(seed->body.find("Actor Gardens") != std::string::npos);
-  CHECK(seed->body.find("href=\"/about\"") != std::string::npos);
-
-  auto missing = gardens.Get("/missing");
-  REQUIRE(missing);
-  CHECK(missing->status == 404);
-
-  auto pdf = gardens.Get("/docs/guide.pdf");
-  REQUIRE(pdf);
-  CHECK(pdf->status == 200);
-  CHECK(pdf->get_header_value("Content-Type") == "application/pdf");
-  CHECK(pdf->body.rfind("%PDF-1.4", 0) == 0);
-
-  auto old = gardens.Get("/old-page");
-  REQUIRE(old);
-  CHECK(old->status == 301);
-  CHECK(old->get_header_value("Location") == "/about");
-
-  auto about = gardens.Get("/about");
-  REQUIRE(about);
-  CHECK(about->status == 200);
-  CHECK(about->body.find("href=\"http://example.invalid/\"") != std::string::npos);
-
-  auto visit = gardens.Get("/visit");
-  REQUIRE(visit);
-  CHECK(visit->body.find("href=\"/docs/guide.pdf\"") != std::string::npos);
-  auto events = gardens.Get("/events");
-  REQUIRE(events);
-  CHECK(events->body.find("href=\"/missing\"") != std::string::npos);
 }

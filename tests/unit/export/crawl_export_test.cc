@@ -1,7 +1,7 @@
 // Exports of a small crawl database built by the store itself: the exact
 // bytes of every format, hostile page text and items, an empty crawl, and
 // the errors.
-#include "core/store/crawl_export.h"
+#include "core/export/crawl_export.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/store/crawl_store.h"
-#include "core/store/export_text.h"
+#include "core/export/export_text.h"
 #include "tests/unit/temp_database.h"
 
 using namespace actorcrawl;

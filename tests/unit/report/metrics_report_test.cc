@@ -1,4 +1,4 @@
-#include "core/run/metrics_report.h"
+#include "core/report/metrics_report.h"
 
 #include <catch2/catch.hpp>
 
@@ -77,21 +77,6 @@ std::string read_file(const std::string& path) {
 }
 
 }  // namespace
-
-TEST_CASE("iso8601_utc", "[metrics_report]") {
-  CHECK(iso8601_utc(0) == "1970-01-01T00:00:00.000Z");
-  CHECK(iso8601_utc(1) == "1970-01-01T00:00:00.001Z");
-  CHECK(iso8601_utc(999) == "1970-01-01T00:00:00.999Z");
-  CHECK(iso8601_utc(1000) == "1970-01-01T00:00:01.000Z");
-  CHECK(iso8601_utc(1737021600123) == "2025-01-16T10:00:00.123Z");
-  CHECK(iso8601_utc(951825600000) == "2000-02-29T12:00:00.000Z");  // leap day
-  CHECK(iso8601_utc(1704067199999) == "2023-12-31T23:59:59.999Z");
-  CHECK(iso8601_utc(1704067200000) == "2024-01-01T00:00:00.000Z");
-  // Before the epoch the milliseconds still count forward within the second.
-  CHECK(iso8601_utc(-1) == "1969-12-31T23:59:59.999Z");
-  CHECK(iso8601_utc(-1000) == "1969-12-31T23:59:59.000Z");
-  CHECK(iso8601_utc(-1500) == "1969-12-31T23:59:58.500Z");
-}
 
 TEST_CASE("metrics_json: every field, in order", "[metrics_report]") {
   CHECK(metrics_json(sample()) == kSampleJson);

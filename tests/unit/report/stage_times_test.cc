@@ -2,7 +2,7 @@
 
 #include <thread>
 
-#include "core/run/stage_times.h"
+#include "core/report/stage_times.h"
 
 using namespace actorcrawl;
 

@@ -1,13 +1,13 @@
 // The warc processor: an exchange becomes a request and a response record,
 // a repeated payload a revisit, and the digest index stays within its bound.
-#include "core/store/warc_archive.h"
+#include "core/warc/warc_archive.h"
 
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
 
-#include "tests/unit/store/warc_files.h"
+#include "tests/unit/warc/warc_files.h"
 
 namespace fs = std::filesystem;
 using namespace actorcrawl;

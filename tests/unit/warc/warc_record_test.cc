@@ -1,13 +1,13 @@
 // WARC/1.1 records byte for byte: digests, base32, dates, ids, the HTTP
 // blocks as stored and the gzip member each record becomes.
-#include "core/store/warc_record.h"
+#include "core/warc/warc_record.h"
 
 #include <catch2/catch.hpp>
 
 #include <regex>
 #include <set>
 
-#include "tests/unit/store/warc_files.h"
+#include "tests/unit/warc/warc_files.h"
 
 using namespace actorcrawl;
 

@@ -1,7 +1,7 @@
 // The archive's files: names, the warcinfo that opens each, rotation,
 // appends from many threads, the repair of a torn tail, and a directory
 // that cannot be written.
-#include "core/store/warc_writer.h"
+#include "core/warc/warc_writer.h"
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -14,7 +14,7 @@
 #include <regex>
 #include <thread>
 
-#include "tests/unit/store/warc_files.h"
+#include "tests/unit/warc/warc_files.h"
 
 namespace fs = std::filesystem;
 using namespace actorcrawl;
