@@ -3,7 +3,7 @@
 #include <caf/all.hpp>
 
 #include "instrument/message_trace.h"
-#include "core/run/console_log.h"
+#include "core/report/console_log.h"
 #include "core/crawl/transient_failure.h"
 #include "messages/catalogue.h"
 

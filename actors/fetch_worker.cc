@@ -6,12 +6,12 @@
 #include <caf/all.hpp>
 
 #include "instrument/message_trace.h"
-#include "core/run/clock.h"
-#include "core/run/console_log.h"
+#include "core/clock/clock.h"
+#include "core/report/console_log.h"
 #include "core/fetch/fetch_engine.h"
 #include "core/fetch/retry_policy.h"
 #include "core/web/robots_txt.h"
-#include "core/run/stage_times.h"
+#include "core/report/stage_times.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {

@@ -6,10 +6,10 @@
 #include <caf/all.hpp>
 
 #include "instrument/message_trace.h"
-#include "core/run/console_log.h"
+#include "core/report/console_log.h"
 #include "core/crawl/lease_ledger.h"
 #include "core/crawl/transient_failure.h"
-#include "core/run/stage_times.h"
+#include "core/report/stage_times.h"
 #include "core/web/url.h"
 #include "messages/catalogue.h"
 

@@ -2,7 +2,7 @@
 
 #include <caf/all.hpp>
 
-#include "core/run/console_log.h"
+#include "core/report/console_log.h"
 #include "messages/catalogue.h"
 #include "messages/join.h"
 

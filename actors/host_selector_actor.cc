@@ -8,13 +8,13 @@
 #include <caf/all.hpp>
 
 #include "instrument/message_trace.h"
-#include "core/run/clock.h"
-#include "core/run/console_log.h"
+#include "core/clock/clock.h"
+#include "core/report/console_log.h"
 #include "core/crawl/host_scheduler.h"
 #include "core/crawl/work_bounds.h"
 #include "core/crawl/robots_verdict.h"
 #include "core/crawl/transient_failure.h"
-#include "core/run/stage_times.h"
+#include "core/report/stage_times.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {

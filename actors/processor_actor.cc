@@ -3,9 +3,9 @@
 #include <caf/all.hpp>
 
 #include "instrument/message_trace.h"
-#include "core/run/console_log.h"
+#include "core/report/console_log.h"
 #include "core/crawl/page_pipeline.h"
-#include "core/run/stage_times.h"
+#include "core/report/stage_times.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {

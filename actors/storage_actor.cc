@@ -3,10 +3,10 @@
 #include <caf/all.hpp>
 
 #include "instrument/message_trace.h"
-#include "core/run/console_log.h"
+#include "core/report/console_log.h"
 #include "core/crawl/crawl_events.h"
 #include "core/store/crawl_store.h"
-#include "core/run/stage_times.h"
+#include "core/report/stage_times.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {

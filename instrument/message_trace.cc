@@ -7,7 +7,7 @@
 
 #include <caf/all.hpp>
 
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {

@@ -27,7 +27,7 @@
 #include <caf/mailbox_element.hpp>
 #include <caf/stateful_actor.hpp>
 
-#include "core/run/stage_times.h"
+#include "core/report/stage_times.h"
 #include "core/trace/trace_writer.h"
 #include "instrument/mailbox_gauges.h"
 

@@ -13,8 +13,8 @@
 #include <iostream>
 #include <memory>
 
-#include "core/run/crawl_config.h"
-#include "core/store/crawl_export.h"
+#include "core/config/crawl_config.h"
+#include "core/export/crawl_export.h"
 #include "core/store/database_files.h"
 #include "main/command_args.h"
 

@@ -1,6 +1,6 @@
 // `actorcrawl export --db FILE --format FORMAT [--graph domains|pages]
 // [--output FILE|-]`: a crawl database written out as JSON Lines, CSV,
-// GraphML, GEXF or DOT (core/store/crawl_export.h), to a file or stdout.
+// GraphML, GEXF or DOT (core/export/crawl_export.h), to a file or stdout.
 #pragma once
 
 #include <string>

@@ -10,15 +10,15 @@
 
 #include "runtime/crawl_run.h"
 #include "runtime/worker_node.h"
-#include "core/run/console_log.h"
-#include "core/run/crawl_config.h"
-#include "core/run/version.h"
+#include "core/report/console_log.h"
+#include "core/config/crawl_config.h"
+#include "core/config/version.h"
 #include "core/store/crawl_store.h"
 #include "main/export_command.h"
 #include "main/serve_command.h"
 #include "main/redrive_command.h"
 #include "main/trace_command.h"
-#include "testweb/test_web.h"
+#include "demoweb/demo_web.h"
 
 namespace {
 
@@ -103,11 +103,11 @@ int run_command(Role role, std::vector<std::string> args) {
   // A coordinator fetches nothing itself unless told to (--workers N).
   if (role == Role::coordinator)
     config.concurrent_workers = 0;
-  std::unique_ptr<testweb::TestWeb> demo;
+  std::unique_ptr<demoweb::LoopbackWeb> demo;
   try {
     apply_config_sources(args, config, "actorcrawl --help");
     if (role != Role::worker && config.seeds.empty()) {
-      auto web = testweb::start_demo_web();
+      auto web = demoweb::start_demo_web();
       demo = std::move(web.web);
       config.seeds = {web.seed_url};
       if (config.allowed_domains.empty())

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/run/clock.h"
-#include "core/run/crawl_config.h"
+#include "core/clock/clock.h"
+#include "core/config/crawl_config.h"
 #include "core/store/crawl_store.h"
 #include "main/command_args.h"
 

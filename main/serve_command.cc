@@ -12,13 +12,13 @@
 #include <utility>
 #include <vector>
 
-#include "core/run/console_log.h"
-#include "core/run/crawl_config.h"
+#include "core/report/console_log.h"
+#include "core/config/crawl_config.h"
 #include "core/store/store_error.h"
 #include "service/crawl_service.h"
 #include "service/http_api.h"
 #include "service/request_policy.h"
-#include "testweb/test_web.h"
+#include "demoweb/demo_web.h"
 
 namespace actorcrawl {
 
@@ -110,11 +110,11 @@ int serve_command(std::vector<std::string> args, const std::atomic<int>& stop_re
                                "can start crawls from this machine and read every job");
   }
 
-  std::unique_ptr<testweb::TestWeb> demo_web;
+  std::unique_ptr<demoweb::LoopbackWeb> demo_web;
   std::string demo_url;
   std::vector<std::string> demo_hosts;
   if (demo) {
-    auto web = testweb::start_demo_web();
+    auto web = demoweb::start_demo_web();
     demo_web = std::move(web.web);
     demo_url = web.seed_url;
     demo_hosts = web.host_names();

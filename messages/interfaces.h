@@ -21,7 +21,7 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
-#include "core/run/stage_times.h"
+#include "core/report/stage_times.h"
 #include "messages/atoms.h"
 #include "messages/fetch.h"
 #include "messages/frontier.h"

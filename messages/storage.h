@@ -9,7 +9,7 @@
 #include <caf/meta/type_name.hpp>
 
 #include "core/crawl/records.h"
-#include "core/run/stage_times.h"
+#include "core/report/stage_times.h"
 
 namespace actorcrawl {
 

@@ -15,7 +15,7 @@
 #include <caf/openssl/publish.hpp>
 #include <caf/openssl/remote_actor.hpp>
 
-#include "core/run/console_log.h"
+#include "core/report/console_log.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {

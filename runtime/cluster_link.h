@@ -11,7 +11,7 @@
 #include <caf/expected.hpp>
 #include <caf/fwd.hpp>
 
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 #include "messages/interfaces.h"
 
 namespace actorcrawl {

@@ -15,11 +15,11 @@
 
 #include <caf/fwd.hpp>
 
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 #include "core/crawl/crawl_events.h"
 #include "core/crawl/records.h"
 #include "core/store/store_error.h"
-#include "core/run/stage_times.h"
+#include "core/report/stage_times.h"
 
 namespace actorcrawl {
 

@@ -10,7 +10,7 @@
 
 #include <caf/fwd.hpp>
 
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 #include "messages/topology.h"
 
 namespace actorcrawl {

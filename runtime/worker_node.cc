@@ -11,7 +11,7 @@
 #include "actors/fetch_worker.h"
 #include "actors/gatekeeper_actor.h"
 #include "instrument/message_trace.h"
-#include "core/run/console_log.h"
+#include "core/report/console_log.h"
 #include "messages/catalogue.h"
 #include "messages/join.h"
 

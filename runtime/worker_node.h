@@ -9,7 +9,7 @@
 #include <atomic>
 #include <string>
 
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 
 namespace actorcrawl {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 #include "core/crawl/crawl_events.h"
 #include "service/job_log.h"
 #include "service/job_request.h"

@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "core/run/clock.h"
-#include "core/run/crawl_config.h"
-#include "core/run/version.h"
-#include "core/store/crawl_export.h"
+#include "core/clock/clock.h"
+#include "core/config/crawl_config.h"
+#include "core/config/version.h"
+#include "core/export/crawl_export.h"
 #include "service/api_error.h"
 #include "service/bounded_lists.h"
 #include "service/chunk_stream.h"

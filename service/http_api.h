@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 
 namespace actorcrawl {
 

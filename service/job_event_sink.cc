@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/run/clock.h"
+#include "core/clock/clock.h"
 
 namespace actorcrawl {
 

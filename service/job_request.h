@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "service/api_error.h"
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 
 namespace actorcrawl {
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/encoding/percent_encoding.h"
 #include "core/web/ascii.h"
 #include "service/api_error.h"
 
@@ -367,8 +368,8 @@ RequestFramer::Progress RequestFramer::read_chunks(std::string_view received) {
           return malformed("a chunk-size line is too long");
         std::size_t digits = 0;
         std::uint64_t size = 0;
-        for (; digits < line.size() && ascii::is_hex(line[digits]); ++digits) {
-          size = size * 16 + static_cast<std::uint64_t>(ascii::hex_value(line[digits]));
+        for (; digits < line.size() && is_hex_digit(line[digits]); ++digits) {
+          size = size * 16 + static_cast<std::uint64_t>(hex_digit_value(line[digits]));
           if (size > max_body_)
             return too_large();
         }

@@ -8,13 +8,15 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 status=0
 # folder: what it may include besides itself
 rules=(
-  "main:service runtime actors instrument messages core demoweb testweb"
+  "main:service runtime actors instrument messages core demoweb"
   "service:runtime actors instrument messages core"
   "runtime:actors instrument messages core"
   "actors:instrument messages core"
   "instrument:messages core"
   "messages:core"
   "core:"
+  "demoweb:"
+  "testweb:demoweb"
 )
 for rule in "${rules[@]}"; do
   dir=${rule%%:*}

@@ -16,8 +16,8 @@
 #include <string>
 
 #include "bench/micro/corpus.h"
-#include "core/store/warc_archive.h"
-#include "core/store/warc_record.h"
+#include "core/warc/warc_archive.h"
+#include "core/warc/warc_record.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // Where every HTTP response the crawl receives can be kept whole, beside
 // what the processor chain reads of it: the `warc` processor
-// (core/store/warc_archive.h) is one. The Processor's lanes hand it each
+// (core/warc/warc_archive.h) is one. The Processor's lanes hand it each
 // response before deciding anything about it, so redirect hops, redirects
 // that fail and robots.txt fetches are kept too, not only pages.
 #pragma once

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/encoding/percent_encoding.h"
 #include "core/extract/message_quote.h"
 #include "core/web/ascii.h"
 
@@ -299,11 +300,11 @@ class SelectorReader {
     ++pos_;
     if (at_end())
       fail_at(start, "a backslash at the end");
-    if (ascii::is_hex(peek())) {
+    if (is_hex_digit(peek())) {
       char32_t cp = 0;
       int digits = 0;
-      while (digits < 6 && !at_end() && ascii::is_hex(peek())) {
-        cp = cp * 16 + static_cast<char32_t>(ascii::hex_value(peek()));
+      while (digits < 6 && !at_end() && is_hex_digit(peek())) {
+        cp = cp * 16 + static_cast<char32_t>(hex_digit_value(peek()));
         ++pos_;
         ++digits;
       }

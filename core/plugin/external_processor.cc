@@ -17,7 +17,7 @@
 #include "core/plugin/bounded_lines.h"
 #include "core/plugin/plugin_process.h"
 #include "core/plugin/plugin_protocol.h"
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 #include "core/web/url.h"
 
 namespace actorcrawl {

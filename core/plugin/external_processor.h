@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "core/crawl/page_processor.h"
-#include "core/run/console_log.h"
+#include "core/report/console_log.h"
 
 namespace re2 {
 class RE2;

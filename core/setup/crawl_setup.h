@@ -12,7 +12,7 @@
 #include "core/crawl/frontier_start.h"
 #include "core/crawl/host_scheduler.h"
 #include "core/crawl/page_pipeline.h"
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 
 namespace actorcrawl {
 
@@ -48,7 +48,7 @@ std::vector<std::string> processor_entries(const CrawlConfig& config);
 // wrong (an unknown processor, an extraction rule that does not compile, an
 // external processor that cannot start, an excluded-domain pattern that
 // does not compile, `warc` without an archive). `archive`: where the `warc`
-// processor writes (core/store/warc_archive.h opens it).
+// processor writes (core/warc/warc_archive.h opens it).
 std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std::shared_ptr<const LinkScope> scope,
                                                   std::shared_ptr<ResponseArchive> archive = nullptr,
                                                   ChainUse use = ChainUse::run);

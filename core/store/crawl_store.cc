@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "core/run/clock.h"
+#include "core/clock/clock.h"
 #include "core/store/crawl_schema.h"
 #include "core/store/database_lock.h"
 #include "core/store/sqlite_statements.h"

@@ -14,6 +14,7 @@
 #include <iterator>
 #include <thread>
 
+#include "core/clock/utc_time.h"
 #include "core/store/store_error.h"
 
 namespace actorcrawl {
@@ -58,17 +59,8 @@ std::string own_command() {
   return printable(command);
 }
 
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string record_of_this_process() {
-  return "pid " + std::to_string(::getpid()) + "\nhost " + host_name() + "\nstarted " + utc_now() + "\ncommand " +
+  return "pid " + std::to_string(::getpid()) + "\nhost " + host_name() + "\nstarted " + iso8601_utc_seconds(std::time(nullptr)) + "\ncommand " +
          own_command() + "\n";
 }
 

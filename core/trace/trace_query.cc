@@ -1,5 +1,7 @@
 #include "core/trace/trace_query.h"
 
+#include "core/clock/utc_time.h"
+#include "core/encoding/percent_encoding.h"
 #include "core/web/ascii.h"
 
 #include <algorithm>
@@ -67,37 +69,6 @@ bool actor_matches(const std::string& name, const std::string& wanted) {
   return name.size() == wanted.size() || name[wanted.size()] == '/' || name[wanted.size()] == '@';
 }
 
-// Days since 1970-01-01 of a proleptic Gregorian date, and back
-// (H. Hinnant's algorithms).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
-void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  y = static_cast<std::int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y += m <= 2;
-}
-
-bool is_leap(std::int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-unsigned days_in_month(std::int64_t y, unsigned m) {
-  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && is_leap(y) ? 29 : kDays[m - 1];
-}
-
 unsigned digits_value(std::string_view text, std::size_t pos, std::size_t count) {
   unsigned value = 0;
   for (std::size_t i = pos; i < pos + count; ++i)
@@ -153,7 +124,7 @@ std::int64_t parse_iso_time(std::string_view text) {
     bad_time(text, "no day " + std::to_string(day) + " in that month");
   if (hour > 23 || minute > 59 || second > 59)
     bad_time(text, "hour, minute or second out of range");
-  const std::int64_t seconds = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+  const std::int64_t seconds = epoch_seconds_of(UtcTime{year, month, day, hour, minute, second});
   return seconds * 1'000'000 + us;
 }
 
@@ -261,38 +232,11 @@ std::string mermaid_path(std::string_view url) {
     else if (c == '#')
       out += "%23";
     else if (u < 0x20 || u == 0x7F)
-      out += "%" + std::string(1, "0123456789ABCDEF"[u >> 4]) + "0123456789ABCDEF"[u & 0x0F];
+      append_percent_encoded(out, u);
     else
       out += c;
   }
   return out;
-}
-
-// Mermaid lines are indented with blanks and tabs only.
-std::string_view trim(std::string_view text) {
-  return ascii::trim_if(text, [](char c) { return c == ' ' || c == '\t'; });
-}
-
-bool is_id_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
-bool is_id_char(char c) { return is_id_start(c) || is_digit(c); }
-
-// Consumes an identifier at the front of `text`; empty if there is none.
-std::string_view take_id(std::string_view& text) {
-  if (text.empty() || !is_id_start(text.front()))
-    return {};
-  std::size_t n = 1;
-  while (n < text.size() && is_id_char(text[n]))
-    ++n;
-  const std::string_view id = text.substr(0, n);
-  text.remove_prefix(n);
-  return id;
-}
-
-bool has_control(std::string_view text) {
-  return std::any_of(text.begin(), text.end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return (u < 0x20 && c != '\t') || u == 0x7F;
-  });
 }
 
 struct MailboxStats {
@@ -387,30 +331,6 @@ std::int64_t parse_time_bound(std::string_view text, std::int64_t first_wall_us)
   if (text.size() > 10 && text[10] == 'T')
     return parse_iso_time(text);
   bad_time(text, "unrecognized form");
-}
-
-std::string format_wall_us(std::int64_t wall_us) {
-  // Floor division, written so that no step can overflow.
-  std::int64_t seconds = wall_us / 1'000'000;
-  std::int64_t us = wall_us % 1'000'000;
-  if (us < 0) {
-    us += 1'000'000;
-    --seconds;
-  }
-  std::int64_t days = seconds / 86400;
-  std::int64_t in_day = seconds % 86400;
-  if (in_day < 0) {
-    in_day += 86400;
-    --days;
-  }
-  std::int64_t year = 0;
-  unsigned month = 0, day = 0;
-  civil_from_days(days, year, month, day);
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%06lldZ", static_cast<long long>(year),
-                month, day, static_cast<long long>(in_day / 3600), static_cast<long long>(in_day / 60 % 60),
-                static_cast<long long>(in_day % 60), static_cast<long long>(us));
-  return buffer;
 }
 
 std::string render_lines(const std::vector<TraceRecord>& records, std::optional<std::int64_t> origin_wall_us) {
@@ -523,7 +443,7 @@ std::string render_summary(const std::vector<TraceRecord>& records) {
   out += "nodes    " + std::to_string(nodes.size()) + " (" + node_list + ")\n";
   char span[64];
   std::snprintf(span, sizeof span, "%.3f s", (static_cast<double>(last) - static_cast<double>(first)) / 1e6);
-  out += "span     " + std::string(span) + " (" + format_wall_us(first) + " to " + format_wall_us(last) + ")\n\n";
+  out += "span     " + std::string(span) + " (" + iso8601_utc_us(first) + " to " + iso8601_utc_us(last) + ")\n\n";
 
   struct ActorStats {
     MailboxStats total;
@@ -569,63 +489,6 @@ std::string render_summary(const std::vector<TraceRecord>& records) {
       row("  " + type, s);
   }
   return out;
-}
-
-bool is_valid_mermaid_sequence(std::string_view text) {
-  std::set<std::string, std::less<>> declared;
-  bool header = false;
-  while (!text.empty()) {
-    const auto end = text.find('\n');
-    std::string_view raw = text.substr(0, end);
-    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
-    if (has_control(raw))
-      return false;  // a '\r' included: the subset has none
-    std::string_view line = trim(raw);
-    if (line.empty())
-      continue;
-    if (!header) {
-      if (line != "sequenceDiagram")
-        return false;
-      header = true;
-      continue;
-    }
-    constexpr std::string_view kParticipant = "participant ";
-    if (line.substr(0, kParticipant.size()) == kParticipant) {
-      std::string_view rest = trim(line.substr(kParticipant.size()));
-      const std::string_view id = take_id(rest);
-      if (id.empty() || rest.empty() || rest.front() != ' ')
-        return false;
-      rest = trim(rest);
-      if (rest.substr(0, 3) != "as ")
-        return false;
-      const std::string_view label = trim(rest.substr(3));
-      if (label.empty() || label.find_first_of(";#:") != std::string_view::npos)
-        return false;
-      if (!declared.emplace(id).second)
-        return false;  // declared twice
-      continue;
-    }
-    std::string_view rest = line;
-    const std::string_view from = take_id(rest);
-    rest = trim(rest);
-    if (rest.substr(0, 4) == "-->>")
-      rest.remove_prefix(4);
-    else if (rest.substr(0, 3) == "->>")
-      rest.remove_prefix(3);
-    else
-      return false;
-    rest = trim(rest);
-    const std::string_view to = take_id(rest);
-    rest = trim(rest);
-    if (from.empty() || to.empty() || rest.empty() || rest.front() != ':')
-      return false;
-    if (declared.find(from) == declared.end() || declared.find(to) == declared.end())
-      return false;
-    const std::string_view message = trim(rest.substr(1));
-    if (message.empty() || message.find_first_of(";#") != std::string_view::npos)
-      return false;
-  }
-  return header;
 }
 
 }  // namespace actorcrawl

@@ -67,13 +67,4 @@ std::string render_mermaid(const std::vector<TraceRecord>& records);
 // of records, the nodes and the time span. Aligned plain text.
 std::string render_summary(const std::vector<TraceRecord>& records);
 
-// Whether `text` is a sequence diagram in the subset render_mermaid writes:
-// the first non-blank line "sequenceDiagram", then only
-// "participant ID as LABEL" and "ID->>ID: text" / "ID-->>ID: text" lines
-// between declared IDs. Lets the tests catch a diagram Mermaid would refuse.
-bool is_valid_mermaid_sequence(std::string_view text);
-
-// "2026-11-22T21:00:00.123456Z": the ISO form parse_time_bound accepts.
-std::string format_wall_us(std::int64_t wall_us);
-
 }  // namespace actorcrawl

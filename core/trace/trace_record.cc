@@ -3,6 +3,7 @@
 #include <charconv>
 #include <limits>
 
+#include "core/encoding/percent_encoding.h"
 #include "core/web/json_depth.h"
 
 namespace actorcrawl {
@@ -132,7 +133,6 @@ bool TraceRecord::operator==(const TraceRecord& other) const {
 }
 
 void append_json_string(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
   std::size_t i = 0;
   while (i < text.size()) {
@@ -169,8 +169,8 @@ void append_json_string(std::string& out, std::string_view text) {
       case '\t': out += "\\t"; break;
       default:
         out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 0x0F];
+        out += lower_hex_digit(c >> 4);
+        out += lower_hex_digit(c & 0x0F);
     }
     ++i;
   }

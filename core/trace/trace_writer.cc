@@ -1,22 +1,16 @@
 #include "core/trace/trace_writer.h"
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <utility>
 
-#include "core/run/stage_times.h"
+#include "core/clock/clock.h"
 
 namespace actorcrawl {
 
 namespace {
 
 constexpr std::size_t kFlushBytes = 64 * 1024;
-
-std::int64_t wall_clock_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-    .count();
-}
 
 }  // namespace
 
@@ -54,7 +48,7 @@ void TraceWriter::record(TraceRecord r) {
 
   std::lock_guard<std::mutex> lock(mutex_);
   const std::int64_t mono = r.mono_us != 0 ? r.mono_us : monotonic_us();
-  const std::int64_t wall = r.wall_us != 0 ? r.wall_us : wall_clock_us();
+  const std::int64_t wall = r.wall_us != 0 ? r.wall_us : epoch_us();
   append_trace_line_head(buffer_, ++last_seq_, mono, wall);
   buffer_ += rest;
   if (buffer_.size() >= kFlushBytes)

@@ -4,24 +4,18 @@
 #include <unordered_set>
 #include <utility>
 
+#include "core/encoding/percent_encoding.h"
 #include "core/web/ascii.h"
 
 namespace actorcrawl {
 
 namespace {
 
-using ascii::hex_value;
 using ascii::iequals;
 using ascii::is_alpha;
 using ascii::is_digit;
-using ascii::is_hex;
 using ascii::lowercase;
 using ascii::to_lower;
-using ascii::to_upper;
-
-
-
-
 
 bool is_token_char(char c) { return is_alpha(c) || c == '_' || c == '-'; }
 
@@ -37,10 +31,6 @@ std::string_view token_prefix(std::string_view s) {
   return s.substr(0, n);
 }
 
-bool is_unreserved(char c) {
-  return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' || c == '~';
-}
-
 // What a path or query may hold unencoded (RFC 3986 pchar plus '/' and
 // '?'), except '*' and '$': those are special in patterns, so their literal
 // form is "%2A" and "%24" on both sides of a comparison.
@@ -54,38 +44,13 @@ bool kept_raw(char c) {
   }
 }
 
-void append_encoded(std::string& out, unsigned char byte) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  out += '%';
-  out += kHex[byte >> 4];
-  out += kHex[byte & 0xF];
-}
-
-// Appends s[i], or the triplet starting there, in canonical form; returns
-// how many input bytes were consumed. Decoding only the unreserved
-// characters is what RFC 9309 section 2.2.2 asks: "%7E" and "~" are the same
-// octet, "%2F" and "/" are not.
+// Decoding only the unreserved characters is what RFC 9309 section 2.2.2
+// asks: "%7E" and "~" are the same octet, "%2F" and "/" are not. Everything
+// else not kept_raw is encoded: non-ASCII (a UTF-8 pattern against an
+// encoded URL), controls, space, '*', '$', a '%' that starts no triplet,
+// and what a URI never holds raw.
 std::size_t append_canonical(std::string& out, std::string_view s, std::size_t i) {
-  const char c = s[i];
-  if (c == '%' && i + 2 < s.size() && is_hex(s[i + 1]) && is_hex(s[i + 2])) {
-    const char decoded = static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
-    if (is_unreserved(decoded)) {
-      out += decoded;
-    } else {
-      out += '%';
-      out += to_upper(s[i + 1]);
-      out += to_upper(s[i + 2]);
-    }
-    return 3;
-  }
-  if (kept_raw(c)) {
-    out += c;
-  } else {
-    // Non-ASCII (a UTF-8 pattern against an encoded URL), controls, space,
-    // '*', '$', a '%' that starts no triplet, and what a URI never holds raw.
-    append_encoded(out, static_cast<unsigned char>(c));
-  }
-  return 1;
+  return append_canonical_percent(out, s, i, kept_raw);
 }
 
 // The path as rules see it: canonical percent-encoding, a leading '/'.

@@ -10,6 +10,7 @@
 #include <exception>
 #include <utility>
 
+#include "core/encoding/percent_encoding.h"
 #include "core/web/ascii.h"
 #include "core/web/url_parser.h"
 
@@ -33,20 +34,13 @@ namespace actorcrawl {
 
 namespace {
 
-using ascii::hex_value;
 using ascii::iequals;
 using ascii::is_alpha;
 using ascii::is_digit;
-using ascii::is_hex;
 using ascii::lowercase;
 using ascii::to_lower;
-using ascii::to_upper;
 
 namespace urls = boost::urls;
-
-bool is_unreserved(char c) {
-  return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' || c == '~';
-}
 
 bool is_sub_delim(char c) {
   switch (c) {
@@ -63,38 +57,6 @@ bool allowed_in_path(char c) {
 }
 
 bool allowed_in_query(char c) { return allowed_in_path(c) || c == '?'; }
-
-// One pass that both makes a component valid and puts its percent-encoding in
-// canonical form: triplets of unreserved characters are decoded, other
-// triplets get uppercase hex, a '%' that starts no triplet and every byte the
-// component may not hold (space, non-ASCII, '|', ...) are encoded.
-std::string canonical_component(std::string_view in, bool (*allowed)(char)) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(in.size());
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    const char c = in[i];
-    if (c == '%' && i + 2 < in.size() && is_hex(in[i + 1]) && is_hex(in[i + 2])) {
-      const char decoded = static_cast<char>(hex_value(in[i + 1]) * 16 + hex_value(in[i + 2]));
-      if (is_unreserved(decoded)) {
-        out += decoded;
-      } else {
-        out += '%';
-        out += to_upper(in[i + 1]);
-        out += to_upper(in[i + 2]);
-      }
-      i += 2;
-    } else if (allowed(c)) {
-      out += c;
-    } else {
-      const auto byte = static_cast<unsigned char>(c);
-      out += '%';
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xF];
-    }
-  }
-  return out;
-}
 
 std::uint16_t default_port(std::string_view scheme) { return scheme == "https" ? 443 : 80; }
 
@@ -123,10 +85,10 @@ std::optional<std::string> canonical_text(const ParsedUrl& u, UrlError* why) {
     text += ':';
     text += std::to_string(*u.port);
   }
-  text += canonical_component(u.path, allowed_in_path);
+  text += canonical_percent_encoding(u.path, allowed_in_path);
   if (u.query && !u.query->empty()) {
     text += '?';
-    text += canonical_component(*u.query, allowed_in_query);
+    text += canonical_percent_encoding(*u.query, allowed_in_query);
   }
   if (text.size() > Url::kMaxLength) {
     fail(why, UrlError::too_long);

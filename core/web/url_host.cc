@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/encoding/percent_encoding.h"
 #include "core/web/ascii.h"
 
 // Domain to ASCII is UTS #46 as the URL Standard sets it: non-transitional,
@@ -19,8 +20,6 @@ namespace actorcrawl {
 namespace {
 
 using ascii::is_digit;
-using ascii::is_hex;
-using ascii::hex_value;
 using ascii::to_lower;
 
 // Forbidden domain code points: the forbidden host code points, C0 controls,
@@ -34,20 +33,6 @@ bool is_forbidden_domain_byte(unsigned char c) {
     default:
       return false;
   }
-}
-
-std::string percent_decode(std::string_view in) {
-  std::string out;
-  out.reserve(in.size());
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    if (in[i] == '%' && i + 2 < in.size() && is_hex(in[i + 1]) && is_hex(in[i + 2])) {
-      out.push_back(static_cast<char>(hex_value(in[i + 1]) * 16 + hex_value(in[i + 2])));
-      i += 2;
-    } else {
-      out.push_back(in[i]);
-    }
-  }
-  return out;
 }
 
 const UIDNA* uts46() {
@@ -117,8 +102,8 @@ std::optional<std::uint64_t> ipv4_number(std::string_view part) {
   std::uint64_t value = 0;
   for (const char c : part) {
     int digit;
-    if (radix == 16 && is_hex(c)) {
-      digit = hex_value(c);
+    if (radix == 16 && is_hex_digit(c)) {
+      digit = hex_digit_value(c);
     } else if (radix == 10 && is_digit(c)) {
       digit = c - '0';
     } else if (radix == 8 && c >= '0' && c <= '7') {
@@ -208,8 +193,8 @@ std::optional<std::array<std::uint16_t, 8>> parse_ipv6(std::string_view in) {
     }
     std::uint32_t value = 0;
     int length = 0;
-    while (length < 4 && p < n && is_hex(in[p])) {
-      value = value * 16 + static_cast<std::uint32_t>(hex_value(in[p]));
+    while (length < 4 && p < n && is_hex_digit(in[p])) {
+      value = value * 16 + static_cast<std::uint32_t>(hex_digit_value(in[p]));
       ++p;
       ++length;
     }
@@ -287,7 +272,6 @@ std::string serialize_ipv6(const std::array<std::uint16_t, 8>& a) {
     }
     i = j;
   }
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   bool ignore0 = false;
   for (int i = 0; i < 8; ++i) {
@@ -303,7 +287,7 @@ std::string serialize_ipv6(const std::array<std::uint16_t, 8>& a) {
     for (int shift = 12; shift >= 0; shift -= 4) {
       const int d = (v >> shift) & 0xF;
       if (d != 0 || started || shift == 0) {
-        out += kHex[d];
+        out += lower_hex_digit(static_cast<unsigned>(d));
         started = true;
       }
     }

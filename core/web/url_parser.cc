@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "core/encoding/percent_encoding.h"
 #include "core/web/ascii.h"
 #include "core/web/url.h"
 #include "core/web/url_host.h"
@@ -22,14 +23,6 @@ using ascii::to_lower;
 
 void fail(UrlError* why, UrlError e) {
   if (why != nullptr) *why = e;
-}
-
-constexpr char kHex[] = "0123456789ABCDEF";
-
-void percent_encode_byte(unsigned char c, std::string& out) {
-  out += '%';
-  out += kHex[c >> 4];
-  out += kHex[c & 0xF];
 }
 
 // The C0 control percent-encode set (every byte of a non-ASCII code point
@@ -241,7 +234,7 @@ class Parser {
       } else {
         const auto b = static_cast<unsigned char>(c);
         if (in_path_set(b)) {
-          percent_encode_byte(b, buffer);
+          append_percent_encoded(buffer, b);
         } else {
           buffer += c;
         }
@@ -255,7 +248,7 @@ class Parser {
     while (!eof(pos) && s_[pos] != '#') {
       const auto b = static_cast<unsigned char>(s_[pos]);
       if (in_special_query_set(b)) {
-        percent_encode_byte(b, q);
+        append_percent_encoded(q, b);
       } else {
         q += s_[pos];
       }

@@ -16,12 +16,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::TestWeb;
+using demoweb::LoopbackWeb;
 
 namespace {
 
@@ -67,7 +67,7 @@ pid_t start(const std::string& args) {
 
 // Sends `sig` once the web has served `pages` pages (or after 20 s), and
 // returns the wait status.
-int interrupt_after(pid_t pid, const TestWeb& web, std::size_t pages, int sig) {
+int interrupt_after(pid_t pid, const LoopbackWeb& web, std::size_t pages, int sig) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{20};
   while (page_requests(web) < pages && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds{5});
@@ -78,7 +78,7 @@ int interrupt_after(pid_t pid, const TestWeb& web, std::size_t pages, int sig) {
 }
 
 // 40 pages, each linking to the next two: always more queued than fetched.
-std::string serve_chain(TestWeb& web) {
+std::string serve_chain(LoopbackWeb& web) {
   auto h = web.add_host("127.0.0.1");
   for (int i = 0; i < 40; ++i)
     web.route(h, "/p" + std::to_string(i),
@@ -189,29 +189,29 @@ TEST_CASE("a bad config file is refused before anything starts, naming key and l
 
 TEST_CASE("a crawl whose every seed is refused exits 1 saying why", "[cli]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html(page("Home", {"/a"})));
   web.route(h, "/private/", html(page("Private", {"/a"})));
-  testweb::Response robots;
+  demoweb::Response robots;
   robots.content_type = "text/plain";
   robots.body = "User-agent: *\nDisallow: /private/\n";
   web.route(h, "/robots.txt", robots);
-  auto out = run("crawl --quiet --block-private-networks --seed " + TestWeb::url(h, "/") + " --db " + dir.path("a.db"));
+  auto out = run("crawl --quiet --block-private-networks --seed " + LoopbackWeb::url(h, "/") + " --db " + dir.path("a.db"));
   CHECK(out.exit_code == 1);
-  CHECK(contains(out.output, TestWeb::url(h, "/") + ": its address is private, loopback or link-local (private_address)"));
+  CHECK(contains(out.output, LoopbackWeb::url(h, "/") + ": its address is private, loopback or link-local (private_address)"));
   CHECK(contains(out.output, "is a private, loopback or link-local address"));
-  out = run("crawl --quiet --seed " + TestWeb::url(h, "/private/") + " --db " + dir.path("b.db"));
+  out = run("crawl --quiet --seed " + LoopbackWeb::url(h, "/private/") + " --db " + dir.path("b.db"));
   CHECK(out.exit_code == 1);
-  CHECK(contains(out.output, "nothing was fetched: " + TestWeb::url(h, "/private/") +
+  CHECK(contains(out.output, "nothing was fetched: " + LoopbackWeb::url(h, "/private/") +
                                ": robots.txt disallows it"));
   // One seed refused, one fetched: the crawl did something.
-  out = run("crawl --quiet --seed " + TestWeb::url(h, "/private/") + " --seed " + TestWeb::url(h, "/") + " --db " +
+  out = run("crawl --quiet --seed " + LoopbackWeb::url(h, "/private/") + " --seed " + LoopbackWeb::url(h, "/") + " --db " +
             dir.path("c.db"));
   CHECK(out.exit_code == 0);
   // A seed crawled by an earlier run is no refusal: the second run has
   // nothing to do, and says so with exit 0.
-  out = run("crawl --quiet --seed " + TestWeb::url(h, "/") + " --db " + dir.path("c.db"));
+  out = run("crawl --quiet --seed " + LoopbackWeb::url(h, "/") + " --db " + dir.path("c.db"));
   CHECK(out.exit_code == 0);
   CHECK(page_requests(web) == 2);
 }
@@ -252,9 +252,9 @@ TEST_CASE("with no seed, the bundled demo web is crawled", "[cli][demo]") {
 
 TEST_CASE("SIGINT stops gracefully with exit 0, and the same command resumes", "[cli][resume]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = serve_chain(web);
-  const std::string args = "crawl --quiet --seed " + TestWeb::url(h, "/p0") + " --politeness-delay 40ms --max-depth 100 --db " +
+  const std::string args = "crawl --quiet --seed " + LoopbackWeb::url(h, "/p0") + " --politeness-delay 40ms --max-depth 100 --db " +
                            dir.path("c.db") + " --metrics " + dir.path("metrics.log");
   int status = interrupt_after(start(args), web, 10, SIGINT);
   REQUIRE(WIFEXITED(status));
@@ -277,9 +277,9 @@ TEST_CASE("SIGINT stops gracefully with exit 0, and the same command resumes", "
 
 TEST_CASE("after kill -9 the same command completes the crawl and loses no URL", "[cli][resume]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = serve_chain(web);
-  const std::string args = "crawl --quiet --seed " + TestWeb::url(h, "/p0") + " --politeness-delay 30ms --max-depth 100 --db " +
+  const std::string args = "crawl --quiet --seed " + LoopbackWeb::url(h, "/p0") + " --politeness-delay 30ms --max-depth 100 --db " +
                            dir.path("c.db") + " --metrics " + dir.path("metrics.log");
   int status = interrupt_after(start(args), web, 15, SIGKILL);
   CHECK(WIFSIGNALED(status));
@@ -321,18 +321,18 @@ TEST_CASE("bytes that are not UTF-8 in a seed or a config file exit 2 with a mes
 
 TEST_CASE("redrive queues dead letters again in one step, and the next run fetches them", "[cli][redrive]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html(page("Root", {"/moved", "/ok"})));
   web.route(h, "/ok", html(page("OK", {})));
   // A redirect to itself (a final failure: a dead letter) until the site is
   // fixed, between the runs.
-  web.route(h, "/moved", std::function<testweb::Response(int)>([](int hit) {
+  web.route(h, "/moved", std::function<demoweb::Response(int)>([](int hit) {
               return hit == 1 ? redirect(302, "/moved") : html(page("Moved", {}));
             }));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   crawl(config);
-  const std::string moved = TestWeb::url(h, "/moved");
+  const std::string moved = LoopbackWeb::url(h, "/moved");
   REQUIRE(column(config.db_path, "SELECT reason FROM dead_letters") == std::vector<std::string>{"redirect_loop"});
   REQUIRE(column(config.db_path, "SELECT state FROM frontier WHERE url = '" + moved + "'") ==
           std::vector<std::string>{"2"});
@@ -374,11 +374,11 @@ TEST_CASE("redrive queues dead letters again in one step, and the next run fetch
 
 TEST_CASE("a second crawl of a database in use exits 1 naming the first, and changes nothing", "[cli][lock]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = serve_chain(web);
   const std::string db = dir.path("c.db");
   const std::string trace = dir.path("trace.jsonl");
-  const std::string args = "crawl --quiet --seed " + TestWeb::url(h, "/p0") +
+  const std::string args = "crawl --quiet --seed " + LoopbackWeb::url(h, "/p0") +
                            " --politeness-delay 80ms --max-depth 100 --db " + db + " --trace " + trace;
   const pid_t first = start(args + " --metrics " + dir.path("first.log"));
   // Until the first has written part of its trace (it writes 64 KiB at a

@@ -17,12 +17,12 @@
 
 #include "runtime/worker_node.h"
 #include "child_process.h"
-#include "core/run/console_log.h"
+#include "core/report/console_log.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::TestWeb;
+using demoweb::LoopbackWeb;
 using namespace std::chrono_literals;
 
 namespace {
@@ -35,7 +35,7 @@ constexpr int kPagesPerHost = 24;  // plus each host's root
 // BFS depth whatever order the fetches finish in, so two crawls of it can
 // be compared row for row.
 struct ClusterWeb {
-  TestWeb web;
+  LoopbackWeb web;
   std::vector<std::string> hosts;
 
   // Hosts on `net` + first, first + 1, ...: 127.0.0.1-4 unless a test needs
@@ -48,7 +48,7 @@ struct ClusterWeb {
       for (int p = 0; p < kPagesPerHost; ++p)
         links.push_back("/page/" + std::to_string(p));
       if (h + 1 < kHosts)
-        links.push_back(TestWeb::url(hosts[h + 1], "/"));
+        links.push_back(LoopbackWeb::url(hosts[h + 1], "/"));
       auto root = html(page("Root " + std::to_string(h), links));
       root.delay_ms = delay_ms;
       web.route(hosts[h], "/", root);
@@ -60,7 +60,7 @@ struct ClusterWeb {
       }
     }
   }
-  std::string seed() const { return TestWeb::url(hosts[0], "/"); }
+  std::string seed() const { return LoopbackWeb::url(hosts[0], "/"); }
   static constexpr int pages() { return kHosts * (kPagesPerHost + 1); }
 };
 
@@ -140,7 +140,7 @@ void check_complete(const std::string& db) {
   CHECK(count(db, "SELECT COUNT(*) FROM dead_letters") == 0);
 }
 
-std::size_t requests_so_far(const TestWeb& web) { return page_requests(web); }
+std::size_t requests_so_far(const LoopbackWeb& web) { return page_requests(web); }
 
 // A worker with `worker_extra` flags joins the running coordinator; the crawl
 // runs to its end, both exit 0, and every page is stored once.

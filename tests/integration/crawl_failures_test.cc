@@ -6,8 +6,8 @@
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::Response;
-using testweb::TestWeb;
+using demoweb::Response;
+using demoweb::LoopbackWeb;
 
 namespace {
 
@@ -22,14 +22,14 @@ Response with_status(int status, std::string body = "") {
 
 TEST_CASE("a 500 that recovers on retry is a fetched page", "[integration][retry]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html(page("Root", {"/flaky", "/ok"})));
   web.route(h, "/ok", html(page("OK", {})));
   web.route(h, "/flaky", std::function<Response(int)>([](int hit) {
               return hit <= 2 ? with_status(500, "oops") : html(page("Flaky", {}));
             }));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.retry_attempts = 3;
   crawl(config);
   CHECK(web.count(h, "/flaky") == 3);
@@ -42,7 +42,7 @@ TEST_CASE("a 500 that recovers on retry is a fetched page", "[integration][retry
 TEST_CASE("a URL that answers 503 every time is parked with its reason, and the next run fetches it",
           "[integration][retry]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html(page("Root", {"/broken", "/ok"})));
   web.route(h, "/ok", html(page("OK", {})));
@@ -50,7 +50,7 @@ TEST_CASE("a URL that answers 503 every time is parked with its reason, and the 
   web.route(h, "/broken", std::function<Response(int)>([](int hit) {
               return hit <= 3 ? with_status(503, "down") : html(page("Back", {}));
             }));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.retry_attempts = 2;
   auto result = crawl(config);
   CHECK(result.termination_reason == "queue_empty");
@@ -78,7 +78,7 @@ TEST_CASE("a URL that answers 503 every time is parked with its reason, and the 
 
 TEST_CASE("a parked URL is offered again within the run once the host backoff runs out", "[integration][retry]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   // Slow pages keep the crawl going while /flaky waits out its backoff.
   Response slow = html(page("Slow", {}));
@@ -92,7 +92,7 @@ TEST_CASE("a parked URL is offered again within the run once the host backoff ru
   web.route(h, "/flaky", std::function<Response(int)>([](int hit) {
               return hit <= 2 ? with_status(502, "bad gateway") : html(page("Flaky", {}));
             }));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.retry_attempts = 1;
   config.host_backoff_ms = 200;
   auto result = crawl(config);
@@ -105,13 +105,13 @@ TEST_CASE("a parked URL is offered again within the run once the host backoff ru
 
 TEST_CASE("a DNS failure is not retried at once: the URL is parked for a later try", "[integration][retry]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   // A 64-character label: the resolver refuses it without sending a query,
   // so this fails name resolution with no traffic off the machine.
   const std::string unresolvable = "http://" + std::string(64, 'a') + ".test/";
   web.route(h, "/", html(page("Root", {unresolvable})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.allowed_domains = {"127.0.0.1", "test"};
   config.retry_attempts = 3;
   config.respect_robots_txt = false;  // robots.txt of such a host: see the robots tests
@@ -125,20 +125,20 @@ TEST_CASE("a DNS failure is not retried at once: the URL is parked for a later t
 
 TEST_CASE("a redirect chain is followed and every hop recorded", "[integration][redirect]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html(page("Root", {"/r1"})));
   web.route(h, "/r1", redirect(301, "/r2"));
-  web.route(h, "/r2", redirect(302, TestWeb::url(h, "/final")));
+  web.route(h, "/r2", redirect(302, LoopbackWeb::url(h, "/final")));
   web.route(h, "/final", html(page("Final", {"relative"})));
   web.route(h, "/relative", html(page("Relative", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   crawl(config);
   CHECK(column(config.db_path, "SELECT status_code || ' ' || title || ' ' || final_url FROM pages WHERE url LIKE '%/r1'")
-        == std::vector<std::string>{"200 Final " + TestWeb::url(h, "/final")});
+        == std::vector<std::string>{"200 Final " + LoopbackWeb::url(h, "/final")});
   CHECK(column(config.db_path, "SELECT redirect_chain FROM pages WHERE url LIKE '%/r1'")
-        == std::vector<std::string>{R"([{"status":301,"url":")" + TestWeb::url(h, "/r1") + R"("},{"status":302,"url":")" +
-                                    TestWeb::url(h, "/r2") + R"("}])"});
+        == std::vector<std::string>{R"([{"status":301,"url":")" + LoopbackWeb::url(h, "/r1") + R"("},{"status":302,"url":")" +
+                                    LoopbackWeb::url(h, "/r2") + R"("}])"});
   // Relative links on the final page resolve against the final URL.
   CHECK(web.count(h, "/relative") == 1);
   CHECK(web.count(h, "/r1") == 1);
@@ -146,7 +146,7 @@ TEST_CASE("a redirect chain is followed and every hop recorded", "[integration][
 
 TEST_CASE("a redirect target is requested once, though a later page links it", "[integration][redirect]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html(page("Root", {"/r"})));
   web.route(h, "/r", redirect(302, "/final"));
@@ -154,25 +154,25 @@ TEST_CASE("a redirect target is requested once, though a later page links it", "
   web.route(h, "/final", html(page("Final", {"/hub"})));
   web.route(h, "/hub", html(page("Hub", {"/final", "/leaf"})));
   web.route(h, "/leaf", html(page("Leaf", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   crawl(config);
   CHECK(targets_seen(web, h) ==
         std::map<std::string, int>{{"/", 1}, {"/r", 1}, {"/final", 1}, {"/hub", 1}, {"/leaf", 1}});
   CHECK(column(config.db_path, "SELECT final_url FROM pages WHERE url LIKE '%/r'")
-        == std::vector<std::string>{TestWeb::url(h, "/final")});
+        == std::vector<std::string>{LoopbackWeb::url(h, "/final")});
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM frontier WHERE state = 0") == 0);
 }
 
 TEST_CASE("a redirect loop is a dead letter, not a hang", "[integration][redirect]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html(page("Root", {"/loop-a", "/many-0"})));
   web.route(h, "/loop-a", redirect(302, "/loop-b"));
   web.route(h, "/loop-b", redirect(302, "/loop-a"));
   for (int i = 0; i < 10; ++i)
     web.route(h, "/many-" + std::to_string(i), redirect(302, "/many-" + std::to_string(i + 1)));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.max_redirects = 5;
   crawl(config);
   CHECK(column(config.db_path, "SELECT reason || ' ' || attempts FROM dead_letters ORDER BY url")
@@ -183,17 +183,17 @@ TEST_CASE("a redirect loop is a dead letter, not a hang", "[integration][redirec
 
 TEST_CASE("a body over the limit is cut and the page marked truncated", "[integration][limits]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   std::string big = "<html><head><title>Big</title></head><body><a href=\"/after\">x</a>" + std::string(3 << 20, 'x') +
                     "<a href=\"/never\">y</a></body></html>";
   web.route(h, "/", html(big));
   web.route(h, "/after", html(page("After", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.max_body_bytes = 1 << 20;
   crawl(config);
   CHECK(column(config.db_path, "SELECT bytes || ' ' || truncated || ' ' || title FROM pages WHERE url = '" +
-                                 TestWeb::url(h, "/") + "'")
+                                 LoopbackWeb::url(h, "/") + "'")
         == std::vector<std::string>{"1048576 1 Big"});
   // What was read before the cut is used; what came after is not.
   CHECK(web.count(h, "/after") == 1);
@@ -202,7 +202,7 @@ TEST_CASE("a body over the limit is cut and the page marked truncated", "[integr
 
 TEST_CASE("non-HTML is recorded with its type and not parsed", "[integration][content]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html(page("Root", {"/guide.pdf", "/data.json"})));
   Response pdf;
@@ -213,7 +213,7 @@ TEST_CASE("non-HTML is recorded with its type and not parsed", "[integration][co
   json.content_type = "application/json";
   json.body = R"({"link": "<a href='/from-json'>"})";
   web.route(h, "/data.json", json);
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   crawl(config);
   CHECK(column(config.db_path, "SELECT content_type || ' ' || status_code || ' ' || IFNULL(title, '-') FROM pages "
                                "WHERE url NOT LIKE '%/' ORDER BY url")
@@ -224,30 +224,30 @@ TEST_CASE("non-HTML is recorded with its type and not parsed", "[integration][co
 
 TEST_CASE("malformed HTML and bad hrefs still give the links a browser would see", "[integration][content]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html("<html><title>Broken <b>markup</title><body><div><p><a href=/one>one<a href='/two'>two"
                          "</div></span><a href=\"http://[bad\">bad</a><a href=\"javascript:alert(1)\">js</a>"
                          "<a href=\"mailto:x@y\">m</a><table><a href=/three>three</table>\xff\xfe garbage"));
   for (const auto* p : {"/one", "/two", "/three"})
     web.route(h, p, html(page("Leaf", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   crawl(config);
   CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/one", 1}, {"/two", 1}, {"/three", 1}});
-  CHECK(column(config.db_path, "SELECT title FROM pages WHERE url = '" + TestWeb::url(h, "/") + "'")
+  CHECK(column(config.db_path, "SELECT title FROM pages WHERE url = '" + LoopbackWeb::url(h, "/") + "'")
         == std::vector<std::string>{"Broken <b>markup"});
 }
 
 TEST_CASE("a dead server and a slow one are parked with named reasons", "[integration][retry]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   const std::string dead_host = closed_host("127.0.0.2");
   Response slow = html(page("Slow", {}));
   slow.delay_ms = 1500;
   web.route(h, "/slow", slow);
-  web.route(h, "/", html(page("Root", {"/slow", TestWeb::url(dead_host, "/")})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  web.route(h, "/", html(page("Root", {"/slow", LoopbackWeb::url(dead_host, "/")})));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
   config.request_timeout_ms = 300;
   config.retry_attempts = 1;
@@ -265,17 +265,17 @@ TEST_CASE("a robots.txt that redirects in a loop is unavailable: the host is cra
   // RFC 9309 2.3.1.2: past five redirects robots.txt may be taken as
   // unavailable, which allows everything. Never a silent refusal.
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto self_loop = web.add_host("127.0.0.1");
   auto bounce = web.add_host("127.0.0.2");
   web.route(self_loop, "/robots.txt", redirect(302, "/robots.txt"));
-  web.route(self_loop, "/", html(page("Self", {"/a", TestWeb::url(bounce, "/")})));
+  web.route(self_loop, "/", html(page("Self", {"/a", LoopbackWeb::url(bounce, "/")})));
   web.route(self_loop, "/a", html(page("A", {})));
   web.route(bounce, "/robots.txt", redirect(301, "/elsewhere.txt"));
   web.route(bounce, "/elsewhere.txt", redirect(302, "/robots.txt"));
   web.route(bounce, "/", html(page("Bounce", {"/b"})));
   web.route(bounce, "/b", html(page("B", {})));
-  auto config = fast_config(dir, TestWeb::url(self_loop, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(self_loop, "/"));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
   const auto result = crawl(config);
   CHECK(result.termination_reason == "queue_empty");
@@ -289,7 +289,7 @@ TEST_CASE("a robots.txt that redirects in a loop is unavailable: the host is cra
 TEST_CASE("a page without Content-Type, or typed as octet-stream or plain text, is sniffed as HTML",
           "[integration][content]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   Response untyped = html("<!DOCTYPE html><title>Untyped</title><a href=\"/from-untyped\">x</a>");
   untyped.content_type.clear();
@@ -303,7 +303,7 @@ TEST_CASE("a page without Content-Type, or typed as octet-stream or plain text, 
   Response real_text = html("Not HTML, though it mentions <a href=\"/never\">.");
   real_text.content_type = "text/plain";
   web.route(h, "/from-text", real_text);
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   crawl(config);
   CHECK(targets_seen(web, h) ==
         std::map<std::string, int>{{"/", 1}, {"/from-untyped", 1}, {"/from-octets", 1}, {"/from-text", 1}});
@@ -313,13 +313,13 @@ TEST_CASE("a page without Content-Type, or typed as octet-stream or plain text, 
 
 TEST_CASE("href=\"\" and href=\"#x\" lead to the <base href> page", "[integration][content]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html("<base href=\"/target/page.html\"><title>Root</title><a href=\"\">e</a><a href=\"#x\">f</a>"));
   web.route(h, "/target/page.html", html("<title>Target</title><a href=\"\">self</a><a href=\"#top\">self</a>"));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   crawl(config);
   CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/target/page.html", 1}});
   CHECK(column(config.db_path, "SELECT to_url FROM links ORDER BY to_url")
-        == std::vector<std::string>{TestWeb::url(h, "/target/page.html")});
+        == std::vector<std::string>{LoopbackWeb::url(h, "/target/page.html")});
 }

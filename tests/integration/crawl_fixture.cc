@@ -5,7 +5,7 @@
 #include <chrono>
 #include <random>
 
-#include "core/run/console_log.h"
+#include "core/report/console_log.h"
 
 namespace actorcrawl::testing {
 
@@ -83,26 +83,26 @@ std::string page(const std::string& title, const std::vector<std::string>& hrefs
   return html + "</body></html>";
 }
 
-testweb::Response html(std::string body, int status) {
-  testweb::Response r;
+demoweb::Response html(std::string body, int status) {
+  demoweb::Response r;
   r.status = status;
   r.content_type = "text/html; charset=utf-8";
   r.body = std::move(body);
   return r;
 }
 
-testweb::Response redirect(int status, const std::string& location) {
-  testweb::Response r;
+demoweb::Response redirect(int status, const std::string& location) {
+  demoweb::Response r;
   r.status = status;
   r.headers = {{"Location", location}};
   return r;
 }
 
-HostLoop three_host_loop(testweb::TestWeb& web, const std::vector<std::string>& titles, int delay_ms) {
+HostLoop three_host_loop(demoweb::LoopbackWeb& web, const std::vector<std::string>& titles, int delay_ms) {
   HostLoop loop{web.add_host("127.0.0.1"), web.add_host("127.0.0.2"), web.add_host("127.0.0.3")};
   const std::string hosts[] = {loop.a, loop.b, loop.c};
   for (int i = 0; i < 3; ++i) {
-    auto r = html(page(titles.at(static_cast<std::size_t>(i)), {testweb::TestWeb::url(hosts[(i + 1) % 3], "/")}));
+    auto r = html(page(titles.at(static_cast<std::size_t>(i)), {demoweb::LoopbackWeb::url(hosts[(i + 1) % 3], "/")}));
     r.delay_ms = delay_ms;
     web.route(hosts[i], "/", r);
   }
@@ -110,13 +110,13 @@ HostLoop three_host_loop(testweb::TestWeb& web, const std::vector<std::string>& 
 }
 
 std::string closed_host(const std::string& ip) {
-  testweb::TestWeb gone;
+  demoweb::LoopbackWeb gone;
   return gone.add_host(ip);
 }
 
 std::string ip_of(const std::string& host_key) { return host_key.substr(0, host_key.find(':')); }
 
-std::map<std::string, int> targets_seen(const testweb::TestWeb& web, const std::string& host_key) {
+std::map<std::string, int> targets_seen(const demoweb::LoopbackWeb& web, const std::string& host_key) {
   std::map<std::string, int> seen;
   for (const auto& r : web.requests())
     if (r.host_key == host_key && r.target != "/robots.txt")
@@ -124,7 +124,7 @@ std::map<std::string, int> targets_seen(const testweb::TestWeb& web, const std::
   return seen;
 }
 
-std::size_t page_requests(const testweb::TestWeb& web) {
+std::size_t page_requests(const demoweb::LoopbackWeb& web) {
   std::size_t n = 0;
   for (const auto& r : web.requests())
     n += r.target != "/robots.txt";

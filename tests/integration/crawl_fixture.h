@@ -12,8 +12,8 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include "runtime/crawl_run.h"
-#include "core/run/crawl_config.h"
-#include "testweb/test_web.h"
+#include "core/config/crawl_config.h"
+#include "demoweb/loopback_web.h"
 
 namespace actorcrawl::testing {
 
@@ -46,9 +46,9 @@ std::string page(const std::string& title, const std::vector<std::string>& hrefs
                  const std::string& extra_head = "");
 
 // A response with an HTML body.
-testweb::Response html(std::string body, int status = 200);
+demoweb::Response html(std::string body, int status = 200);
 // A redirect to `location`.
-testweb::Response redirect(int status, const std::string& location);
+demoweb::Response redirect(int status, const std::string& location);
 
 // host key "127.0.0.N:PORT" -> "127.0.0.N"
 std::string ip_of(const std::string& host_key);
@@ -59,7 +59,7 @@ struct HostLoop {
   std::string a, b, c;
   std::vector<std::string> ips() const { return {ip_of(a), ip_of(b), ip_of(c)}; }
 };
-HostLoop three_host_loop(testweb::TestWeb& web, const std::vector<std::string>& titles = {"A", "B", "C"},
+HostLoop three_host_loop(demoweb::LoopbackWeb& web, const std::vector<std::string>& titles = {"A", "B", "C"},
                          int delay_ms = 0);
 
 // A host key on `ip` whose port nobody listens on: taken from a test host
@@ -69,8 +69,8 @@ std::string closed_host(const std::string& ip);
 // Requests the web saw for pages, per target, for one host: /robots.txt
 // (fetched once per host by default) is left out; robots tests look at it
 // themselves.
-std::map<std::string, int> targets_seen(const testweb::TestWeb& web, const std::string& host_key);
+std::map<std::string, int> targets_seen(const demoweb::LoopbackWeb& web, const std::string& host_key);
 // How many page requests (not /robots.txt) the web saw.
-std::size_t page_requests(const testweb::TestWeb& web);
+std::size_t page_requests(const demoweb::LoopbackWeb& web);
 
 }  // namespace actorcrawl::testing

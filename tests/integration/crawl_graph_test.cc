@@ -6,15 +6,15 @@
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::Response;
-using testweb::TestWeb;
+using demoweb::Response;
+using demoweb::LoopbackWeb;
 
 TEST_CASE("a 3-host loop gives exactly its nodes, edges and weights", "[integration][graph]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto [a, b, c] = three_host_loop(web);
 
-  auto config = fast_config(dir, TestWeb::url(a, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(a, "/"));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};
   auto result = crawl(config);
 
@@ -28,8 +28,8 @@ TEST_CASE("a 3-host loop gives exactly its nodes, edges and weights", "[integrat
   CHECK(column(db, "SELECT crawl_count FROM nodes ORDER BY domain_name") == std::vector<std::string>{"1", "1", "1"});
   CHECK(column(db, "SELECT description FROM nodes ORDER BY domain_name") == std::vector<std::string>{"A", "B", "C"});
   CHECK(column(db, "SELECT url || ' ' || status_code || ' ' || title || ' ' || depth FROM pages ORDER BY depth")
-        == std::vector<std::string>{TestWeb::url(a, "/") + " 200 A 0", TestWeb::url(b, "/") + " 200 B 1",
-                                    TestWeb::url(c, "/") + " 200 C 2"});
+        == std::vector<std::string>{LoopbackWeb::url(a, "/") + " 200 A 0", LoopbackWeb::url(b, "/") + " 200 B 1",
+                                    LoopbackWeb::url(c, "/") + " 200 C 2"});
   CHECK(page_requests(web) == 3);
   CHECK(count(db, "SELECT COUNT(*) FROM frontier WHERE state = 1") == 3);
   CHECK(result.summary.pages_fetched == 3);
@@ -38,15 +38,15 @@ TEST_CASE("a 3-host loop gives exactly its nodes, edges and weights", "[integrat
 
 TEST_CASE("max_depth is honoured exactly", "[integration][budget]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   for (int i = 0; i < 6; ++i)
     web.route(h, "/p" + std::to_string(i), html(page("P" + std::to_string(i), {"/p" + std::to_string(i + 1)})));
-  auto config = fast_config(dir, TestWeb::url(h, "/p0"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/p0"));
   config.max_depth = 2;
   crawl(config);
   CHECK(column(config.db_path, "SELECT url FROM pages ORDER BY depth")
-        == std::vector<std::string>{TestWeb::url(h, "/p0"), TestWeb::url(h, "/p1"), TestWeb::url(h, "/p2")});
+        == std::vector<std::string>{LoopbackWeb::url(h, "/p0"), LoopbackWeb::url(h, "/p1"), LoopbackWeb::url(h, "/p2")});
   CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/p0", 1}, {"/p1", 1}, {"/p2", 1}});
   // Links found at the last level are recorded, not queued.
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM links WHERE to_url LIKE '%/p3'") == 1);
@@ -55,7 +55,7 @@ TEST_CASE("max_depth is honoured exactly", "[integration][budget]") {
 
 TEST_CASE("max_pages is honoured exactly", "[integration][budget]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   std::vector<std::string> links;
   for (int i = 0; i < 40; ++i) {
@@ -63,55 +63,55 @@ TEST_CASE("max_pages is honoured exactly", "[integration][budget]") {
     web.route(h, links.back(), html(page("Item", {"/"})));
   }
   web.route(h, "/", html(page("Index", links)));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.max_pages = 7;
   auto result = crawl(config);
   CHECK(result.termination_reason == "max_pages");
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM pages") == 7);
   CHECK(page_requests(web) == 7);
   // BFS: the index first, then the first items in document order.
-  CHECK(column(config.db_path, "SELECT url FROM pages ORDER BY page_id")[0] == TestWeb::url(h, "/"));
+  CHECK(column(config.db_path, "SELECT url FROM pages ORDER BY page_id")[0] == LoopbackWeb::url(h, "/"));
   // What was discovered but not fetched stays queued for a later run.
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM frontier WHERE state = 0") == 34);
 }
 
 TEST_CASE("no URL is requested twice, however it is spelled", "[integration][dedup]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
-  const std::string abs = TestWeb::url(h, "/a");
+  const std::string abs = LoopbackWeb::url(h, "/a");
   web.route(h, "/", html(page("Root", {"/a", "/a#section", "./a", "/b/../a", "/%61", abs, "/b", "/b?", "/B"})));
   web.route(h, "/a", html(page("A", {"/", "/b", abs})));
   web.route(h, "/b", html(page("B", {"/a", "/"})));
   web.route(h, "/B", html(page("B upper", {"/a"})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   crawl(config);
   // Paths are case-sensitive, so /B is a different page; everything else
   // is one of three URLs.
   CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/a", 1}, {"/b", 1}, {"/B", 1}});
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM pages") == 4);
   CHECK(column(config.db_path, "SELECT to_url FROM links l JOIN pages p ON p.page_id = l.from_page_id WHERE p.url = '" +
-                                 TestWeb::url(h, "/") + "' ORDER BY position")
-        == std::vector<std::string>{TestWeb::url(h, "/a"), TestWeb::url(h, "/b"), TestWeb::url(h, "/B")});
+                                 LoopbackWeb::url(h, "/") + "' ORDER BY position")
+        == std::vector<std::string>{LoopbackWeb::url(h, "/a"), LoopbackWeb::url(h, "/b"), LoopbackWeb::url(h, "/B")});
 }
 
 TEST_CASE("links resolve against <base href> and nofollow is honoured", "[integration][links]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html("<html><head><base href=\"/docs/\"><link rel=canonical href=\"/home\"></head><body>"
                              "<a href=\"intro\">intro</a><a rel=\"nofollow\" href=\"/private\">p</a>"
                              "<a href=\"http://elsewhere.example/\">out</a></body></html>"));
   web.route(h, "/docs/intro",
             html(page("Intro", {}, "<meta name=robots content=nofollow>") + "<a href=/docs/hidden>h</a>"));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   crawl(config);
   CHECK(targets_seen(web, h) == std::map<std::string, int>{{"/", 1}, {"/docs/intro", 1}});
-  CHECK(column(config.db_path, "SELECT canonical_url FROM pages WHERE url = '" + TestWeb::url(h, "/") + "'")
-        == std::vector<std::string>{TestWeb::url(h, "/home")});
+  CHECK(column(config.db_path, "SELECT canonical_url FROM pages WHERE url = '" + LoopbackWeb::url(h, "/") + "'")
+        == std::vector<std::string>{LoopbackWeb::url(h, "/home")});
   CHECK(column(config.db_path, "SELECT to_url || ' ' || nofollow FROM links ORDER BY from_page_id, position")
-        == std::vector<std::string>{TestWeb::url(h, "/docs/intro") + " 0", TestWeb::url(h, "/private") + " 1",
-                                    "http://elsewhere.example/ 0", TestWeb::url(h, "/docs/hidden") + " 0"});
+        == std::vector<std::string>{LoopbackWeb::url(h, "/docs/intro") + " 0", LoopbackWeb::url(h, "/private") + " 1",
+                                    "http://elsewhere.example/ 0", LoopbackWeb::url(h, "/docs/hidden") + " 0"});
   // The off-site link is a node and an edge of the domain graph, not a fetch.
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM nodes WHERE domain_name = 'elsewhere.example'") == 1);
   CHECK(count(config.db_path, "SELECT crawl_count FROM nodes WHERE domain_name = 'elsewhere.example'") == 0);
@@ -119,7 +119,7 @@ TEST_CASE("links resolve against <base href> and nofollow is honoured", "[integr
 
 TEST_CASE("consecutive requests to one host are at least the politeness delay apart", "[integration][politeness]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   auto g = web.add_host("127.0.0.2");
   std::vector<std::string> links;
@@ -130,9 +130,9 @@ TEST_CASE("consecutive requests to one host are at least the politeness delay ap
   }
   std::vector<std::string> root_links = links;
   for (const auto& l : links)
-    root_links.push_back(TestWeb::url(g, l));
+    root_links.push_back(LoopbackWeb::url(g, l));
   web.route(h, "/", html(page("Root", root_links)));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
   config.politeness_delay_ms = 150;
   auto start = std::chrono::steady_clock::now();
@@ -166,7 +166,7 @@ TEST_CASE("consecutive requests to one host are at least the politeness delay ap
 TEST_CASE("links are resolved as browsers resolve them: IDN, numeric IPv4, backslashes",
           "[integration][links][whatwg]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto a = web.add_host("127.0.0.1");
   auto b = web.add_host("127.0.0.2");
   auto c = web.add_host("127.0.0.3");
@@ -183,7 +183,7 @@ TEST_CASE("links are resolved as browsers resolve them: IDN, numeric IPv4, backs
   web.route(c, "/back/slash", html(page("Backslash", {})));
   web.route(d, "/idn", html(page("IDN", {})));
 
-  auto config = fast_config(dir, TestWeb::url(a, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(a, "/"));
   config.resolve = {idn_host + ":127.0.0.4"};
   // Scope entries are read the same way: a Unicode name, a hex address.
   config.allowed_domains = {"127.0.0.1", "0x7f.0.0.2", "2130706435", "m\xC3\xBCnchen.test"};

@@ -13,22 +13,22 @@
 
 #include <caf/all.hpp>
 
-#include "core/run/console_log.h"
+#include "core/report/console_log.h"
 #include "crawl_fixture.h"
 #include "messages/topology.h"
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::TestWeb;
+using demoweb::LoopbackWeb;
 using namespace std::chrono_literals;
 
 TEST_CASE("a URL found again closer to a seed after its fetch gives its subtree the smaller depth, fetched once",
           "[integration][depth][politeness]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto a = web.add_host("127.0.0.1");
   auto b = web.add_host("127.0.0.2");
-  const std::string x = TestWeb::url(a, "/x");
+  const std::string x = LoopbackWeb::url(a, "/x");
   // Seed a: a chain that reaches /x at depth 3, quickly.
   web.route(a, "/", html(page("A", {"/1"})));
   web.route(a, "/1", html(page("A1", {"/2"})));
@@ -41,19 +41,19 @@ TEST_CASE("a URL found again closer to a seed after its fetch gives its subtree 
   auto slow = html(page("B", {x}));
   slow.delay_ms = 1500;
   web.route(b, "/", slow);
-  auto config = fast_config(dir, TestWeb::url(a, "/"));
-  config.seeds.push_back(TestWeb::url(b, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(a, "/"));
+  config.seeds.push_back(LoopbackWeb::url(b, "/"));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
   config.max_depth = 3;
   crawl(config);
 
   CHECK(column(config.db_path, "SELECT depth || ' ' || parent_url FROM frontier WHERE url = '" + x + "'") ==
-        std::vector<std::string>{"1 " + TestWeb::url(b, "/")});
+        std::vector<std::string>{"1 " + LoopbackWeb::url(b, "/")});
   CHECK(column(config.db_path, "SELECT depth FROM pages WHERE url = '" + x + "'") == std::vector<std::string>{"1"});
   // /y (depth 2 through b) and /z (depth 3): within max_depth only because
   // /x's stored links were offered again at its smaller depth. Met first
   // through a, /y would be depth 4.
-  CHECK(column(config.db_path, "SELECT depth FROM frontier WHERE url = '" + TestWeb::url(a, "/y") + "'") ==
+  CHECK(column(config.db_path, "SELECT depth FROM frontier WHERE url = '" + LoopbackWeb::url(a, "/y") + "'") ==
         std::vector<std::string>{"2"});
   CHECK(column(config.db_path, "SELECT state FROM frontier WHERE url LIKE '%/z'") == std::vector<std::string>{"1"});
   // The server's record is the judge: every page asked for once, /x too.
@@ -67,7 +67,7 @@ namespace {
 
 // A web slow enough that the crawl is still running when an actor dies:
 // its host key.
-std::string slow_web(TestWeb& web, int delay_ms = 100) {
+std::string slow_web(LoopbackWeb& web, int delay_ms = 100) {
   auto h = web.add_host("127.0.0.1");
   std::vector<std::string> links;
   for (int i = 0; i < 40; ++i) {
@@ -92,9 +92,9 @@ TEST_CASE("an actor of the topology that dies ends the run with its name", "[int
          {"dead_letter", "DeadLetterActor"}}) {
     INFO(role);
     ScratchDir dir;
-    TestWeb web;
+    LoopbackWeb web;
     const auto host = slow_web(web);
-    auto config = fast_config(dir, TestWeb::url(host, "/"));
+    auto config = fast_config(dir, LoopbackWeb::url(host, "/"));
     config.concurrent_workers = 1;
     config.transfers_per_worker = 1;
     caf::actor victim;
@@ -151,8 +151,8 @@ class CommittedCheck : public CrawlEvents {
 TEST_CASE("page events are told only once their batch has committed", "[integration][events]") {
   set_quiet(true);
   ScratchDir dir;
-  TestWeb web;
-  auto config = fast_config(dir, TestWeb::url(slow_web(web, 0), "/"));
+  LoopbackWeb web;
+  auto config = fast_config(dir, LoopbackWeb::url(slow_web(web, 0), "/"));
   // Batches that stay open long: an event told at the write would come
   // before the commit.
   config.storage_batch = 100000;

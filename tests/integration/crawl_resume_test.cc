@@ -6,13 +6,13 @@
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::TestWeb;
+using demoweb::LoopbackWeb;
 
 namespace {
 
 // A site of `n` pages where page i links to the next three, so the frontier
 // always holds work when the crawl is stopped.
-void build_site(TestWeb& web, const std::string& h, int n) {
+void build_site(LoopbackWeb& web, const std::string& h, int n) {
   for (int i = 0; i < n; ++i) {
     std::vector<std::string> links;
     for (int k = 1; k <= 3; ++k)
@@ -26,11 +26,11 @@ void build_site(TestWeb& web, const std::string& h, int n) {
 
 TEST_CASE("an interrupted crawl resumes where it stopped", "[integration][resume]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   const int n = 30;
   build_site(web, h, n);
-  auto config = fast_config(dir, TestWeb::url(h, "/p0"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/p0"));
   config.politeness_delay_ms = 20;
   config.max_depth = 100;
 
@@ -59,10 +59,10 @@ TEST_CASE("an interrupted crawl resumes where it stopped", "[integration][resume
 
 TEST_CASE("a finished crawl run again fetches nothing", "[integration][resume]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   build_site(web, h, 10);
-  auto config = fast_config(dir, TestWeb::url(h, "/p0"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/p0"));
   crawl(config);
   CHECK(page_requests(web) == 10);
   auto again = crawl(config);
@@ -72,10 +72,10 @@ TEST_CASE("a finished crawl run again fetches nothing", "[integration][resume]")
 
 TEST_CASE("max_pages counts over runs, so a resumed crawl completes the budget", "[integration][resume]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   build_site(web, h, 30);
-  auto config = fast_config(dir, TestWeb::url(h, "/p0"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/p0"));
   config.max_pages = 12;
   config.politeness_delay_ms = 20;
   crawl_until(config, [&] { return page_requests(web) >= 5; });
@@ -87,10 +87,10 @@ TEST_CASE("max_pages counts over runs, so a resumed crawl completes the budget",
 
 TEST_CASE("revisit_after re-fetches pages older than the interval", "[integration][resume]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   build_site(web, h, 4);
-  auto config = fast_config(dir, TestWeb::url(h, "/p0"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/p0"));
   crawl(config);
   CHECK(page_requests(web) == 4);
   config.revisit_after_ms = 1;  // everything fetched before now is stale
@@ -102,7 +102,7 @@ TEST_CASE("revisit_after re-fetches pages older than the interval", "[integratio
 
 TEST_CASE("a frontier larger than the window spills to SQLite and loses nothing", "[integration][frontier]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   std::vector<std::string> links;
   for (int i = 0; i < 300; ++i) {
@@ -110,7 +110,7 @@ TEST_CASE("a frontier larger than the window spills to SQLite and loses nothing"
     web.route(h, links.back(), html(page("Leaf", {})));
   }
   web.route(h, "/", html(page("Hub", links)));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.frontier_window = 16;
   crawl(config);
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM pages") == 301);
@@ -120,5 +120,5 @@ TEST_CASE("a frontier larger than the window spills to SQLite and loses nothing"
     CHECK(times == 1);
   // BFS order survives the spill: leaves are fetched in document order.
   auto order = column(config.db_path, "SELECT url FROM pages ORDER BY fetched_at, page_id");
-  CHECK(order[1] == TestWeb::url(h, "/leaf/0"));
+  CHECK(order[1] == LoopbackWeb::url(h, "/leaf/0"));
 }

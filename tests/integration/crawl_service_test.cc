@@ -18,7 +18,7 @@
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::TestWeb;
+using demoweb::LoopbackWeb;
 using namespace std::chrono_literals;
 
 namespace {
@@ -36,7 +36,7 @@ JobRequest request_for(const std::string& url, int max_pages) {
 }
 
 // A root page linking to `children` pages that each take `delay_ms`.
-std::string slow_children(TestWeb& web, int children, int delay_ms) {
+std::string slow_children(LoopbackWeb& web, int children, int delay_ms) {
   auto h = web.add_host("127.0.0.1");
   std::vector<std::string> links;
   for (int i = 1; i <= children; ++i) {
@@ -46,7 +46,7 @@ std::string slow_children(TestWeb& web, int children, int delay_ms) {
     web.route(h, "/p" + std::to_string(i), r);
   }
   web.route(h, "/", html(page("Root", links)));
-  return TestWeb::url(h, "/");
+  return LoopbackWeb::url(h, "/");
 }
 
 }  // namespace
@@ -54,7 +54,7 @@ std::string slow_children(TestWeb& web, int children, int delay_ms) {
 TEST_CASE("service start: jobs whose cancel was asked for end cancelled and are not resumed",
           "[integration][service][cancel]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto seed = slow_children(web, 3, 0);
   const auto settings = settings_in(dir);
   const std::string jobs_dir = settings.data_dir + "/jobs";
@@ -110,7 +110,7 @@ TEST_CASE("service start: jobs whose cancel was asked for end cancelled and are 
 TEST_CASE("service shutdown: a job cancelled but still winding down ends cancelled, not to be resumed",
           "[integration][service][cancel]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   // The children answer after 1.2 s (the request timeout is 2 s): the
   // cancelled job waits for the one in flight.
   const auto seed = slow_children(web, 4, 1200);
@@ -138,7 +138,7 @@ TEST_CASE("service shutdown: a job cancelled but still winding down ends cancell
 TEST_CASE("service redrive: a job the table says has ended is re-driven, never refused as running",
           "[integration][service][redrive]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto seed = slow_children(web, 1, 0);
   CrawlService service(settings_in(dir));
   // Many times: the window between the table's update and the thread's

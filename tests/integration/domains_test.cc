@@ -7,7 +7,7 @@
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::TestWeb;
+using demoweb::LoopbackWeb;
 
 namespace {
 
@@ -15,7 +15,7 @@ namespace {
 struct NamedHost {
   std::string name;      // e.g. "alpha.test"
   std::string host_key;  // "alpha.test:PORT" — the node's domain_name
-  std::string server;    // "127.0.0.N:PORT" — the TestWeb host key
+  std::string server;    // "127.0.0.N:PORT" — the LoopbackWeb host key
   std::string root() const { return "http://" + host_key + "/"; }
 };
 
@@ -32,7 +32,7 @@ class NamedWeb {
     return h;
   }
 
-  TestWeb web;
+  LoopbackWeb web;
   std::vector<std::string> resolve;
 
  private:

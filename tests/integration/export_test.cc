@@ -22,7 +22,7 @@
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::TestWeb;
+using demoweb::LoopbackWeb;
 
 namespace {
 
@@ -71,25 +71,25 @@ void check_reader(const ScratchDir& dir, const std::string& command) {
 // Three hosts: a links b, its own /about (nofollow: recorded, not followed)
 // and a host outside the crawl (recorded, never fetched); b links a and c;
 // c links a.
-std::string hostile_web(TestWeb& web) {
+std::string hostile_web(LoopbackWeb& web) {
   auto a = web.add_host("127.0.0.1");
   auto b = web.add_host("127.0.0.2");
   auto c = web.add_host("127.0.0.3");
   web.route(a, "/",
             html("<!doctype html><html><head><title>Tom &amp; \"Jerry\", &lt;b&gt;bold&lt;/b&gt;</title></head><body>"
-                 "<a href=\"" + TestWeb::url(b, "/") + "\">b</a> <a rel=\"nofollow\" href=\"/about\">about</a> "
+                 "<a href=\"" + LoopbackWeb::url(b, "/") + "\">b</a> <a rel=\"nofollow\" href=\"/about\">about</a> "
                  "<a href=\"http://outside.invalid/x?a=1&amp;b=2\">out</a></body></html>"));
   web.route(a, "/about", html(page("About", {})));
-  web.route(b, "/", html(page("=1+2, \"quoted\"", {TestWeb::url(a, "/"), TestWeb::url(c, "/")})));
-  web.route(c, "/", html(page("Caf\xC3\xA9 \xE2\x80\x93 \xC3\xBCn\xC3\xAF" "code", {TestWeb::url(a, "/")})));
-  return TestWeb::url(a, "/");
+  web.route(b, "/", html(page("=1+2, \"quoted\"", {LoopbackWeb::url(a, "/"), LoopbackWeb::url(c, "/")})));
+  web.route(c, "/", html(page("Caf\xC3\xA9 \xE2\x80\x93 \xC3\xBCn\xC3\xAF" "code", {LoopbackWeb::url(a, "/")})));
+  return LoopbackWeb::url(a, "/");
 }
 
 }  // namespace
 
 TEST_CASE("export: every format, read by outside tools, matches the database", "[integration][export]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto config = fast_config(dir, hostile_web(web));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};
   crawl(config);
@@ -321,10 +321,10 @@ TEST_CASE("export: bad input is named, exits 2 or 1, and leaves no file", "[inte
 
   // An output that cannot be written: named, and nothing left behind.
   {
-    TestWeb web;
+    LoopbackWeb web;
     auto h = web.add_host("127.0.0.1");
     web.route(h, "/", html(page("Only", {})));
-    crawl(fast_config(dir, TestWeb::url(h, "/")));
+    crawl(fast_config(dir, LoopbackWeb::url(h, "/")));
   }
   r = run("--db " + dir.path("crawl.db") + " --format csv --output " + dir.path("no/such/dir.csv"));
   CHECK(r.exit_code == 1);
@@ -350,10 +350,10 @@ TEST_CASE("export: bad input is named, exits 2 or 1, and leaves no file", "[inte
 TEST_CASE("export: an output that is the database or one of its files is refused, however it is spelled",
           "[integration][export]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   web.route(host, "/", html(page("Only", {})));
-  crawl(fast_config(dir, TestWeb::url(host, "/")));
+  crawl(fast_config(dir, LoopbackWeb::url(host, "/")));
   const std::string db = dir.path("crawl.db");
   const auto bytes_of = [](const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -401,7 +401,7 @@ TEST_CASE("export: an output that is the database or one of its files is refused
 
   // A crawl's trace and metrics.log are refused the same way, before the
   // crawl starts.
-  const std::string seed = TestWeb::url(host, "/");
+  const std::string seed = LoopbackWeb::url(host, "/");
   r = in_dir(bin + " crawl --quiet --seed " + seed + " --db crawl.db --trace ./crawl.db");
   CHECK(r.exit_code == 2);
   CHECK(r.output == "actorcrawl: configuration error: trace_path './crawl.db' is the crawl database 'crawl.db'; "

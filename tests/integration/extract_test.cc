@@ -9,12 +9,12 @@
 #include <map>
 #include <sstream>
 
-#include "core/store/crawl_export.h"
+#include "core/export/crawl_export.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::TestWeb;
+using demoweb::LoopbackWeb;
 using nlohmann::json;
 
 namespace {
@@ -61,9 +61,9 @@ const char* const kRules = R"rules([
 TEST_CASE("extraction rules: a shop's every product, exactly, through export --format items",
           "[integration][extract]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
-  const std::string base = TestWeb::url(h, "");
+  const std::string base = LoopbackWeb::url(h, "");
   web.route(h, "/", html(page("Shop", {"/list"})));
   web.route(h, "/list", html("<html><body><a href=/product/1>1</a><a href=/product/2>2</a><a href=/product/3>3</a>"
                              "<a class=next href='/list/2'>next</a></body></html>"));
@@ -71,7 +71,7 @@ TEST_CASE("extraction rules: a shop's every product, exactly, through export --f
   for (const auto& p : kProducts)
     web.route(h, "/product/" + std::to_string(p.id), html(product_page(p)));
 
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.extract_rules = kRules;
   const auto result = crawl(config);
   CHECK(result.summary.pages_fetched == 8);

@@ -34,7 +34,7 @@
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::TestWeb;
+using demoweb::LoopbackWeb;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
@@ -63,7 +63,7 @@ constexpr int kPagesPerSection = 15;
 // 31 pages a host, 310 in all, every link inside the web, so the crawl's
 // page set is exactly the web's.
 struct KillWeb {
-  TestWeb web;
+  LoopbackWeb web;
   std::vector<std::string> hosts;
 
   KillWeb() {
@@ -75,7 +75,7 @@ struct KillWeb {
       std::vector<std::string> root_links;
       if (h == 0)
         for (int other = 1; other < kHosts; ++other)
-          root_links.push_back(TestWeb::url(hosts[static_cast<std::size_t>(other)], "/"));
+          root_links.push_back(LoopbackWeb::url(hosts[static_cast<std::size_t>(other)], "/"));
       for (int i = 0; i < kPagesPerSection; ++i)
         root_links.push_back(a_page(i));
       web.route(host, "/", html(page("Root " + std::to_string(h), root_links)));
@@ -83,22 +83,22 @@ struct KillWeb {
         const std::string name = std::to_string(h) + "." + std::to_string(i);
         web.route(host, a_page(i),
                   html(page("A " + name, {"/", a_page((i + 1) % kPagesPerSection), "/b/" + std::to_string(i),
-                                          TestWeb::url(next_host, a_page(i))})));
+                                          LoopbackWeb::url(next_host, a_page(i))})));
         web.route(host, "/b/" + std::to_string(i), html(page("B " + name, {"/", a_page(i)})));
       }
     }
   }
 
   static std::string a_page(int i) { return "/a/" + std::to_string(i); }
-  std::string seed() const { return TestWeb::url(hosts.front(), "/"); }
+  std::string seed() const { return LoopbackWeb::url(hosts.front(), "/"); }
 
   std::set<std::string> page_urls() const {
     std::set<std::string> urls;
     for (const auto& host : hosts) {
-      urls.insert(TestWeb::url(host, "/"));
+      urls.insert(LoopbackWeb::url(host, "/"));
       for (int i = 0; i < kPagesPerSection; ++i) {
-        urls.insert(TestWeb::url(host, a_page(i)));
-        urls.insert(TestWeb::url(host, "/b/" + std::to_string(i)));
+        urls.insert(LoopbackWeb::url(host, a_page(i)));
+        urls.insert(LoopbackWeb::url(host, "/b/" + std::to_string(i)));
       }
     }
     return urls;
@@ -110,8 +110,8 @@ struct KillWeb {
 
   // Page requests (not robots.txt) in arrival order, as "url", by the
   // crawler that sent `user_agent` (every request when it is empty).
-  std::vector<testweb::ServedRequest> page_requests_of(const std::string& user_agent = "") const {
-    std::vector<testweb::ServedRequest> out;
+  std::vector<demoweb::ServedRequest> page_requests_of(const std::string& user_agent = "") const {
+    std::vector<demoweb::ServedRequest> out;
     for (auto& r : web.requests())
       if (r.target != "/robots.txt" && (user_agent.empty() || r.user_agent == user_agent))
         out.push_back(std::move(r));
@@ -119,7 +119,7 @@ struct KillWeb {
   }
 };
 
-std::string url_of(const testweb::ServedRequest& r) { return TestWeb::url(r.host_key, r.target); }
+std::string url_of(const demoweb::ServedRequest& r) { return LoopbackWeb::url(r.host_key, r.target); }
 
 // The flags a crawl and a coordinator share: the web's hosts in scope,
 // depth enough for the whole web, a fixed politeness delay (not stretched by

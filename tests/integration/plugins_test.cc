@@ -10,12 +10,12 @@
 #include <set>
 #include <sstream>
 
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::TestWeb;
+using demoweb::LoopbackWeb;
 using nlohmann::json;
 
 namespace {
@@ -40,9 +40,9 @@ TEST_CASE("external processors: items and links from a plugin, crashes, hangs an
           "goes on",
           "[integration][plugins]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
-  const std::string base = TestWeb::url(h, "");
+  const std::string base = LoopbackWeb::url(h, "");
   std::vector<std::string> pages = {"/links", "/crash", "/hang", "/garbage", "/a", "/b", "/c", "/d"};
   web.route(h, "/", html(page("Home", pages)));
   for (const auto& p : pages)
@@ -50,7 +50,7 @@ TEST_CASE("external processors: items and links from a plugin, crashes, hangs an
   web.route(h, "/other.html", html(page("Found by the plugin", {})));
   web.route(h, "/up.html", html(page("Up", {})));
 
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   const std::string misbehaving = "tests/data/plugins/misbehaving.py";
   config.processors = {"html_links",
                        processor_entry("linker", misbehaving, "/links$", "30s", 1),

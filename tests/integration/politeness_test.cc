@@ -12,9 +12,9 @@
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::Response;
-using testweb::ServedRequest;
-using testweb::TestWeb;
+using demoweb::Response;
+using demoweb::ServedRequest;
+using demoweb::LoopbackWeb;
 
 namespace {
 
@@ -27,7 +27,7 @@ Response text(std::string body, int status = 200) {
 }
 
 // Every request one host saw, /robots.txt included, in arrival order.
-std::vector<ServedRequest> served_on(const TestWeb& web, const std::string& host) {
+std::vector<ServedRequest> served_on(const LoopbackWeb& web, const std::string& host) {
   std::vector<ServedRequest> out;
   for (auto& r : web.requests())
     if (r.host_key == host)
@@ -56,7 +56,7 @@ long long smallest_gap_ms(const std::vector<ServedRequest>& served) {
 
 // "<path> <state> <refusal or ->" for each frontier row of one host, by URL.
 std::vector<std::string> frontier_rows(const std::string& db, const std::string& host) {
-  const std::string base = TestWeb::url(host, "");
+  const std::string base = LoopbackWeb::url(host, "");
   return column(db, "SELECT substr(url, " + std::to_string(base.size() + 1) +
                       ") || ' ' || state || ' ' || IFNULL(refusal, '-') FROM frontier WHERE url LIKE '" + base +
                       "/%' ORDER BY url");
@@ -80,13 +80,13 @@ std::int64_t ms_to_settle(const std::string& db, const std::string& url) {
 
 TEST_CASE("robots.txt is fetched once per host, first, and its longest match decides", "[integration][robots]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto a = web.add_host("127.0.0.1");
   auto b = web.add_host("127.0.0.2");
   // "Allow: /private/ok.html" is longer than "Disallow: /private/", so it
   // wins for that one page whatever the order of the lines.
   web.route(a, "/robots.txt", text("User-agent: *\nDisallow: /private/\nAllow: /private/ok.html\n"));
-  web.route(a, "/", html(page("A", {"/private/secret", "/private/ok.html", "/public", TestWeb::url(b, "/")})));
+  web.route(a, "/", html(page("A", {"/private/secret", "/private/ok.html", "/public", LoopbackWeb::url(b, "/")})));
   web.route(a, "/private/secret", html(page("Secret", {})));
   web.route(a, "/private/ok.html", html(page("OK", {})));
   web.route(a, "/public", html(page("Public", {"/private/secret"})));
@@ -94,7 +94,7 @@ TEST_CASE("robots.txt is fetched once per host, first, and its longest match dec
   web.route(b, "/", html(page("B", {"/private/x", "/y"})));
   web.route(b, "/y", html(page("Y", {})));
 
-  auto config = fast_config(dir, TestWeb::url(a, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(a, "/"));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
   auto result = crawl(config);
 
@@ -117,15 +117,15 @@ TEST_CASE("robots.txt is fetched once per host, first, and its longest match dec
   CHECK(count(db, "SELECT COUNT(*) FROM pages WHERE url LIKE '%/private/secret' OR url LIKE '%/private/x'") == 0);
   CHECK(count(db, "SELECT COUNT(*) FROM dead_letters") == 0);
   CHECK(column(db, "SELECT host || ' ' || url || ' ' || status_code || ' ' || outcome FROM robots_txt ORDER BY host")
-        == std::vector<std::string>{a + " " + TestWeb::url(a, "/robots.txt") + " 200 parsed",
-                                    b + " " + TestWeb::url(b, "/robots.txt") + " 200 parsed"});
+        == std::vector<std::string>{a + " " + LoopbackWeb::url(a, "/robots.txt") + " 200 parsed",
+                                    b + " " + LoopbackWeb::url(b, "/robots.txt") + " 200 parsed"});
   CHECK(robots_rows(db, a) == std::vector<std::string>{"200 parsed - -"});
   CHECK(result.summary.pages_fetched == 5);
 }
 
 TEST_CASE("a group naming actorcrawl replaces the * group", "[integration][robots]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   // The product token is matched without case and without its version
   // ("actorcrawl/0.1 (...)" is "actorcrawl"); another bot's group is ignored.
@@ -141,7 +141,7 @@ TEST_CASE("a group naming actorcrawl replaces the * group", "[integration][robot
   web.route(h, "/members/a", html(page("Members", {})));
   web.route(h, "/archive/b", html(page("Archive", {})));
   web.route(h, "/c", html(page("C", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   crawl(config);
 
   // /members/ is closed only to crawlers without a group of their own.
@@ -154,18 +154,18 @@ TEST_CASE("a group naming actorcrawl replaces the * group", "[integration][robot
 
 TEST_CASE("a robots.txt answered with 404 or 403 allows everything, whatever its body says", "[integration][robots]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto a = web.add_host("127.0.0.1");
   auto b = web.add_host("127.0.0.2");
   // RFC 9309 2.3.1.3: any 4xx means "no robots.txt", so the rules in these
   // error bodies must not be read.
   web.route(a, "/robots.txt", text("User-agent: *\nDisallow: /\n", 404));
   web.route(b, "/robots.txt", text("User-agent: *\nDisallow: /\n", 403));
-  web.route(a, "/", html(page("A", {"/private/x", TestWeb::url(b, "/")})));
+  web.route(a, "/", html(page("A", {"/private/x", LoopbackWeb::url(b, "/")})));
   web.route(a, "/private/x", html(page("X", {})));
   web.route(b, "/", html(page("B", {"/private/y"})));
   web.route(b, "/private/y", html(page("Y", {})));
-  auto config = fast_config(dir, TestWeb::url(a, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(a, "/"));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
   crawl(config);
 
@@ -180,7 +180,7 @@ TEST_CASE("a robots.txt answered with 404 or 403 allows everything, whatever its
 
 TEST_CASE("a robots.txt that fails twice is retried with backoff and then obeyed", "[integration][robots]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/robots.txt", std::function<Response(int)>([](int hit) {
               return hit <= 2 ? text("overloaded", 500) : text("User-agent: *\nDisallow: /blocked\n");
@@ -188,7 +188,7 @@ TEST_CASE("a robots.txt that fails twice is retried with backoff and then obeyed
   web.route(h, "/", html(page("Root", {"/blocked", "/open"})));
   web.route(h, "/blocked", html(page("Blocked", {})));
   web.route(h, "/open", html(page("Open", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.retry_delay_ms = 30;
   config.retry_attempts = 3;
   crawl(config);
@@ -207,10 +207,10 @@ TEST_CASE("a robots.txt that fails twice is retried with backoff and then obeyed
 TEST_CASE("a robots.txt that answers 503 parks the host's URLs, the crawl ends, and the next run fetches them",
           "[integration][robots]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto good = web.add_host("127.0.0.1");
   auto down = web.add_host("127.0.0.2");
-  web.route(good, "/", html(page("Good", {"/next", TestWeb::url(down, "/"), TestWeb::url(down, "/x")})));
+  web.route(good, "/", html(page("Good", {"/next", LoopbackWeb::url(down, "/"), LoopbackWeb::url(down, "/x")})));
   web.route(good, "/next", html(page("Next", {})));
   // Down for the first run's three tries, then back.
   web.route(down, "/robots.txt", std::function<Response(int)>([](int hit) {
@@ -218,7 +218,7 @@ TEST_CASE("a robots.txt that answers 503 parks the host's URLs, the crawl ends, 
             }));
   web.route(down, "/", html(page("Down", {})));
   web.route(down, "/x", html(page("X", {})));
-  auto config = fast_config(dir, TestWeb::url(good, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(good, "/"));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
   config.retry_attempts = 2;
   auto result = crawl(config);
@@ -244,14 +244,14 @@ TEST_CASE("a robots.txt that answers 503 parks the host's URLs, the crawl ends, 
 
 TEST_CASE("a redirected robots.txt is followed", "[integration][robots]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/robots.txt", redirect(301, "/real-robots.txt"));
   web.route(h, "/real-robots.txt", text("User-agent: *\nDisallow: /blocked\n"));
   web.route(h, "/", html(page("Root", {"/blocked", "/open"})));
   web.route(h, "/blocked", html(page("Blocked", {})));
   web.route(h, "/open", html(page("Open", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   crawl(config);
 
   CHECK(targets_in_order(served_on(web, h))
@@ -259,18 +259,18 @@ TEST_CASE("a redirected robots.txt is followed", "[integration][robots]") {
   CHECK(frontier_rows(config.db_path, h) == std::vector<std::string>{"/ 1 -", "/blocked 3 robots_txt", "/open 1 -"});
   // Recorded under the URL that was asked for, with the final status.
   CHECK(column(config.db_path, "SELECT url || ' ' || status_code || ' ' || outcome FROM robots_txt")
-        == std::vector<std::string>{TestWeb::url(h, "/robots.txt") + " 200 parsed"});
+        == std::vector<std::string>{LoopbackWeb::url(h, "/robots.txt") + " 200 parsed"});
 }
 
 TEST_CASE("a robots.txt that times out is unreachable", "[integration][robots]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   Response slow = text("User-agent: *\nDisallow:\n");
   slow.delay_ms = 1500;
   web.route(h, "/robots.txt", slow);
   web.route(h, "/", html(page("Root", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.request_timeout_ms = 200;
   config.retry_attempts = 1;
   auto result = crawl(config);
@@ -285,7 +285,7 @@ TEST_CASE("a robots.txt that times out is unreachable", "[integration][robots]")
 
 TEST_CASE("rules expire after robots_cache_ttl_ms and are fetched again", "[integration][robots]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   // The site closes /late between the two fetches of its robots.txt.
   web.route(h, "/robots.txt", std::function<Response(int)>([](int hit) {
@@ -296,7 +296,7 @@ TEST_CASE("rules expire after robots_cache_ttl_ms and are fetched again", "[inte
   web.route(h, "/", html(page("Root", {"/slow", "/late"})));
   web.route(h, "/slow", slow);
   web.route(h, "/late", html(page("Late", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.robots_cache_ttl_ms = 1000;  // the smallest the configuration accepts
   config.politeness_delay_factor_percent = 0;  // the slow page must not push the next request out
   crawl(config);
@@ -309,7 +309,7 @@ TEST_CASE("rules expire after robots_cache_ttl_ms and are fetched again", "[inte
 TEST_CASE("rules are used before they expire even when the host's delay is as long as robots_cache_ttl_ms",
           "[integration][robots][politeness]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   // Crawl-delay 1 s spaces the first page 1 s from the robots.txt request,
   // exactly when rules trusted for 1 s would run out. Were they then fetched
@@ -317,7 +317,7 @@ TEST_CASE("rules are used before they expire even when the host's delay is as lo
   // not one page.
   web.route(h, "/robots.txt", text("User-agent: *\nCrawl-delay: 1\n"));
   web.route(h, "/", html(page("Root", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.robots_cache_ttl_ms = 1000;
   // Stops the crawl if it loops, instead of hanging the test run.
   auto result = crawl_until(config, [&] { return web.count(h, "/robots.txt") > 2; });
@@ -328,15 +328,15 @@ TEST_CASE("rules are used before they expire even when the host's delay is as lo
 
 TEST_CASE("Sitemap lines are recorded with the host's robots.txt", "[integration][robots]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
-  const auto sitemap = TestWeb::url(h, "/sitemap.xml");
-  const auto news = TestWeb::url(h, "/news-sitemap.xml");
+  const auto sitemap = LoopbackWeb::url(h, "/sitemap.xml");
+  const auto news = LoopbackWeb::url(h, "/news-sitemap.xml");
   // Sitemap lines belong to no group, may come anywhere, and repeat.
   web.route(h, "/robots.txt", text("Sitemap: " + sitemap + "\nUser-agent: *\nDisallow:\nsitemap: " + news +
                                    "\nSitemap: " + sitemap + "\n"));
   web.route(h, "/", html(page("Root", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   crawl(config);
 
   CHECK(robots_rows(config.db_path, h) == std::vector<std::string>{"200 parsed - " + sitemap + "\n" + news});
@@ -345,12 +345,12 @@ TEST_CASE("Sitemap lines are recorded with the host's robots.txt", "[integration
 
 TEST_CASE("respect_robots_txt false never asks for robots.txt", "[integration][robots]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/robots.txt", text("User-agent: *\nDisallow: /\n"));
   web.route(h, "/", html(page("Root", {"/private/x"})));
   web.route(h, "/private/x", html(page("X", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.respect_robots_txt = false;
   crawl(config);
 
@@ -364,13 +364,13 @@ TEST_CASE("respect_robots_txt false never asks for robots.txt", "[integration][r
 
 TEST_CASE("Crawl-delay spaces every request to the host", "[integration][robots][politeness]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/robots.txt", text("User-agent: *\nCrawl-delay: 0.3\n"));
   web.route(h, "/", html(page("Root", {"/p1", "/p2"})));
   web.route(h, "/p1", html(page("P1", {})));
   web.route(h, "/p2", html(page("P2", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.politeness_delay_ms = 0;
   crawl(config);
 
@@ -383,7 +383,7 @@ TEST_CASE("Crawl-delay spaces every request to the host", "[integration][robots]
 
 TEST_CASE("max_politeness_delay_ms caps a large Crawl-delay", "[integration][robots][politeness]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/robots.txt", text("User-agent: *\nCrawl-delay: 0.3\n"));
   constexpr int kPages = 6;  // the root and five more
@@ -393,7 +393,7 @@ TEST_CASE("max_politeness_delay_ms caps a large Crawl-delay", "[integration][rob
     web.route(h, links.back(), html(page("P", {})));
   }
   web.route(h, "/", html(page("Root", links)));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.politeness_delay_ms = 0;
   config.max_politeness_delay_ms = 100;
   auto result = crawl(config);
@@ -409,14 +409,14 @@ TEST_CASE("max_politeness_delay_ms caps a large Crawl-delay", "[integration][rob
 
 TEST_CASE("Retry-After on a 429 holds the host back", "[integration][politeness]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   Response busy = text("slow down", 429);
   busy.headers = {{"Retry-After", "1"}};
   web.route(h, "/", html(page("Root", {"/busy", "/after"})));
   web.route(h, "/busy", busy);
   web.route(h, "/after", html(page("After", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.retry_attempts = 1;
   crawl(config);
 
@@ -436,7 +436,7 @@ TEST_CASE("Retry-After on a 429 holds the host back", "[integration][politeness]
 
 TEST_CASE("meta robots and X-Robots-Tag: noindex drops the text, nofollow the links", "[integration][robots]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   const std::string description = R"(<meta name="description" content="Words">)";
   auto with_header = [](Response r, const std::string& value) {
@@ -458,11 +458,11 @@ TEST_CASE("meta robots and X-Robots-Tag: noindex drops the text, nofollow the li
   for (const auto* p : {"/from-meta-noindex", "/from-meta-nofollow", "/from-header-noindex", "/from-header-nofollow",
                         "/from-header-none", "/from-header-otherbot"})
     web.route(h, p, html(page("Leaf", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   crawl(config);
 
   const auto db = config.db_path;
-  const auto base = TestWeb::url(h, "");
+  const auto base = LoopbackWeb::url(h, "");
   CHECK(column(db, "SELECT replace(url, '" + base + "', '') || ' ' || IFNULL(title, 'NULL') || ' ' || "
                    "IFNULL(description, 'NULL') || ' ' || IFNULL(robots_directives, 'NULL') FROM pages "
                    "WHERE url LIKE '%/header-%' OR url LIKE '%/meta-%' ORDER BY url")
@@ -495,7 +495,7 @@ TEST_CASE("meta robots and X-Robots-Tag: noindex drops the text, nofollow the li
 
 TEST_CASE("a calendar gets max_query_variants_per_path pages", "[integration][traps]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   std::vector<std::string> days;
   for (int d = 1; d <= 9; ++d)
@@ -504,7 +504,7 @@ TEST_CASE("a calendar gets max_query_variants_per_path pages", "[integration][tr
   web.route(h, "/", html(page("Root", {"/calendar"})));
   // Every day of the calendar (the route ignores the query) links to every day.
   web.route(h, "/calendar", html(page("Calendar", days)));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.max_query_variants_per_path = 5;
   crawl(config);
 
@@ -512,7 +512,7 @@ TEST_CASE("a calendar gets max_query_variants_per_path pages", "[integration][tr
   for (int d = 0; d < 5; ++d)
     expected[days[d]] = 1;
   CHECK(targets_seen(web, h) == expected);
-  CHECK(column(config.db_path, "SELECT replace(url, '" + TestWeb::url(h, "") +
+  CHECK(column(config.db_path, "SELECT replace(url, '" + LoopbackWeb::url(h, "") +
                                  "', '') FROM frontier WHERE refusal = 'max_query_variants_per_path' ORDER BY url")
         == std::vector<std::string>{days[5], days[6], days[7], days[8], days[9]});
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM frontier WHERE state = 3") == 5);
@@ -520,10 +520,10 @@ TEST_CASE("a calendar gets max_query_variants_per_path pages", "[integration][tr
 
 TEST_CASE("a path repeating a segment beyond max_repeated_path_segments is refused", "[integration][traps]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html(page("Root", {"/a/b/a/b/a/b/", "/a/b/a/b/a/b/a/b/", "/x/x/x/x"})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.max_repeated_path_segments = 3;
   crawl(config);
 
@@ -536,15 +536,15 @@ TEST_CASE("a path repeating a segment beyond max_repeated_path_segments is refus
 
 TEST_CASE("a URL longer than max_url_length is refused", "[integration][traps]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   const std::size_t limit = 1024;
-  const std::string base = TestWeb::url(h, "");
+  const std::string base = LoopbackWeb::url(h, "");
   // Exactly at the limit, and one character over it.
   const std::string at_limit = "/" + std::string(limit - base.size() - 1, 'l');
   const std::string over_limit = "/" + std::string(limit - base.size(), 'm');
   web.route(h, "/", html(page("Root", {at_limit, over_limit})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.max_url_length = static_cast<std::int64_t>(limit);
   crawl(config);
 
@@ -556,10 +556,10 @@ TEST_CASE("a URL longer than max_url_length is refused", "[integration][traps]")
 
 TEST_CASE("max_pages_per_host admits that many URLs of a host", "[integration][traps]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html(page("Root", {"/p1", "/p2", "/p3", "/p4", "/p5"})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.max_pages_per_host = 3;
   crawl(config);
 
@@ -574,7 +574,7 @@ TEST_CASE("max_pages_per_host admits that many URLs of a host", "[integration][t
 
 TEST_CASE("pages in windows-1252 and Shift_JIS are stored as UTF-8", "[integration][charset]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html(page("Root", {"/cafe", "/nihongo"})));
   // Declared in the HTTP header only.
@@ -590,7 +590,7 @@ TEST_CASE("pages in windows-1252 and Shift_JIS are stored as UTF-8", "[integrati
                  "\x93\xfa\x96\x7b\x8c\xea\x83\x65\x83\x58\x83\x67"
                  "</title></head><body></body></html>";
   web.route(h, "/nihongo", nihongo);
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   crawl(config);
 
   CHECK(column(config.db_path, "SELECT title FROM pages WHERE url LIKE '%/cafe'")
@@ -606,7 +606,7 @@ TEST_CASE("pages in windows-1252 and Shift_JIS are stored as UTF-8", "[integrati
 TEST_CASE("a host whose name does not resolve is parked at once as dns_failure, and fetched once it resolves",
           "[integration][robots]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   // A 64-character label: the resolver refuses it without sending a query,
   // so this fails name resolution with no traffic off the machine.
@@ -614,7 +614,7 @@ TEST_CASE("a host whose name does not resolve is parked at once as dns_failure, 
   const std::string unresolvable = "http://" + host + "/";
   web.route(h, "/", html(page("Root", {unresolvable, "/next"})));
   web.route(h, "/next", html(page("Next", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.allowed_domains = {"127.0.0.1", "test"};
   config.retry_attempts = 3;
   // Long enough that one retry would show in the time to refusal.
@@ -635,7 +635,7 @@ TEST_CASE("a host whose name does not resolve is parked at once as dns_failure, 
 // The first run must not settle the seed for good.
 TEST_CASE("a seed that did not resolve is crawled by the next run once it does", "[integration][robots]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html(page("Root", {"/next"})));
   web.route(h, "/next", html(page("Next", {})));
@@ -659,13 +659,13 @@ TEST_CASE("a seed that did not resolve is crawled by the next run once it does",
 
 TEST_CASE("a host with nobody listening is parked as robots_unreachable after retries", "[integration][robots]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   const std::string dead_host = closed_host("127.0.0.2");
-  const std::string dead_url = TestWeb::url(dead_host, "/");
+  const std::string dead_url = LoopbackWeb::url(dead_host, "/");
   web.route(h, "/", html(page("Root", {dead_url, "/next"})));
   web.route(h, "/next", html(page("Next", {})));
-  auto config = fast_config(dir, TestWeb::url(h, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
   config.retry_attempts = 2;
   config.retry_delay_ms = 100;
@@ -696,7 +696,7 @@ std::size_t overlapping(const std::vector<ServedRequest>& served, long long hold
 }
 
 // One host: a root linking to `pages` pages, each answered after `hold_ms`.
-std::string slow_site(TestWeb& web, int pages, int hold_ms) {
+std::string slow_site(LoopbackWeb& web, int pages, int hold_ms) {
   const auto host = web.add_host("127.0.0.1");
   std::vector<std::string> links;
   for (int i = 0; i < pages; ++i) {
@@ -714,10 +714,10 @@ std::string slow_site(TestWeb& web, int pages, int hold_ms) {
 TEST_CASE("with politeness off, max_connections_per_host requests to one host overlap, never more",
           "[integration][politeness]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const int hold_ms = 80;
   const auto host = slow_site(web, 24, hold_ms);
-  auto c = fast_config(dir, TestWeb::url(host, "/"));
+  auto c = fast_config(dir, LoopbackWeb::url(host, "/"));
   c.politeness_delay_factor_percent = 0;
   c.respect_robots_txt = false;
   c.max_connections_per_host = 4;
@@ -736,9 +736,9 @@ TEST_CASE("with politeness off, max_connections_per_host requests to one host ov
 TEST_CASE("any politeness delay keeps one request per host, whatever max_connections_per_host",
           "[integration][politeness]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = slow_site(web, 5, 0);
-  auto c = fast_config(dir, TestWeb::url(host, "/"));
+  auto c = fast_config(dir, LoopbackWeb::url(host, "/"));
   c.politeness_delay_ms = 60;
   c.politeness_delay_factor_percent = 0;
   c.respect_robots_txt = false;
@@ -755,22 +755,22 @@ TEST_CASE("any politeness delay keeps one request per host, whatever max_connect
 TEST_CASE("a redirect hop obeys its target host's robots.txt, politeness and the scope",
           "[integration][robots][politeness][redirect]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto a = web.add_host("127.0.0.1");
   auto b = web.add_host("127.0.0.2");
   auto c = web.add_host("127.0.0.3");  // outside allowed_domains
   web.route(a, "/", html(page("A", {"/go-private", "/go-1", "/go-2", "/go-3", "/go-out"})));
-  web.route(a, "/go-private", redirect(302, TestWeb::url(b, "/private/x")));
+  web.route(a, "/go-private", redirect(302, LoopbackWeb::url(b, "/private/x")));
   for (const char* n : {"1", "2", "3"}) {
-    web.route(a, std::string{"/go-"} + n, redirect(301, TestWeb::url(b, std::string{"/page"} + n)));
+    web.route(a, std::string{"/go-"} + n, redirect(301, LoopbackWeb::url(b, std::string{"/page"} + n)));
     web.route(b, std::string{"/page"} + n, html(page(std::string{"B"} + n, {})));
   }
-  web.route(a, "/go-out", redirect(302, TestWeb::url(c, "/elsewhere")));
+  web.route(a, "/go-out", redirect(302, LoopbackWeb::url(c, "/elsewhere")));
   web.route(b, "/robots.txt", text("User-agent: *\nDisallow: /private/\nCrawl-delay: 0.3\n"));
   web.route(b, "/private/x", html(page("Secret", {})));
   web.route(c, "/elsewhere", html(page("C", {})));
 
-  auto config = fast_config(dir, TestWeb::url(a, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(a, "/"));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2"};
   config.politeness_delay_ms = 0;
   auto result = crawl(config);
@@ -791,15 +791,15 @@ TEST_CASE("a redirect hop obeys its target host's robots.txt, politeness and the
   CHECK(smallest_gap_ms(on_b) >= 300);
   // Each redirected URL is recorded once, with the page it led to and its hop.
   CHECK(column(db, "SELECT status_code || ' ' || title || ' ' || final_url FROM pages WHERE url LIKE '%/go-1'") ==
-        std::vector<std::string>{"200 B1 " + TestWeb::url(b, "/page1")});
+        std::vector<std::string>{"200 B1 " + LoopbackWeb::url(b, "/page1")});
   CHECK(column(db, "SELECT redirect_chain FROM pages WHERE url LIKE '%/go-1'") ==
-        std::vector<std::string>{R"([{"status":301,"url":")" + TestWeb::url(a, "/go-1") + R"("}])"});
+        std::vector<std::string>{R"([{"status":301,"url":")" + LoopbackWeb::url(a, "/go-1") + R"("}])"});
   // A hop out of scope is not taken: the redirect itself is the page, its
   // target its one link.
   CHECK(web.count(c, "/elsewhere") == 0);
   CHECK(column(db, "SELECT status_code || ' ' || final_url FROM pages WHERE url LIKE '%/go-out'") ==
-        std::vector<std::string>{"302 " + TestWeb::url(c, "/elsewhere")});
+        std::vector<std::string>{"302 " + LoopbackWeb::url(c, "/elsewhere")});
   CHECK(column(db, "SELECT to_url FROM links JOIN pages ON page_id = from_page_id WHERE url LIKE '%/go-out'") ==
-        std::vector<std::string>{TestWeb::url(c, "/elsewhere")});
+        std::vector<std::string>{LoopbackWeb::url(c, "/elsewhere")});
   CHECK(count(db, "SELECT COUNT(*) FROM dead_letters") == 0);
 }

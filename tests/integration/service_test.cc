@@ -19,14 +19,14 @@
 #include <thread>
 
 #include "child_process.h"
-#include "core/run/clock.h"
+#include "core/clock/clock.h"
 #include "core/store/crawl_store.h"
 #include "core/store/job_store.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::TestWeb;
+using demoweb::LoopbackWeb;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
@@ -34,7 +34,7 @@ namespace {
 
 // A web of `pages` pages on one host, each linking to the next, all from
 // the root; `delay_ms` per response.
-std::string chain_web(TestWeb& web, const std::string& ip, int pages, int delay_ms) {
+std::string chain_web(LoopbackWeb& web, const std::string& ip, int pages, int delay_ms) {
   auto h = web.add_host(ip);
   std::vector<std::string> links;
   for (int i = 1; i < pages; ++i)
@@ -47,7 +47,7 @@ std::string chain_web(TestWeb& web, const std::string& ip, int pages, int delay_
     r.delay_ms = delay_ms;
     web.route(h, "/p" + std::to_string(i), r);
   }
-  return TestWeb::url(h, "/");
+  return LoopbackWeb::url(h, "/");
 }
 
 class Service {
@@ -130,7 +130,7 @@ void check_error(const httplib::Result& r, int status, const std::string& code) 
 
 TEST_CASE("serve: the job API's request and response shapes", "[integration][service]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto seed = chain_web(web, "127.0.0.1", 20, 0);
   Service service(dir, {"--allow-private-networks"});
   auto c = service.client();
@@ -151,7 +151,7 @@ TEST_CASE("serve: the job API's request and response shapes", "[integration][ser
   CHECK(pages[0].at("status_code") == 200);
   CHECK(pages[0].at("title") == "Root");
   CHECK(pages[0].at("links").size() == 19);
-  CHECK(pages[0].at("links")[0] == TestWeb::url(web.requests().front().host_key, "/p1"));
+  CHECK(pages[0].at("links")[0] == LoopbackWeb::url(web.requests().front().host_key, "/p1"));
   for (const auto& p : pages) {
     for (const char* key : {"url", "status_code", "title", "links", "links_total", "crawled_at"})
       CHECK(p.contains(key));
@@ -198,7 +198,7 @@ TEST_CASE("serve: the job API's request and response shapes", "[integration][ser
 
 TEST_CASE("serve: every bad request gets a named JSON error and starts nothing", "[integration][service]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto seed = chain_web(web, "127.0.0.1", 3, 0);
   Service service(dir, {"--allow-private-networks", "--max-request-bytes", "1024"});
   auto c = service.client();
@@ -259,7 +259,7 @@ TEST_CASE("serve: every bad request gets a named JSON error and starts nothing",
 TEST_CASE("serve: concurrent jobs stay apart, beyond the limit a job is refused with 429",
           "[integration][service]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto slow_a = chain_web(web, "127.0.0.1", 12, 100);
   const auto slow_b = chain_web(web, "127.0.0.2", 12, 100);
   Service service(dir, {"--allow-private-networks", "--max-concurrent-jobs", "2"});
@@ -296,7 +296,7 @@ TEST_CASE("serve: concurrent jobs stay apart, beyond the limit a job is refused 
 TEST_CASE("serve: cancel ends in-flight work and keeps what was crawled, pages are paginated",
           "[integration][service]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto slow = chain_web(web, "127.0.0.1", 60, 100);
   Service service(dir, {"--allow-private-networks"});
   auto c = service.client();
@@ -333,7 +333,7 @@ TEST_CASE("serve: cancel ends in-flight work and keeps what was crawled, pages a
 
 TEST_CASE("serve: a job survives a crash of the service and is resumed on restart", "[integration][service]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto slow = chain_web(web, "127.0.0.1", 40, 60);
   std::string id;
   {
@@ -362,7 +362,7 @@ TEST_CASE("serve: a job survives a crash of the service and is resumed on restar
 TEST_CASE("serve: a cancel is written at once: killed before the job wound down, the service restarts it cancelled",
           "[integration][service][cancel]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   // The root links to pages that take 20 s each (the request timeout is
   // 30 s): once the cancel is asked for, the job waits for the page in
   // flight, and the service is killed meanwhile.
@@ -379,7 +379,7 @@ TEST_CASE("serve: a cancel is written at once: killed before the job wound down,
   {
     Service first(dir, {"--allow-private-networks", "--request-timeout-ms", "30000"}, "first.log");
     auto c = first.client();
-    id = start_job(c, json{{"url", TestWeb::url(h, "/")}, {"max_pages", 9}});
+    id = start_job(c, json{{"url", LoopbackWeb::url(h, "/")}, {"max_pages", 9}});
     auto until = std::chrono::steady_clock::now() + 30s;
     while (page_requests(web) < 2 && std::chrono::steady_clock::now() < until)
       std::this_thread::sleep_for(10ms);
@@ -424,7 +424,7 @@ TEST_CASE("serve: a cancel is written at once: killed before the job wound down,
 
 TEST_CASE("serve: jobs may not fetch private addresses unless the service allows it", "[integration][service]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto seed = chain_web(web, "127.0.0.1", 3, 0);
   Service service(dir);
   auto c = service.client();
@@ -466,17 +466,17 @@ TEST_CASE("serve: jobs may not fetch private addresses unless the service allows
 TEST_CASE("serve: a job's scope: domain stays on the seed's site, any follows links to other hosts",
           "[integration][service]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   // Seed 000's example: a page linking to another site.
   auto a = web.add_host("127.0.0.1");
   auto b = web.add_host("127.0.0.2");
-  web.route(a, "/", html(page("Example", {TestWeb::url(b, "/domains"), "/about"})));
+  web.route(a, "/", html(page("Example", {LoopbackWeb::url(b, "/domains"), "/about"})));
   web.route(a, "/about", html(page("About", {})));
-  web.route(b, "/domains", html(page("Domains", {TestWeb::url(b, "/deeper")})));
+  web.route(b, "/domains", html(page("Domains", {LoopbackWeb::url(b, "/deeper")})));
   web.route(b, "/deeper", html(page("Deeper", {})));
   Service service(dir, {"--allow-private-networks"});
   auto c = service.client();
-  const auto seed = TestWeb::url(a, "/");
+  const auto seed = LoopbackWeb::url(a, "/");
   auto urls_of = [](const json& job) {
     std::set<std::string> out;
     for (const auto& p : job.at("pages"))
@@ -484,20 +484,20 @@ TEST_CASE("serve: a job's scope: domain stays on the seed's site, any follows li
     return out;
   };
   const auto domain = wait_for_status(c, start_job(c, json{{"url", seed}, {"max_pages", 10}}), {"completed"});
-  CHECK(urls_of(domain) == std::set<std::string>{seed, TestWeb::url(a, "/about")});
+  CHECK(urls_of(domain) == std::set<std::string>{seed, LoopbackWeb::url(a, "/about")});
   const auto any =
     wait_for_status(c, start_job(c, json{{"url", seed}, {"max_pages", 10}, {"scope", "any"}}), {"completed"});
-  CHECK(urls_of(any) == std::set<std::string>{seed, TestWeb::url(a, "/about"), TestWeb::url(b, "/domains"),
-                                              TestWeb::url(b, "/deeper")});
+  CHECK(urls_of(any) == std::set<std::string>{seed, LoopbackWeb::url(a, "/about"), LoopbackWeb::url(b, "/domains"),
+                                              LoopbackWeb::url(b, "/deeper")});
   // Bounded by max_depth like any crawl.
   const auto shallow = wait_for_status(
     c, start_job(c, json{{"url", seed}, {"max_pages", 10}, {"scope", "any"}, {"max_depth", 1}}), {"completed"});
-  CHECK(urls_of(shallow) == std::set<std::string>{seed, TestWeb::url(a, "/about"), TestWeb::url(b, "/domains")});
+  CHECK(urls_of(shallow) == std::set<std::string>{seed, LoopbackWeb::url(a, "/about"), LoopbackWeb::url(b, "/domains")});
   // allowed_domains narrows `any`.
   const auto narrowed = wait_for_status(
     c, start_job(c, json{{"url", seed}, {"max_pages", 10}, {"scope", "any"}, {"allowed_domains", {"127.0.0.1"}}}),
     {"completed"});
-  CHECK(urls_of(narrowed) == std::set<std::string>{seed, TestWeb::url(a, "/about")});
+  CHECK(urls_of(narrowed) == std::set<std::string>{seed, LoopbackWeb::url(a, "/about")});
   // The request is kept with the job, scope included.
   CHECK(body_of(c.Get("/crawl")).at("jobs").size() == 4);
 }
@@ -520,11 +520,11 @@ TEST_CASE("serve: a bearer token guards every route but /healthz", "[integration
 
 TEST_CASE("serve: live events, the domain graph and the metrics of a job", "[integration][service]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto [a, b, h3] = three_host_loop(web, {"Home of A", "Home of B", "Home of C"}, 150);
   Service service(dir, {"--allow-private-networks"});
   auto c = service.client();
-  const auto id = start_job(c, json{{"url", TestWeb::url(a, "/")}, {"max_pages", 10},
+  const auto id = start_job(c, json{{"url", LoopbackWeb::url(a, "/")}, {"max_pages", 10},
                                     {"allowed_domains", {"127.0.0.1", "127.0.0.2", "127.0.0.3"}}});
   // The event stream, read to its end.
   std::string stream;
@@ -539,7 +539,7 @@ TEST_CASE("serve: live events, the domain graph and the metrics of a job", "[int
   INFO(stream);
   CHECK(stream.find("event: progress\n") != std::string::npos);
   CHECK(stream.find("event: page\n") != std::string::npos);
-  CHECK(stream.find("\"url\":\"" + TestWeb::url(b, "/") + "\"") != std::string::npos);
+  CHECK(stream.find("\"url\":\"" + LoopbackWeb::url(b, "/") + "\"") != std::string::npos);
   CHECK(stream.find("event: end\ndata: {\"status\":\"completed\"}") != std::string::npos);
 
   const auto graph = body_of(c.Get(("/crawl/" + id + "/graph").c_str()));
@@ -567,7 +567,7 @@ TEST_CASE("serve: live events, the domain graph and the metrics of a job", "[int
 
 TEST_CASE("serve: a job's metric series exist while it runs and end with it", "[integration][service]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto seed = chain_web(web, "127.0.0.1", 40, 100);  // runs for seconds
   Service service(dir, {"--allow-private-networks"});
   auto c = service.client();
@@ -597,7 +597,7 @@ TEST_CASE("serve: a job's metric series exist while it runs and end with it", "[
 TEST_CASE("serve: event streams are capped, so open dashboards never take every request thread",
           "[integration][service]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto seed = chain_web(web, "127.0.0.1", 40, 300);  // runs for seconds
   Service service(dir, {"--allow-private-networks", "--max-event-streams", "2"});
   auto c = service.client();
@@ -663,16 +663,16 @@ TEST_CASE("serve: event streams are capped, so open dashboards never take every 
 TEST_CASE("serve: POST /crawl/{id}/redrive queues a finished job's dead letters and runs it again",
           "[integration][service][redrive]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   web.route(h, "/", html(page("Root", {"/moved"})));
-  web.route(h, "/moved", std::function<testweb::Response(int)>([](int hit) {
+  web.route(h, "/moved", std::function<demoweb::Response(int)>([](int hit) {
               return hit == 1 ? redirect(302, "/moved") : html(page("Moved", {}));
             }));
   auto slow = chain_web(web, "127.0.0.2", 30, 200);
   Service service(dir, {"--allow-private-networks"});
   auto c = service.client();
-  const auto id = start_job(c, json{{"url", TestWeb::url(h, "/")}, {"max_pages", 10}});
+  const auto id = start_job(c, json{{"url", LoopbackWeb::url(h, "/")}, {"max_pages", 10}});
   auto job = wait_for_status(c, id, {"completed"});
   REQUIRE(job.at("pages_failed") == 1);
   const std::string path = "/crawl/" + id + "/redrive";
@@ -708,7 +708,7 @@ TEST_CASE("serve: POST /crawl/{id}/redrive queues a finished job's dead letters 
   CHECK(job.at("pages").size() == 2);
   bool moved = false;
   for (const auto& p : job.at("pages"))
-    moved = moved || (p.at("url") == TestWeb::url(h, "/moved") && p.at("title") == "Moved");
+    moved = moved || (p.at("url") == LoopbackWeb::url(h, "/moved") && p.at("title") == "Moved");
   CHECK(moved);
 }
 
@@ -962,7 +962,7 @@ TEST_CASE("serve: the job list and a job's graph are bounded in bytes too", "[in
 
 TEST_CASE("serve: GET /crawl/{id}/export streams what actorcrawl export writes", "[integration][service][export]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto seed = chain_web(web, "127.0.0.1", 12, 0);
   Service service(dir, {"--allow-private-networks", "--token", "s3cret"});
   auto c = service.client("s3cret");

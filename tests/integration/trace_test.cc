@@ -10,11 +10,12 @@
 
 #include "child_process.h"
 #include "core/trace/trace_query.h"
+#include "tests/unit/trace/mermaid_sequence.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::TestWeb;
+using demoweb::LoopbackWeb;
 using namespace std::chrono_literals;
 
 namespace {
@@ -99,9 +100,9 @@ void check_journey(const std::vector<TraceRecord>& records) {
 
 TEST_CASE("the trace of the 3-host loop shows each URL's journey through the actors", "[integration][trace]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const auto [a, b, c] = three_host_loop(web);
-  auto config = fast_config(dir, TestWeb::url(a, "/"));
+  auto config = fast_config(dir, LoopbackWeb::url(a, "/"));
   config.allowed_domains = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};
   config.trace_path = dir.path("trace.jsonl");
   config.node_id = "solo";
@@ -120,12 +121,12 @@ TEST_CASE("the trace of the 3-host loop shows each URL's journey through the act
   REQUIRE(begin != records.end());
   REQUIRE(begin->request_id.has_value());
 
-  check_journey(journey({config.trace_path}, TestWeb::url(b, "/")));
-  check_journey(journey({config.trace_path}, TestWeb::url(c, "/")));
+  check_journey(journey({config.trace_path}, LoopbackWeb::url(b, "/")));
+  check_journey(journey({config.trace_path}, LoopbackWeb::url(c, "/")));
 
-  const auto diagram = run_trace_command(config.trace_path + " --url " + TestWeb::url(b, "/") + " --mermaid");
+  const auto diagram = run_trace_command(config.trace_path + " --url " + LoopbackWeb::url(b, "/") + " --mermaid");
   INFO(diagram);
-  CHECK(is_valid_mermaid_sequence(diagram));
+  CHECK(testing::is_valid_mermaid_sequence(diagram));
   CHECK(diagram.find("fetch_job") != std::string::npos);
   CHECK(diagram.find("store_page") != std::string::npos);
   const auto summary = run_trace_command(config.trace_path + " --summary");
@@ -136,13 +137,13 @@ TEST_CASE("the trace of the 3-host loop shows each URL's journey through the act
 TEST_CASE("traces of a coordinator and a worker merge into one journey across the two nodes",
           "[integration][trace][cluster]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   auto a = web.add_host("127.0.0.1");
   auto b = web.add_host("127.0.0.2");
-  web.route(a, "/", html(page("A", {TestWeb::url(b, "/")})));
-  web.route(b, "/", html(page("B", {TestWeb::url(a, "/")})));
+  web.route(a, "/", html(page("A", {LoopbackWeb::url(b, "/")})));
+  web.route(b, "/", html(page("B", {LoopbackWeb::url(a, "/")})));
   ChildProcess coordinator(ACTORCRAWL_BINARY,
-                           {"coordinator", "--listen", "127.0.0.1:0", "--seed", TestWeb::url(a, "/"),
+                           {"coordinator", "--listen", "127.0.0.1:0", "--seed", LoopbackWeb::url(a, "/"),
                             "--allowed-domains", "127.0.0.1", "--allowed-domains", "127.0.0.2", "--db",
                             dir.path("c.db"), "--metrics", dir.path("c.metrics"), "--politeness-delay-ms", "0",
                             "--trace", dir.path("coordinator.jsonl"), "--node-id", "coord"},
@@ -157,7 +158,7 @@ TEST_CASE("traces of a coordinator and a worker merge into one journey across th
   REQUIRE(worker.wait(10s) == std::optional<int>{0});
 
   const std::vector<std::string> files = {dir.path("coordinator.jsonl"), dir.path("worker.jsonl")};
-  const auto records = journey(files, TestWeb::url(b, "/"));
+  const auto records = journey(files, LoopbackWeb::url(b, "/"));
   check_journey(records);
   // The fetch happened on the worker's node, everything else on the
   // coordinator's; each side names the other's actors.
@@ -174,9 +175,9 @@ TEST_CASE("traces of a coordinator and a worker merge into one journey across th
       CHECK(r.from_node == "w1");
     }
   }
-  const auto diagram = run_trace_command(files[0] + " " + files[1] + " --url " + TestWeb::url(b, "/") + " --mermaid");
+  const auto diagram = run_trace_command(files[0] + " " + files[1] + " --url " + LoopbackWeb::url(b, "/") + " --mermaid");
   INFO(diagram);
-  CHECK(is_valid_mermaid_sequence(diagram));
+  CHECK(testing::is_valid_mermaid_sequence(diagram));
   CHECK(diagram.find("@ w1") != std::string::npos);
   CHECK(diagram.find("@ coord") != std::string::npos);
 }

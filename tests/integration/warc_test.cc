@@ -27,14 +27,14 @@
 #include <nlohmann/json.hpp>
 
 #include "child_process.h"
-#include "core/store/warc_writer.h"
+#include "core/warc/warc_writer.h"
 #include "crawl_fixture.h"
-#include "tests/unit/store/warc_files.h"
+#include "tests/unit/warc/warc_files.h"
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
-using testweb::Response;
-using testweb::TestWeb;
+using demoweb::Response;
+using demoweb::LoopbackWeb;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
@@ -113,9 +113,9 @@ void check_every_page_archived(const std::string& db, const std::set<std::string
 TEST_CASE("warc: every response of a crawl is in the archive, and warcio verifies every digest",
           "[.][warc][integration]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const std::string host = web.add_host("127.0.0.1");
-  const auto url = [&](const std::string& path) { return TestWeb::url(host, path); };
+  const auto url = [&](const std::string& path) { return LoopbackWeb::url(host, path); };
   const std::string gz_page = page("Compressed", {"/"}) + std::string(1500, ' ') + "<p>end</p>";
   const std::string same = page("Same", {"/"});
   web.route(host, "/", testing::html(page("Root", {"/gz", "/moved", "/big", "/same-1", "/same-2", "/missing", "/flaky"})));
@@ -212,7 +212,7 @@ TEST_CASE("warc: every response of a crawl is in the archive, and warcio verifie
 TEST_CASE("warc: a crawl killed with SIGKILL and resumed leaves files warcio reads whole",
           "[.][warc][integration][kill]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   std::vector<std::string> hosts;
   std::mt19937 rng{7};
   // Bodies that do not compress, so the files fill and rotate.
@@ -237,7 +237,7 @@ TEST_CASE("warc: a crawl killed with SIGKILL and resumed leaves files warcio rea
                                     "--warc-max-bytes", "64KiB", "--politeness-delay-ms", "20",
                                     "--politeness-delay-factor-percent", "0", "--progress-interval-ms", "100000"};
   for (const auto& host : hosts) {
-    flags.insert(flags.end(), {"--seed", TestWeb::url(host, "/"), "--allowed-domains", ip_of(host)});
+    flags.insert(flags.end(), {"--seed", LoopbackWeb::url(host, "/"), "--allowed-domains", ip_of(host)});
   }
   {
     ChildProcess run(ACTORCRAWL_BINARY, flags, dir.path("run1.log"));
@@ -281,12 +281,12 @@ TEST_CASE("warc: a crawl killed with SIGKILL and resumed leaves files warcio rea
 TEST_CASE("warc: a tail torn in the last request or its response is cut back to the last whole pair",
           "[.][warc][integration]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const std::string host = web.add_host("127.0.0.1");
   web.route(host, "/", testing::html(page("Root", {"/a", "/b"})));
   web.route(host, "/a", testing::html(page("A", {"/"})));
   web.route(host, "/b", testing::html(page("B", {"/"}) + std::string(3000, 'b')));
-  CrawlConfig c = fast_config(dir, TestWeb::url(host, "/"));
+  CrawlConfig c = fast_config(dir, LoopbackWeb::url(host, "/"));
   c.processors = {"html_links", "warc"};
   c.warc_dir = dir.path("warc");
   c.allowed_domains = {"127.0.0.1"};
@@ -330,7 +330,7 @@ TEST_CASE("warc: a tail torn in the last request or its response is cut back to 
 
 TEST_CASE("warc: a worker on another process captures what the coordinator archives", "[.][warc][integration][cluster]") {
   ScratchDir dir;
-  TestWeb web;
+  LoopbackWeb web;
   const std::string host = web.add_host("127.0.0.1");
   std::vector<std::string> links;
   for (int i = 0; i < 10; ++i) {
@@ -342,7 +342,7 @@ TEST_CASE("warc: a worker on another process captures what the coordinator archi
   // comes from the worker process, which only captures heads when the
   // flag reached it in worker_welcome.
   ChildProcess coordinator(ACTORCRAWL_BINARY,
-                           {"coordinator", "--listen", "127.0.0.1:0", "--workers", "0", "--seed", TestWeb::url(host, "/"),
+                           {"coordinator", "--listen", "127.0.0.1:0", "--workers", "0", "--seed", LoopbackWeb::url(host, "/"),
                             "--allowed-domains", "127.0.0.1", "--db", dir.path("crawl.db"), "--metrics",
                             dir.path("metrics.log"), "--politeness-delay-ms", "0", "--processors", "html_links,warc",
                             "--warc-dir", dir.path("warc"), "--progress-interval-ms", "100000"},
@@ -363,5 +363,5 @@ TEST_CASE("warc: a worker on another process captures what the coordinator archi
   CHECK(reading.exit_code == 0);
   const auto archived = archived_uris(reading.report);
   check_every_page_archived(dir.path("crawl.db"), archived, 11);
-  CHECK(archived.count(TestWeb::url(host, "/robots.txt")) == 1);
+  CHECK(archived.count(LoopbackWeb::url(host, "/robots.txt")) == 1);
 }

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 
 namespace actorcrawl {
 namespace {

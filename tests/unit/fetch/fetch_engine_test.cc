@@ -19,15 +19,15 @@
 #include <vector>
 
 #include "testweb/fault_web.h"
-#include "testweb/test_web.h"
+#include "demoweb/loopback_web.h"
 
 using namespace actorcrawl;
-using actorcrawl::testweb::Response;
-using actorcrawl::testweb::TestWeb;
+using actorcrawl::demoweb::Response;
+using actorcrawl::demoweb::LoopbackWeb;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-// Every test declares its TestWeb before its FetchEngine, so the engine (and
+// Every test declares its LoopbackWeb before its FetchEngine, so the engine (and
 // the keep-alive connections it caches) goes away first and the web's
 // destructor does not wait for idle clients.
 
@@ -132,13 +132,13 @@ TEST_CASE("fetch: error names are the stored contract", "[fetch]") {
 }
 
 TEST_CASE("fetch: 200 with body, status, content type and charset", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   web.route(host, "/page", page("<html><body>hello</body></html>", "Text/HTML; Charset=\"ISO-8859-1\""));
   web.route(host, "/doc.pdf", page("%PDF-1.4 not really", "application/pdf"));
   FetchEngine engine;
 
-  const auto url = TestWeb::url(host, "/page");
+  const auto url = LoopbackWeb::url(host, "/page");
   auto out = fetch(engine, request_for(url, 42));
   CHECK(out.token == 42);
   CHECK(out.error == FetchError::none);
@@ -154,7 +154,7 @@ TEST_CASE("fetch: 200 with body, status, content type and charset", "[fetch]") {
   CHECK(out.retry_after_ms == -1);
   CHECK(out.elapsed_ms >= 0);
 
-  auto pdf = fetch(engine, request_for(TestWeb::url(host, "/doc.pdf"), 43));
+  auto pdf = fetch(engine, request_for(LoopbackWeb::url(host, "/doc.pdf"), 43));
   CHECK(pdf.error == FetchError::none);
   CHECK(pdf.content_type == "application/pdf");
   CHECK(pdf.charset == "");
@@ -164,11 +164,11 @@ TEST_CASE("fetch: 200 with body, status, content type and charset", "[fetch]") {
 }
 
 TEST_CASE("fetch: a 404 is a response, not an error", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   FetchEngine engine;
 
-  auto out = fetch(engine, request_for(TestWeb::url(host, "/missing")));
+  auto out = fetch(engine, request_for(LoopbackWeb::url(host, "/missing")));
   CHECK(out.error == FetchError::none);
   CHECK(out.status_code == 404);
   CHECK(out.body == "<html><body>not found</body></html>");
@@ -176,7 +176,7 @@ TEST_CASE("fetch: a 404 is a response, not an error", "[fetch]") {
 }
 
 TEST_CASE("fetch: 50 parallel transfers to 5 hosts all complete", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   std::vector<std::string> hosts;
   for (int h = 1; h <= 5; ++h)
     hosts.push_back(web.add_host("127.0.0." + std::to_string(h)));
@@ -191,7 +191,7 @@ TEST_CASE("fetch: 50 parallel transfers to 5 hosts all complete", "[fetch]") {
     for (std::size_t h = 0; h < hosts.size(); ++h) {
       const std::uint64_t token = 1000 + h * 100 + p;
       expected_body[token] = "host " + std::to_string(h) + " page " + std::to_string(p);
-      engine.start(request_for(TestWeb::url(hosts[h], "/p" + std::to_string(p)), token));
+      engine.start(request_for(LoopbackWeb::url(hosts[h], "/p" + std::to_string(p)), token));
     }
   }
   CHECK(engine.running() == 50);
@@ -214,42 +214,42 @@ TEST_CASE("fetch: 50 parallel transfers to 5 hosts all complete", "[fetch]") {
 }
 
 TEST_CASE("fetch: a redirect chain records every hop and the final URL", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto a = web.add_host("127.0.0.1");
   const auto b = web.add_host("127.0.0.2");
   // A relative Location, then an absolute one to another host.
   web.route(a, "/start", redirect(301, "/next"));
-  web.route(a, "/next", redirect(302, TestWeb::url(b, "/final")));
+  web.route(a, "/next", redirect(302, LoopbackWeb::url(b, "/final")));
   web.route(b, "/final", page("arrived"));
   FetchEngine engine;
 
-  auto out = fetch(engine, request_for(TestWeb::url(a, "/start")));
+  auto out = fetch(engine, request_for(LoopbackWeb::url(a, "/start")));
   CHECK(out.error == FetchError::none);
   CHECK(out.status_code == 200);
   CHECK(out.body == "arrived");
-  CHECK(out.final_url == TestWeb::url(b, "/final"));
+  CHECK(out.final_url == LoopbackWeb::url(b, "/final"));
   REQUIRE(out.redirects.size() == 2);
-  CHECK(out.redirects[0].url == TestWeb::url(a, "/start"));
+  CHECK(out.redirects[0].url == LoopbackWeb::url(a, "/start"));
   CHECK(out.redirects[0].status == 301);
-  CHECK(out.redirects[1].url == TestWeb::url(a, "/next"));
+  CHECK(out.redirects[1].url == LoopbackWeb::url(a, "/next"));
   CHECK(out.redirects[1].status == 302);
 }
 
 TEST_CASE("fetch: a redirect loop is stopped before the repeat request", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   web.route(host, "/a", redirect(301, "/b"));
   web.route(host, "/b", redirect(302, "/a"));
   FetchEngine engine;
 
-  auto out = fetch(engine, request_for(TestWeb::url(host, "/a")));
+  auto out = fetch(engine, request_for(LoopbackWeb::url(host, "/a")));
   CHECK(out.error == FetchError::redirect_loop);
-  CHECK(out.error_detail == "redirect loop back to " + TestWeb::url(host, "/b"));
+  CHECK(out.error_detail == "redirect loop back to " + LoopbackWeb::url(host, "/b"));
   CHECK(out.body.empty());
   REQUIRE(out.redirects.size() == 2);
-  CHECK(out.redirects[0].url == TestWeb::url(host, "/a"));
+  CHECK(out.redirects[0].url == LoopbackWeb::url(host, "/a"));
   CHECK(out.redirects[0].status == 301);
-  CHECK(out.redirects[1].url == TestWeb::url(host, "/b"));
+  CHECK(out.redirects[1].url == LoopbackWeb::url(host, "/b"));
   CHECK(out.redirects[1].status == 302);
   // The loop is seen from /b's Location, so /a is not asked for twice.
   CHECK(web.count(host, "/a") == 1);
@@ -257,7 +257,7 @@ TEST_CASE("fetch: a redirect loop is stopped before the repeat request", "[fetch
 
   // A page redirecting to itself is the shortest loop.
   web.route(host, "/self", redirect(307, "/self"));
-  auto self = fetch(engine, request_for(TestWeb::url(host, "/self"), 2));
+  auto self = fetch(engine, request_for(LoopbackWeb::url(host, "/self"), 2));
   CHECK(self.error == FetchError::redirect_loop);
   REQUIRE(self.redirects.size() == 1);
   CHECK(self.redirects[0].status == 307);
@@ -265,7 +265,7 @@ TEST_CASE("fetch: a redirect loop is stopped before the repeat request", "[fetch
 }
 
 TEST_CASE("fetch: more hops than max_redirects is too_many_redirects", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   web.route(host, "/h0", redirect(301, "/h1"));
   web.route(host, "/h1", redirect(301, "/h2"));
@@ -273,14 +273,14 @@ TEST_CASE("fetch: more hops than max_redirects is too_many_redirects", "[fetch]"
   web.route(host, "/h3", page("too far"));
   FetchEngine engine;
 
-  auto request = request_for(TestWeb::url(host, "/h0"));
+  auto request = request_for(LoopbackWeb::url(host, "/h0"));
   request.max_redirects = 2;
   auto out = fetch(engine, request);
   CHECK(out.error == FetchError::too_many_redirects);
   CHECK(out.body.empty());
   REQUIRE(out.redirects.size() == 2);
-  CHECK(out.redirects[0].url == TestWeb::url(host, "/h0"));
-  CHECK(out.redirects[1].url == TestWeb::url(host, "/h1"));
+  CHECK(out.redirects[0].url == LoopbackWeb::url(host, "/h0"));
+  CHECK(out.redirects[1].url == LoopbackWeb::url(host, "/h1"));
   CHECK(web.count(host, "/h3") == 0);
 
   // Exactly max_redirects hops is fine.
@@ -299,25 +299,25 @@ TEST_CASE("fetch: more hops than max_redirects is too_many_redirects", "[fetch]"
   CHECK(unfollowed.error == FetchError::none);
   CHECK(unfollowed.status_code == 301);
   CHECK(unfollowed.redirects.empty());
-  CHECK(unfollowed.final_url == TestWeb::url(host, "/h0"));
+  CHECK(unfollowed.final_url == LoopbackWeb::url(host, "/h0"));
   // Its Location, resolved: the crawler takes the hop itself.
-  CHECK(unfollowed.location == TestWeb::url(host, "/h1"));
+  CHECK(unfollowed.location == LoopbackWeb::url(host, "/h1"));
   CHECK(ok.location.empty());
 }
 
 TEST_CASE("fetch: a redirect to a non-http scheme is bad_redirect", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   // A numeric host, so nothing could be looked up even if it were followed.
   web.route(host, "/to-ftp", redirect(301, "ftp://127.0.0.1/file"));
   FetchEngine engine;
 
-  auto out = fetch(engine, request_for(TestWeb::url(host, "/to-ftp")));
+  auto out = fetch(engine, request_for(LoopbackWeb::url(host, "/to-ftp")));
   CHECK(out.error == FetchError::bad_redirect);
   CHECK(out.error != FetchError::none);
   CHECK(out.body.empty());
   REQUIRE(out.redirects.size() == 1);
-  CHECK(out.redirects[0].url == TestWeb::url(host, "/to-ftp"));
+  CHECK(out.redirects[0].url == LoopbackWeb::url(host, "/to-ftp"));
   CHECK(out.redirects[0].status == 301);
 }
 
@@ -346,12 +346,12 @@ TEST_CASE("fetch: a reply that is not HTTP/1.x is protocol_error, final at once"
 }
 
 TEST_CASE("fetch: an unparseable Location is bad_redirect", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   web.route(host, "/broken", redirect(302, "http://[::1/"));
   FetchEngine engine;
 
-  auto out = fetch(engine, request_for(TestWeb::url(host, "/broken")));
+  auto out = fetch(engine, request_for(LoopbackWeb::url(host, "/broken")));
   CHECK(out.error == FetchError::bad_redirect);
   CHECK(out.body.empty());
   REQUIRE(out.redirects.size() == 1);
@@ -359,7 +359,7 @@ TEST_CASE("fetch: an unparseable Location is bad_redirect", "[fetch]") {
 }
 
 TEST_CASE("fetch: a body over max_body_bytes is cut there, not an error", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   // Not a text type, so the test web sends it uncompressed.
   std::string big(200000, '\0');
@@ -369,7 +369,7 @@ TEST_CASE("fetch: a body over max_body_bytes is cut there, not an error", "[fetc
   web.route(host, "/exact", page(big.substr(0, 1000), "application/octet-stream"));
   FetchEngine engine;
 
-  auto request = request_for(TestWeb::url(host, "/big"));
+  auto request = request_for(LoopbackWeb::url(host, "/big"));
   request.max_body_bytes = 1000;
   auto out = fetch(engine, request);
   CHECK(out.error == FetchError::none);
@@ -379,7 +379,7 @@ TEST_CASE("fetch: a body over max_body_bytes is cut there, not an error", "[fetc
   CHECK(out.body == big.substr(0, 1000));
 
   // A body of exactly the limit is whole.
-  request.url = TestWeb::url(host, "/exact");
+  request.url = LoopbackWeb::url(host, "/exact");
   auto exact = fetch(engine, request);
   CHECK(exact.error == FetchError::none);
   CHECK_FALSE(exact.truncated);
@@ -387,7 +387,7 @@ TEST_CASE("fetch: a body over max_body_bytes is cut there, not an error", "[fetc
 }
 
 TEST_CASE("fetch: compressed bodies are decoded and the limit counts decoded bytes", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   std::string text;
   while (text.size() < 5 * 1024 * 1024)
@@ -398,13 +398,13 @@ TEST_CASE("fetch: compressed bodies are decoded and the limit counts decoded byt
   web.route(host, "/small", page(small, "text/plain"));
   FetchEngine engine;
 
-  auto request = request_for(TestWeb::url(host, "/small"));
+  auto request = request_for(LoopbackWeb::url(host, "/small"));
   auto out = fetch(engine, request);
   CHECK(out.error == FetchError::none);
   CHECK_FALSE(out.truncated);
   CHECK(out.body == small);
 
-  request.url = TestWeb::url(host, "/bomb");
+  request.url = LoopbackWeb::url(host, "/bomb");
   request.max_body_bytes = 1 << 20;
   auto bomb = fetch(engine, request);
   CHECK(bomb.error == FetchError::none);
@@ -422,14 +422,14 @@ TEST_CASE("fetch: compressed bodies are decoded and the limit counts decoded byt
 }
 
 TEST_CASE("fetch: a server slower than timeout_ms is a timeout", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   Response slow = page("late");
   slow.delay_ms = 3000;  // the web's destructor cuts this sleep short
   web.route(host, "/slow", slow);
   FetchEngine engine;
 
-  auto request = request_for(TestWeb::url(host, "/slow"));
+  auto request = request_for(LoopbackWeb::url(host, "/slow"));
   request.timeout_ms = 150;
   const auto t0 = Clock::now();
   auto out = fetch(engine, request);
@@ -463,7 +463,7 @@ TEST_CASE("fetch: an unresolvable host is dns_failure", "[fetch]") {
 }
 
 TEST_CASE("fetch: Retry-After seconds become milliseconds", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   Response busy = page("busy", "text/plain");
   busy.status = 503;
@@ -475,19 +475,19 @@ TEST_CASE("fetch: Retry-After seconds become milliseconds", "[fetch]") {
   web.route(host, "/past", past);
   FetchEngine engine;
 
-  auto out = fetch(engine, request_for(TestWeb::url(host, "/busy")));
+  auto out = fetch(engine, request_for(LoopbackWeb::url(host, "/busy")));
   CHECK(out.error == FetchError::none);
   CHECK(out.status_code == 503);
   CHECK(out.retry_after_ms == 7000);
 
   // A date already gone means "now".
-  auto dated = fetch(engine, request_for(TestWeb::url(host, "/past"), 2));
+  auto dated = fetch(engine, request_for(LoopbackWeb::url(host, "/past"), 2));
   CHECK(dated.status_code == 429);
   CHECK(dated.retry_after_ms == 0);
 }
 
 TEST_CASE("fetch: Retry-After of a redirect hop does not stick to the final response", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   Response hop = redirect(301, "/there");
   hop.headers.push_back({"Retry-After", "9"});
@@ -495,18 +495,18 @@ TEST_CASE("fetch: Retry-After of a redirect hop does not stick to the final resp
   web.route(host, "/there", page("ok"));
   FetchEngine engine;
 
-  auto out = fetch(engine, request_for(TestWeb::url(host, "/here")));
+  auto out = fetch(engine, request_for(LoopbackWeb::url(host, "/here")));
   CHECK(out.status_code == 200);
   CHECK(out.retry_after_ms == -1);
 }
 
 TEST_CASE("fetch: the configured User-Agent is sent", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   web.route(host, "/", page("home"));
   FetchEngine engine;
 
-  auto request = request_for(TestWeb::url(host, "/"));
+  auto request = request_for(LoopbackWeb::url(host, "/"));
   request.user_agent = "polite-bot/2.0 (+http://bot.example/)";
   auto out = fetch(engine, request);
   CHECK(out.error == FetchError::none);
@@ -518,13 +518,13 @@ TEST_CASE("fetch: the configured User-Agent is sent", "[fetch]") {
 }
 
 TEST_CASE("fetch: start_at holds a transfer until its time", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   web.route(host, "/later", page("later"));
   FetchEngine engine;
 
   const auto t0 = Clock::now();
-  engine.start_at(request_for(TestWeb::url(host, "/later"), 9), t0 + 200ms);
+  engine.start_at(request_for(LoopbackWeb::url(host, "/later"), 9), t0 + 200ms);
   CHECK(engine.pending() == 1);
   CHECK(engine.running() == 0);
 
@@ -541,16 +541,16 @@ TEST_CASE("fetch: start_at holds a transfer until its time", "[fetch]") {
 }
 
 TEST_CASE("fetch: cancel_pending returns the tokens that have not started", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   web.route(host, "/now", page("now"));
   web.route(host, "/later", page("later"));
   FetchEngine engine;
 
   const auto later = Clock::now() + 10s;
-  engine.start_at(request_for(TestWeb::url(host, "/later"), 21), later + 1s);
-  engine.start_at(request_for(TestWeb::url(host, "/later"), 22), later);
-  engine.start(request_for(TestWeb::url(host, "/now"), 23));
+  engine.start_at(request_for(LoopbackWeb::url(host, "/later"), 21), later + 1s);
+  engine.start_at(request_for(LoopbackWeb::url(host, "/later"), 22), later);
+  engine.start(request_for(LoopbackWeb::url(host, "/now"), 23));
   CHECK(engine.pending() == 2);
   CHECK(engine.running() == 1);
 
@@ -617,12 +617,12 @@ TEST_CASE("fetch: private_address has its stored name", "[fetch]") {
 }
 
 TEST_CASE("fetch: with block_private_addresses a loopback host is refused unasked", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   web.route(host, "/page", page("secret"));
   FetchEngine engine;
 
-  auto out = fetch(engine, blocked_request_for(TestWeb::url(host, "/page"), 7));
+  auto out = fetch(engine, blocked_request_for(LoopbackWeb::url(host, "/page"), 7));
   CHECK(out.token == 7);
   CHECK(out.error == FetchError::private_address);
   CHECK(out.error_detail == "refused to connect to private address 127.0.0.1");
@@ -633,7 +633,7 @@ TEST_CASE("fetch: with block_private_addresses a loopback host is refused unaske
   CHECK(engine.running() == 0);
 
   // Without the flag the same URL is fetched as always.
-  auto allowed = fetch(engine, request_for(TestWeb::url(host, "/page"), 8));
+  auto allowed = fetch(engine, request_for(LoopbackWeb::url(host, "/page"), 8));
   CHECK(allowed.error == FetchError::none);
   CHECK(allowed.status_code == 200);
   CHECK(allowed.body == "secret");
@@ -666,7 +666,7 @@ TEST_CASE("fetch: with block_private_addresses not even a TCP connection is made
 }
 
 TEST_CASE("fetch: block_private_addresses judges the address a resolve entry gives", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.2");
   web.route(host, "/page", page("inside"));
   FetchEngine engine;
@@ -690,17 +690,17 @@ TEST_CASE("fetch: block_private_addresses judges the address a resolve entry giv
 }
 
 TEST_CASE("fetch: a blocked request does not reuse a cached connection to a private address", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto host = web.add_host("127.0.0.1");
   web.route(host, "/first", page("first"));
   web.route(host, "/second", page("second"));
   FetchEngine engine;
 
   // An unblocked transfer leaves a keep-alive connection in the cache...
-  auto first = fetch(engine, request_for(TestWeb::url(host, "/first"), 1));
+  auto first = fetch(engine, request_for(LoopbackWeb::url(host, "/first"), 1));
   REQUIRE(first.error == FetchError::none);
   // ...which a blocked one to the same host must not use either.
-  auto second = fetch(engine, blocked_request_for(TestWeb::url(host, "/second"), 2));
+  auto second = fetch(engine, blocked_request_for(LoopbackWeb::url(host, "/second"), 2));
   CHECK(second.error == FetchError::private_address);
   CHECK(second.error_detail == "refused to connect to private address 127.0.0.1");
   CHECK(second.body.empty());
@@ -710,10 +710,10 @@ TEST_CASE("fetch: a blocked request does not reuse a cached connection to a priv
 }
 
 TEST_CASE("fetch: blocked and unblocked transfers share the engine", "[fetch]") {
-  TestWeb web;
+  LoopbackWeb web;
   const auto a = web.add_host("127.0.0.1");
   const auto b = web.add_host("127.0.0.2");
-  web.route(a, "/start", redirect(302, TestWeb::url(b, "/final")));
+  web.route(a, "/start", redirect(302, LoopbackWeb::url(b, "/final")));
   web.route(b, "/final", page("arrived"));
   web.route(b, "/other", page("other"));
   FetchEngine engine;
@@ -722,8 +722,8 @@ TEST_CASE("fetch: blocked and unblocked transfers share the engine", "[fetch]") 
   // unblocked transfer to b at the same time is unaffected.
   engine.set_resolve({"public.test:" + port_b + ":127.0.0.2"});
 
-  engine.start(blocked_request_for(TestWeb::url(a, "/start"), 1));
-  engine.start(request_for(TestWeb::url(b, "/other"), 2));
+  engine.start(blocked_request_for(LoopbackWeb::url(a, "/start"), 1));
+  engine.start(request_for(LoopbackWeb::url(b, "/other"), 2));
   engine.start(blocked_request_for("http://public.test:" + port_b + "/final", 3));
   auto done = drive(engine, 3);
   REQUIRE(done.size() == 3);
@@ -741,21 +741,21 @@ TEST_CASE("fetch: blocked and unblocked transfers share the engine", "[fetch]") 
 
 TEST_CASE("capture_http keeps the request head as sent, the response head as received and the peer address",
           "[fetch][warc]") {
-  TestWeb web;
+  LoopbackWeb web;
   const std::string host = web.add_host("127.0.0.1");
   Response r = page("<html>hello</html>");
   r.headers = {{"X-Probe", "1"}};
   web.route(host, "/p", r);
   FetchEngine engine;
 
-  FetchRequest plain = request_for(TestWeb::url(host, "/p?q=1"));
+  FetchRequest plain = request_for(LoopbackWeb::url(host, "/p?q=1"));
   const FetchOutcome off = fetch(engine, plain);
   CHECK(off.status_code == 200);
   CHECK(off.request_head.empty());
   CHECK(off.response_head.empty());
   CHECK(off.ip_address.empty());
 
-  FetchRequest capturing = request_for(TestWeb::url(host, "/p?q=1"), 2);
+  FetchRequest capturing = request_for(LoopbackWeb::url(host, "/p?q=1"), 2);
   capturing.capture_http = true;
   const FetchOutcome on = fetch(engine, capturing);
   CHECK(on.body == "<html>hello</html>");

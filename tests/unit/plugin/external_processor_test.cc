@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/run/crawl_config.h"
+#include "core/config/crawl_config.h"
 #include "tests/unit/plugin/plugin_test_support.h"
 #include "tests/unit/temp_path.h"
 

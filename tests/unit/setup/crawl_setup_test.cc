@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/crawl/link_scope.h"
-#include "core/run/console_log.h"
+#include "core/report/console_log.h"
 
 namespace actorcrawl {
 namespace {

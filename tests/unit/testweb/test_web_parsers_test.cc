@@ -16,7 +16,7 @@
 #include "core/web/html_document.h"
 #include "tests/unit/web/html_comparison.h"
 #include "testweb/fault_web.h"
-#include "testweb/test_web.h"
+#include "demoweb/demo_web.h"
 
 namespace actorcrawl {
 namespace {
@@ -68,7 +68,7 @@ std::vector<HtmlLink> check(const std::string& name, const std::string& html) {
 }  // namespace
 
 TEST_CASE("html parsers agree: the demo web", "[html][differential]") {
-  const auto demo = testweb::start_demo_web();
+  const auto demo = demoweb::start_demo_web();
   // Every HTML page reachable from the seed on the demo hosts.
   std::deque<std::string> queue{demo.seed_url};
   std::set<std::string> seen{demo.seed_url};

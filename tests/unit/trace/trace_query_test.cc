@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "core/clock/utc_time.h"
 #include "core/trace/trace_query.h"
 #include "tests/unit/temp_path.h"
+#include "tests/unit/trace/mermaid_sequence.h"
 
 using namespace actorcrawl;
 
@@ -206,9 +208,9 @@ TEST_CASE("parse_time_bound: ISO UTC, epoch milliseconds, +seconds", "[trace]") 
   CHECK(parse_time_bound("+.25", kT0) == kT0 + 250000);
   CHECK(parse_time_bound("+3.", kT0) == kT0 + 3000000);
   CHECK(parse_time_bound("+0.0000019", kT0) == kT0 + 1);
-  CHECK(format_wall_us(kT0 + 123456) == "2026-11-22T21:00:00.123456Z");
-  CHECK(format_wall_us(-1) == "1969-12-31T23:59:59.999999Z");
-  CHECK(parse_time_bound(format_wall_us(kT0 + 7), 0) == kT0 + 7);
+  CHECK(iso8601_utc_us(kT0 + 123456) == "2026-11-22T21:00:00.123456Z");
+  CHECK(iso8601_utc_us(-1) == "1969-12-31T23:59:59.999999Z");
+  CHECK(parse_time_bound(iso8601_utc_us(kT0 + 7), 0) == kT0 + 7);
 
   for (const char* bad : {"", "now", "123", "179538120012", "+", "+.", "+x", "+1.2.3", "+-1", "+1e3", "-5",
                           "99999999999999999999", "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z",
@@ -255,7 +257,7 @@ TEST_CASE("render_lines: relative milliseconds, route, type, URL, fields", "[tra
 TEST_CASE("render_mermaid: one URL's journey over two nodes is a valid diagram", "[trace]") {
   const std::string text = render_mermaid(journey());
   INFO(text);
-  CHECK(is_valid_mermaid_sequence(text));
+  CHECK(testing::is_valid_mermaid_sequence(text));
   CHECK(text.rfind("sequenceDiagram\n", 0) == 0);
   CHECK(text.find("    participant P1 as external\n") != std::string::npos);
   CHECK(text.find("    participant P2 as frontier @ n1\n") != std::string::npos);
@@ -273,7 +275,7 @@ TEST_CASE("render_mermaid: one URL's journey over two nodes is a valid diagram",
   SECTION("one node: labels without the node") {
     const std::string single = render_mermaid({rec(1, kT0, "n1", "frontier", "host_selector", "crawl_batch"),
                                                rec(2, kT0, "n1", "host_selector", "frontier", "work_demand")});
-    CHECK(is_valid_mermaid_sequence(single));
+    CHECK(testing::is_valid_mermaid_sequence(single));
     CHECK(single == "sequenceDiagram\n"
                     "    participant P1 as frontier\n"
                     "    participant P2 as host_selector\n"
@@ -284,7 +286,7 @@ TEST_CASE("render_mermaid: one URL's journey over two nodes is a valid diagram",
     auto odd = rec(1, kT0, "n1", "a;b#c:d\ne", "  ", "ty;pe#\n", {"http://h/p#frag;x\n"});
     const std::string diagram = render_mermaid({odd});
     INFO(diagram);
-    CHECK(is_valid_mermaid_sequence(diagram));
+    CHECK(testing::is_valid_mermaid_sequence(diagram));
     CHECK(diagram.find("participant P1 as a_b_c_d_e\n") != std::string::npos);
     CHECK(diagram.find("participant P2 as unknown\n") != std::string::npos);
     CHECK(diagram.find("P1->>P2: ty_pe__ /p%23frag%3Bx%0A\n") != std::string::npos);
@@ -292,11 +294,11 @@ TEST_CASE("render_mermaid: one URL's journey over two nodes is a valid diagram",
   SECTION("a long path is cut short") {
     const std::string diagram =
       render_mermaid({rec(1, kT0, "n1", "a", "b", "t", {"http://h/" + std::string(200, 'x')})});
-    CHECK(is_valid_mermaid_sequence(diagram));
+    CHECK(testing::is_valid_mermaid_sequence(diagram));
     CHECK(diagram.find("/" + std::string(59, 'x') + "...\n") != std::string::npos);
   }
   CHECK(render_mermaid({}) == "sequenceDiagram\n");
-  CHECK(is_valid_mermaid_sequence(render_mermaid({})));
+  CHECK(testing::is_valid_mermaid_sequence(render_mermaid({})));
 }
 
 TEST_CASE("is_valid_mermaid_sequence rejects what Mermaid would", "[trace]") {
@@ -305,33 +307,33 @@ TEST_CASE("is_valid_mermaid_sequence rejects what Mermaid would", "[trace]") {
                            "    participant P2 as host_selector @ n1\n"
                            "    P1->>P2: crawl_batch /a\n"
                            "    P2-->>P1: reply\n";
-  CHECK(is_valid_mermaid_sequence(good));
-  CHECK(is_valid_mermaid_sequence("\n\nsequenceDiagram\n"));
-  CHECK(is_valid_mermaid_sequence("sequenceDiagram\nparticipant A as a\nA ->> A : spaced\n"));
-  CHECK(is_valid_mermaid_sequence("  \nsequenceDiagram\nparticipant A as a\nA->>A: self\n"));
+  CHECK(testing::is_valid_mermaid_sequence(good));
+  CHECK(testing::is_valid_mermaid_sequence("\n\nsequenceDiagram\n"));
+  CHECK(testing::is_valid_mermaid_sequence("sequenceDiagram\nparticipant A as a\nA ->> A : spaced\n"));
+  CHECK(testing::is_valid_mermaid_sequence("  \nsequenceDiagram\nparticipant A as a\nA->>A: self\n"));
 
-  CHECK_FALSE(is_valid_mermaid_sequence(""));                                       // nothing
-  CHECK_FALSE(is_valid_mermaid_sequence(good.substr(good.find('\n') + 1)));          // missing header
-  CHECK_FALSE(is_valid_mermaid_sequence("graph TD\n" + good));                      // another header first
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    P1->>P3: undeclared\n"));       // undeclared participant
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    P3->>P1: undeclared\n"));
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    P1->P2: bad arrow\n"));         // bad arrows
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    P1-->P2: bad arrow\n"));
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    P1=>>P2: bad arrow\n"));
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    P1->>P2 no colon\n"));          // ':' missing
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    P1->>P2:\n"));                  // no text
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    P1->>P2: a;b\n"));              // ';' in text
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    P1->>P2: a#b\n"));              // '#' in text
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    P1->>: x\n"));                  // no receiver
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    ->>P2: x\n"));                  // no sender
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    participant P1 as again\n"));   // declared twice
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    participant P3\n"));            // no label
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    participant P3 as \n"));
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    participant P3 as a:b\n"));     // ':' in a label
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    participant P3 is x\n"));
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    participant 3P as x\n"));       // bad id
-  CHECK_FALSE(is_valid_mermaid_sequence(good + "    note over P1: hi\n"));          // outside the subset
-  CHECK_FALSE(is_valid_mermaid_sequence("sequenceDiagram\r\nparticipant A as a\r\n"));  // CR
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(""));                                       // nothing
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good.substr(good.find('\n') + 1)));          // missing header
+  CHECK_FALSE(testing::is_valid_mermaid_sequence("graph TD\n" + good));                      // another header first
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    P1->>P3: undeclared\n"));       // undeclared participant
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    P3->>P1: undeclared\n"));
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    P1->P2: bad arrow\n"));         // bad arrows
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    P1-->P2: bad arrow\n"));
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    P1=>>P2: bad arrow\n"));
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    P1->>P2 no colon\n"));          // ':' missing
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    P1->>P2:\n"));                  // no text
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    P1->>P2: a;b\n"));              // ';' in text
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    P1->>P2: a#b\n"));              // '#' in text
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    P1->>: x\n"));                  // no receiver
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    ->>P2: x\n"));                  // no sender
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    participant P1 as again\n"));   // declared twice
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    participant P3\n"));            // no label
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    participant P3 as \n"));
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    participant P3 as a:b\n"));     // ':' in a label
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    participant P3 is x\n"));
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    participant 3P as x\n"));       // bad id
+  CHECK_FALSE(testing::is_valid_mermaid_sequence(good + "    note over P1: hi\n"));          // outside the subset
+  CHECK_FALSE(testing::is_valid_mermaid_sequence("sequenceDiagram\r\nparticipant A as a\r\n"));  // CR
 }
 
 TEST_CASE("render_summary: messages by actor and type, mailbox times, span", "[trace]") {
@@ -386,8 +388,8 @@ TEST_CASE("renderers take any numbers a file may hold", "[trace]") {
   CHECK(unknown[1] == "1");
   CHECK(unknown[2] == "1");
   CHECK(unknown[5] == "9223372036854775807");
-  CHECK(is_valid_mermaid_sequence(render_mermaid(records)));
-  CHECK(format_wall_us(lo).back() == 'Z');
-  CHECK(format_wall_us(hi).back() == 'Z');
+  CHECK(testing::is_valid_mermaid_sequence(render_mermaid(records)));
+  CHECK(iso8601_utc_us(lo).back() == 'Z');
+  CHECK(iso8601_utc_us(hi).back() == 'Z');
   CHECK_THROWS_AS(parse_time_bound("+999999999999", hi - 5), TimeBoundError);
 }

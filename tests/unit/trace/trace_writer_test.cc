@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/run/stage_times.h"
+#include "core/clock/clock.h"
 #include "core/trace/trace_writer.h"
 #include "tests/unit/temp_path.h"
 

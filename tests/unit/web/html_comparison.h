@@ -73,6 +73,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/encoding/percent_encoding.h"
 #include "core/web/ascii.h"
 #include "core/web/html_document.h"
 #include "core/web/html_fields.h"
@@ -291,7 +292,7 @@ inline bool has_overlong_numeric_reference(std::string_view html) {
     const bool hex = i < html.size() && (html[i] == 'x' || html[i] == 'X');
     if (hex) ++i;
     std::size_t digits = 0;
-    while (i < html.size() && (hex ? ascii::is_hex(html[i]) : ascii::is_digit(html[i]))) {
+    while (i < html.size() && (hex ? is_hex_digit(html[i]) : ascii::is_digit(html[i]))) {
       ++digits;
       ++i;
     }

@@ -1,7 +1,0 @@
-#include "core/run/version.h"
-
-namespace actorcrawl {
-
-const char* actorcrawl_version() { return ACTORCRAWL_VERSION; }
-
-}  // namespace actorcrawl

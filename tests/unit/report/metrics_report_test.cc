@@ -1,0 +1,140 @@
+#include "core/report/metrics_report.h"
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace actorcrawl {
+namespace {
+
+namespace fs = std::filesystem;
+
+RunMetrics sample() {
+  RunMetrics m;
+  m.start_ms = 1737021600123;  // 2025-01-16T10:00:00.123Z
+  m.end_ms = 1737021725456;
+  m.summary.nodes_discovered = 42;
+  m.summary.nodes_crawled = 7;
+  m.summary.edges_recorded = 55;
+  m.summary.pages_fetched = 300;
+  m.summary.pages_failed = 4;
+  m.summary.avg_fetch_time_ms = 87;
+  m.summary.links_dropped = 79000;
+  m.summary.urls_parked = 12;
+  m.summary.items_stored = 250;
+  m.summary.processor_failures = {{"lang", "crashed", 1}, {"lang", "timeout", 3}, {"wordcount", "bad_answer", 2}};
+  m.termination_reason = "max_pages";
+  m.urls_queued_at_end = 1234;
+  return m;
+}
+
+// The file format is read by people and scripts: field names, order and
+// layout are the contract.
+const char* const kSampleJson = R"({
+  "start_time": "2025-01-16T10:00:00.123Z",
+  "end_time": "2025-01-16T10:02:05.456Z",
+  "duration_ms": 125333,
+  "nodes_discovered": 42,
+  "nodes_crawled": 7,
+  "edges_recorded": 55,
+  "pages_fetched": 300,
+  "pages_failed": 4,
+  "avg_fetch_time_ms": 87,
+  "links_dropped": 79000,
+  "urls_parked": 12,
+  "items_stored": 250,
+  "processor_failures": {
+    "lang": {
+      "crashed": 1,
+      "timeout": 3
+    },
+    "wordcount": {
+      "bad_answer": 2
+    }
+  },
+  "urls_queued_at_end": 1234,
+  "termination_reason": "max_pages"
+}
+)";
+
+std::string temp_file_path(const std::string& name) {
+  return (fs::temp_directory_path() /
+          ("metrics_report_test_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("metrics_json: every field, in order", "[metrics_report]") {
+  CHECK(metrics_json(sample()) == kSampleJson);
+}
+
+TEST_CASE("metrics_json: a run with nothing done", "[metrics_report]") {
+  RunMetrics m;
+  m.start_ms = 1704067200000;
+  m.end_ms = 1704067200000;
+  m.termination_reason = "queue_empty";
+  CHECK(metrics_json(m) == R"({
+  "start_time": "2024-01-01T00:00:00.000Z",
+  "end_time": "2024-01-01T00:00:00.000Z",
+  "duration_ms": 0,
+  "nodes_discovered": 0,
+  "nodes_crawled": 0,
+  "edges_recorded": 0,
+  "pages_fetched": 0,
+  "pages_failed": 0,
+  "avg_fetch_time_ms": 0,
+  "links_dropped": 0,
+  "urls_parked": 0,
+  "items_stored": 0,
+  "processor_failures": {},
+  "urls_queued_at_end": 0,
+  "termination_reason": "queue_empty"
+}
+)");
+}
+
+TEST_CASE("metrics_json: the reason is escaped as JSON", "[metrics_report]") {
+  RunMetrics m = sample();
+  m.termination_reason = "signal \"TERM\"\n";
+  const std::string json = metrics_json(m);
+  CHECK(json.find(R"("termination_reason": "signal \"TERM\"\n")") != std::string::npos);
+}
+
+TEST_CASE("write_metrics_file", "[metrics_report]") {
+  const std::string path = temp_file_path("metrics.log");
+  {
+    std::ofstream old(path);
+    old << "an older, longer file that must be replaced entirely\n" << std::string(1000, 'x');
+  }
+  write_metrics_file(path, sample());
+  CHECK(read_file(path) == kSampleJson);
+  std::error_code ignored;
+  fs::remove(path, ignored);
+}
+
+TEST_CASE("write_metrics_file: an unwritable path throws, naming it", "[metrics_report]") {
+  const std::string path = temp_file_path("no_such_dir") + "/metrics.log";
+  try {
+    write_metrics_file(path, sample());
+    FAIL("no exception");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()) == "cannot write metrics file '" + path + "'");
+  }
+  CHECK_FALSE(fs::exists(path));
+}
+
+}  // namespace actorcrawl
