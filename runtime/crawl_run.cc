@@ -136,7 +136,7 @@ CrawlRunResult run_crawl_on(caf::actor_system& sys, const CrawlConfig& config, c
     throw ConfigError("concurrent_workers is 0: nothing would fetch (only a coordinator may run without local workers)");
   if (options.coordinator)
     parse_node_address(config.listen, "listen");
-  auto scope = check_crawl(config);
+  auto scope = options.checked_scope ? options.checked_scope : check_crawl(config);
   refuse_outputs_over_database(config);
   return run_prepared(sys, config, options, prepare(config, std::move(scope)));
 }

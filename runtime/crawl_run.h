@@ -23,6 +23,7 @@
 
 namespace actorcrawl {
 
+class LinkScope;
 struct topology;
 
 struct CrawlRunOptions {
@@ -41,6 +42,10 @@ struct CrawlRunOptions {
   // optional. For whoever must reach them from outside, such as a test
   // that stops one.
   std::function<void(const topology&)> on_started;
+  // The scope check_crawl() returned for this configuration, when the
+  // caller checked it already (the service, before it accepts a job): the
+  // run then does not check it again. Null: the run checks.
+  std::shared_ptr<const LinkScope> checked_scope;
 };
 
 struct CrawlRunResult {

@@ -86,16 +86,18 @@ struct CrawlService::Impl {
     return c;
   }
 
-  // Starts the job's thread. Caller holds `mutex`.
-  void launch(const JobRow& row, const JobRequest& request) {
+  // Starts the job's thread. Caller holds `mutex`. `scope` is what
+  // check_crawl() found when the job was submitted; a job resumed after a
+  // restart is checked as it starts.
+  void launch(const JobRow& row, const JobRequest& request, std::shared_ptr<const LinkScope> scope = nullptr) {
     auto job = std::make_shared<Running>();
     job->id = row.id;
     running[row.id] = job;
     CrawlConfig config = config_for(row, request);
-    job->thread = std::thread([this, job, config] { run(job, config); });
+    job->thread = std::thread([this, job, config, scope] { run(job, config, scope); });
   }
 
-  void run(const std::shared_ptr<Running>& job, const CrawlConfig& config) {
+  void run(const std::shared_ptr<Running>& job, const CrawlConfig& config, std::shared_ptr<const LinkScope> scope) {
     JobStatus status = JobStatus::failed;
     std::string error;
     std::int64_t fetched = 0, failed = 0;
@@ -112,6 +114,7 @@ struct CrawlService::Impl {
       options.show_progress = false;
       options.stop_reason = "cancelled";
       options.events = std::make_shared<JobEventSink>(metrics, job->id, job->log);
+      options.checked_scope = std::move(scope);
       auto result = run_crawl_on(*sys, config, options);
       fetched = result.summary.pages_fetched;
       failed = result.summary.pages_failed;
@@ -246,13 +249,17 @@ CrawlService::~CrawlService() {
 }
 
 JobRow CrawlService::submit(const JobRequest& request) {
-  // Checked by the function the crawl runs: a job accepted is a job that
-  // can start. (The row's own paths are checked when it starts.)
+  // Checked by the function the crawl runs, once: a job accepted is a job
+  // that can start, and its run takes the check's scope instead of checking
+  // again. (Only the row's paths differ from the probe's, and check_crawl
+  // asks no more of a path than that it is given; the outputs are checked
+  // when the job starts.)
+  std::shared_ptr<const LinkScope> scope;
   try {
     JobRow probe;
     probe.id = "check";
     probe.db_path = impl_->jobs_dir + "/check.db";
-    check_crawl(impl_->config_for(probe, request));
+    scope = check_crawl(impl_->config_for(probe, request));
   } catch (const ConfigError& e) {
     throw ApiError(400, "invalid_job", e.what());
   }
@@ -263,7 +270,7 @@ JobRow CrawlService::submit(const JobRequest& request) {
                    std::to_string(impl_->running.size()) + " jobs are running, the most this service runs at once (" +
                      std::to_string(impl_->settings.max_concurrent_jobs) + "); try again when one has ended");
   auto row = impl_->store.create(request.url, request.max_pages, to_json(request), impl_->jobs_dir, epoch_ms());
-  impl_->launch(row, request);
+  impl_->launch(row, request, std::move(scope));
   return row;
 }
 

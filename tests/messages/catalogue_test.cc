@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "messages/catalogue.h"
+#include "architecture_doc.h"
 
 using namespace actorcrawl;
 
@@ -256,13 +257,6 @@ std::vector<AtomEntry> catalogue_atoms() {
 #undef ACTORCRAWL_ATOM_ENTRY
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 }  // namespace
 
 TEST_CASE("every catalogue type round-trips", "[messages]") {
@@ -302,7 +296,7 @@ TEST_CASE("atoms are distinct and fit CAF's ten characters", "[messages]") {
 // docs/architecture.md's message catalogue is the reader's copy of the
 // block: every type and every atom must be in it.
 TEST_CASE("docs/architecture.md names every message type and atom", "[messages]") {
-  const std::string doc = read_text(std::string{ACTORCRAWL_SOURCE_DIR} + "/docs/architecture.md");
+  const std::string doc = testing::architecture_doc();
   REQUIRE_FALSE(doc.empty());
   const auto at = doc.find("## Message catalogue");
   REQUIRE(at != std::string::npos);

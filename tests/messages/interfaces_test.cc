@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "messages/catalogue.h"
+#include "architecture_doc.h"
 
 using namespace actorcrawl;
 
@@ -106,13 +107,6 @@ std::string interface_table() {
   return out;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 }  // namespace
 
 TEST_CASE("every type an interface accepts or replies is in the catalogue", "[messages]") {
@@ -150,7 +144,7 @@ TEST_CASE("no two signatures of an interface accept the same message", "[message
 // interface changes, run this test with ACTORCRAWL_INTERFACE_TABLE=FILE and
 // paste FILE's table between the markers.
 TEST_CASE("docs/architecture.md's interface table is the interfaces", "[messages]") {
-  const std::string doc = read_text(std::string{ACTORCRAWL_SOURCE_DIR} + "/docs/architecture.md");
+  const std::string doc = testing::architecture_doc();
   const std::string begin = "<!-- interfaces: generated from messages/interfaces.h -->\n";
   const std::string end = "<!-- interfaces: end -->";
   const auto from = doc.find(begin);
@@ -238,7 +232,7 @@ bool accepts(const Interface& i, const std::string& message) {
 // The message table says who sends what to whom, in words; each receiver
 // it names must accept the message by its interface.
 TEST_CASE("docs/architecture.md's message table sends each message to an actor that accepts it", "[messages]") {
-  const std::string doc = read_text(std::string{ACTORCRAWL_SOURCE_DIR} + "/docs/architecture.md");
+  const std::string doc = testing::architecture_doc();
   const auto at = doc.find("| message | from → to | meaning |");
   REQUIRE(at != std::string::npos);
   std::map<std::string, Interface> by_actor;
