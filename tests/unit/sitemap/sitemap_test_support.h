@@ -30,6 +30,8 @@ class Gzipper {
   Gzipper& operator=(const Gzipper&) = delete;
 
   std::string add(std::string_view text) { return run(text, Z_NO_FLUSH); }
+  // Adds `text` and flushes it out, so that nothing of it is held back.
+  std::string add_flushed(std::string_view text) { return run(text, Z_SYNC_FLUSH); }
   std::string end() { return run({}, Z_FINISH); }
 
  private:
