@@ -255,6 +255,12 @@ class SitemapParser::Impl {
     return out;
   }
 
+  void on_entry(std::function<void(SitemapEntry&&)> sink) {
+    sink_ = std::move(sink);
+    if (!sink_) return;
+    for (auto& entry : take_entries()) sink_(std::move(entry));
+  }
+
   bool done() const { return finished_ || error_ != SitemapError::none; }
   SitemapKind kind() const { return kind_; }
   SitemapError error() const { return error_; }
@@ -614,6 +620,7 @@ class SitemapParser::Impl {
     if (c.changefreq != nullptr && !c.changefreq->overflow()) entry.changefreq = parse_changefreq(c.changefreq->text());
     if (c.priority != nullptr && !c.priority->overflow()) entry.priority = parse_priority(c.priority->text());
     ++counts_.urls_accepted;
+    if (sink_) return sink_(std::move(entry));
     entries_bytes_ += entry.url.capacity() + entry.changefreq.capacity();
     entries_.push_back(std::move(entry));
   }
@@ -686,6 +693,7 @@ class SitemapParser::Impl {
   SitemapCounts counts_;
   std::vector<SitemapEntry> entries_;
   std::size_t entries_bytes_ = 0;
+  std::function<void(SitemapEntry&&)> sink_;
 };
 
 SitemapParser::SitemapParser(SitemapScope scope) : SitemapParser(std::move(scope), Options{}) {}
@@ -698,6 +706,7 @@ SitemapParser& SitemapParser::operator=(SitemapParser&&) noexcept = default;
 void SitemapParser::feed(std::string_view bytes) { impl_->feed(bytes); }
 void SitemapParser::finish() { impl_->finish(); }
 std::vector<SitemapEntry> SitemapParser::take_entries() { return impl_->take_entries(); }
+void SitemapParser::on_entry(std::function<void(SitemapEntry&&)> sink) { impl_->on_entry(std::move(sink)); }
 bool SitemapParser::done() const { return impl_->done(); }
 SitemapKind SitemapParser::kind() const { return impl_->kind(); }
 SitemapError SitemapParser::error() const { return impl_->error(); }

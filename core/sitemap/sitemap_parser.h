@@ -35,8 +35,8 @@
 // entry being read when the error came is not handed out.
 //
 // Use: construct with the scope, feed() each chunk as it arrives,
-// take_entries() after each feed (or when convenient), finish() at the end
-// of the body, take_entries() once more, then report(). A parser is for
+// take_entries() after each feed (or set on_entry() once), finish() at the
+// end of the body, take_entries() once more, then report(). A parser is for
 // one document; it is movable, not copyable, and used by one thread at a
 // time (different parsers may run on different threads at once).
 #pragma once
@@ -44,6 +44,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,8 +78,8 @@ enum class SitemapError {
                      //   or notation
   nesting,           // "sitemap_nesting": elements nested past kMaxNesting
   markup_too_large,  // "sitemap_markup_too_large": a tag, comment, processing
-                     //   instruction or DOCTYPE past 64 KiB, or a tag with more
-                     //   than 64 attributes (xml_markup_guard.h)
+                     //   instruction, CDATA section or DOCTYPE past 64 KiB, or a
+                     //   tag with more than 64 attributes (xml_markup_guard.h)
   too_complex,       // "sitemap_too_complex": more than kMaxNames distinct
                      //   element and attribute names, or more than
                      //   kMaxNamespacesInScope namespace declarations in scope
@@ -156,6 +157,13 @@ class SitemapParser {
 
   // Entries accepted since the last call, in document order.
   std::vector<SitemapEntry> take_entries();
+
+  // From now on, each accepted entry goes to `sink` the moment it is read,
+  // instead of waiting for take_entries(): a gzip chunk of a few kilobytes
+  // can inflate to thousands of entries, which would otherwise be held
+  // until feed() returns. The sink runs inside feed() or finish() and must
+  // not call back into this parser.
+  void on_entry(std::function<void(SitemapEntry&&)> sink);
 
   // Failed or finished: feeding more does nothing.
   bool done() const;

@@ -18,17 +18,6 @@ std::size_t XmlMarkupGuard::scan(std::string_view bytes) {
       markup_bytes_ = 1;
       continue;
     }
-    if (state_ == State::cdata) {
-      // Only "]]>" ends it; no limit inside.
-      const char c = data[i++];
-      if (c == ']') {
-        ++run_;
-      } else {
-        if (c == '>' && run_ >= 2) state_ = State::text;
-        run_ = 0;
-      }
-      continue;
-    }
     const char c = data[i];
     if (++markup_bytes_ > kMaxMarkupBytes) {
       tripped_ = true;
@@ -63,6 +52,15 @@ std::size_t XmlMarkupGuard::scan(std::string_view bytes) {
       case State::bang_dash:
         state_ = c == '-' ? State::comment : State::decl;
         brackets_ = 0;
+        break;
+      case State::cdata:
+        // Only "]]>" ends it.
+        if (c == ']') {
+          ++run_;
+        } else {
+          if (c == '>' && run_ >= 2) state_ = State::text;
+          run_ = 0;
+        }
         break;
       case State::comment:
       case State::decl_comment:
@@ -123,7 +121,6 @@ std::size_t XmlMarkupGuard::scan(std::string_view bytes) {
         run_ = 0;
         break;
       case State::text:
-      case State::cdata:
         break;
     }
   }

@@ -5,11 +5,15 @@
 //   - before it parses a tag, the push parser looks back over all the
 //     bytes it holds for the last '<' and '>' on every chunk it is given
 //     (quadratic in one tag's size over the chunk size);
-//   - a comment or processing instruction is held whole in memory.
-// So each tag, comment, processing instruction and DOCTYPE is limited to
-// kMaxMarkupBytes, and a tag to kMaxAttributes attributes; no sitemap comes
-// near either. Text and CDATA sections are not limited here: libxml2 hands
-// them on in pieces as they arrive.
+//   - a comment or processing instruction is held whole in memory;
+//   - of a CDATA section whose end it has not seen, it hands on 300 bytes
+//     per chunk it is given and holds the rest, searching all it holds for
+//     "]]>" again on the next chunk (memory and time quadratic in the
+//     section's size over the chunk size).
+// So each tag, comment, processing instruction, CDATA section and DOCTYPE
+// is limited to kMaxMarkupBytes, and a tag to kMaxAttributes attributes; no
+// sitemap comes near either (a CDATA section in a sitemap holds a URL or a
+// caption). Text is not limited here: libxml2 hands it on as it arrives.
 //
 // The scan follows XML's lexical structure (quoted attribute values, the
 // ends of comments, CDATA and processing instructions, and a DOCTYPE's

@@ -458,11 +458,14 @@ TEST_CASE("sitemap: nesting, huge markup, many names and namespaces are refused"
   CHECK(p.report.error == SitemapError::too_complex);
   CHECK(to_string(p.report.error) == std::string("sitemap_too_complex"));
 
-  // Long text and CDATA are not markup: no limit but the body's.
-  p = parse(urlset("<x>" + std::string(200'000, 't') + "</x><![CDATA[" + std::string(200'000, 'c') + "]]>" +
-                   url_entry("https://example.com/after")));
+  // Text is not markup: no limit but the body's. CDATA sections are, each.
+  p = parse(urlset("<x>" + std::string(200'000, 't') + "</x><x><![CDATA[" + std::string(60'000, 'c') + "]]><![CDATA[" +
+                   std::string(60'000, 'c') + "]]></x>" + url_entry("https://example.com/after")));
   CHECK(p.report.error == SitemapError::none);
   CHECK(p.urls() == std::vector<std::string>{"https://example.com/after"});
+  p = parse(urlset(url_entry("https://example.com/first") + "<x><![CDATA[" + std::string(70'000, 'c') + "]]></x>"));
+  CHECK(p.report.error == SitemapError::markup_too_large);
+  CHECK(p.urls() == std::vector<std::string>{"https://example.com/first"});
 }
 
 TEST_CASE("sitemap: an uncompressed body past 50 MB is refused there", "[sitemap][limits]") {
