@@ -8,7 +8,7 @@ doc="$root/docs/architecture.md"
 map=$(sed -n '/^## Map$/,/^## /p' "$doc")
 missing=0
 checked=0
-for dir in core/web core/fetch core/crawl core/extract core/plugin core/setup core/run core/store core/trace messages instrument actors runtime service main testweb; do
+for dir in core/web core/fetch core/sitemap core/crawl core/extract core/plugin core/setup core/run core/store core/trace messages instrument actors runtime service main testweb; do
   if ! grep -q "\`$dir/\`" <<<"$map"; then
     echo "docs/architecture.md: the map has no row for $dir/"
     missing=$((missing + 1))
