@@ -119,7 +119,7 @@ std::string ip_of(const std::string& host_key) { return host_key.substr(0, host_
 std::map<std::string, int> targets_seen(const testweb::TestWeb& web, const std::string& host_key) {
   std::map<std::string, int> seen;
   for (const auto& r : web.requests())
-    if (r.host_key == host_key && r.target != "/robots.txt")
+    if (r.host_key == host_key && r.target != "/robots.txt" && r.target != "/sitemap.xml")
       ++seen[r.target];
   return seen;
 }
@@ -127,7 +127,7 @@ std::map<std::string, int> targets_seen(const testweb::TestWeb& web, const std::
 std::size_t page_requests(const testweb::TestWeb& web) {
   std::size_t n = 0;
   for (const auto& r : web.requests())
-    n += r.target != "/robots.txt";
+    n += r.target != "/robots.txt" && r.target != "/sitemap.xml";
   return n;
 }
 

@@ -67,10 +67,11 @@ HostLoop three_host_loop(testweb::TestWeb& web, const std::vector<std::string>& 
 std::string closed_host(const std::string& ip);
 
 // Requests the web saw for pages, per target, for one host: /robots.txt
-// (fetched once per host by default) is left out; robots tests look at it
-// themselves.
+// (fetched once per host by default) and /sitemap.xml (tried once for a seed
+// host whose robots.txt names no sitemap) are left out; robots and sitemap
+// tests look at them themselves.
 std::map<std::string, int> targets_seen(const testweb::TestWeb& web, const std::string& host_key);
-// How many page requests (not /robots.txt) the web saw.
+// How many page requests (not /robots.txt or /sitemap.xml) the web saw.
 std::size_t page_requests(const testweb::TestWeb& web);
 
 }  // namespace actorcrawl::testing
