@@ -170,6 +170,13 @@ TEST_CASE("sitemap: truncated or corrupt gzip is refused, keeping what came befo
   CHECK(not_deflate.report.error == SitemapError::gzip_corrupt);
 }
 
+TEST_CASE("sitemap: a body gzipped twice is refused as binary", "[sitemap][gzip]") {
+  const auto p = parse(gzip(gzip("https://example.com/a\n")));
+  CHECK(p.report.gzipped);
+  CHECK(p.report.error == SitemapError::not_sitemap);
+  CHECK(p.entries.empty());
+}
+
 TEST_CASE("sitemap: the namespaces accepted, and none", "[sitemap]") {
   const char* const namespaces[] = {"http://www.sitemaps.org/schemas/sitemap/0.9",
                                     "https://www.sitemaps.org/schemas/sitemap/0.9",
