@@ -183,7 +183,7 @@ TEST_CASE("walk: per-host caps on documents and on URLs", "[sitemap][walk]") {
   CHECK(walk.counts().urls_dropped.at("sitemap_url_cap") == 3);
 }
 
-TEST_CASE("walk: cross-submission; scopes pass from an index to its children", "[sitemap][walk]") {
+TEST_CASE("walk: cross-submission - scopes pass from an index to its children", "[sitemap][walk]") {
   const Web web = {
       // shop.example's robots.txt names an index kept on a sitemap host.
       {"https://maps.example/shop/index.xml", index_of({"https://maps.example/shop/part/1.xml",
