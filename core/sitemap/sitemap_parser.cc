@@ -200,9 +200,7 @@ class SitemapParser::Impl {
     if (options_.xml_push_bytes == 0) options_.xml_push_bytes = 1;
   }
 
-  ~Impl() {
-    if (ctxt_ != nullptr) xmlFreeParserCtxt(ctxt_);
-  }
+  ~Impl() { free_xml(); }
 
   void feed(std::string_view bytes) {
     if (done()) return;
@@ -467,6 +465,19 @@ class SitemapParser::Impl {
     return true;
   }
 
+  void free_xml() {
+    if (ctxt_ == nullptr) return;
+    // An entity declaration makes libxml2 build a document to hold it
+    // ("for expat compatibility in SAX mode", parser.c), which the context
+    // does not free.
+    if (ctxt_->myDoc != nullptr) {
+      xmlFreeDoc(ctxt_->myDoc);
+      ctxt_->myDoc = nullptr;
+    }
+    xmlFreeParserCtxt(ctxt_);
+    ctxt_ = nullptr;
+  }
+
   static Impl* self(void* ctx) { return static_cast<Impl*>(ctx); }
 
   static void on_start(void* ctx, const xmlChar* localname, const xmlChar* prefix, const xmlChar* uri,
@@ -642,10 +653,7 @@ class SitemapParser::Impl {
   // A finished or failed document keeps only its counts and untaken
   // entries.
   void release() {
-    if (ctxt_ != nullptr) {
-      xmlFreeParserCtxt(ctxt_);
-      ctxt_ = nullptr;
-    }
+    free_xml();
     gunzip_.reset();
     std::string().swap(pending_);
     std::string().swap(head_);

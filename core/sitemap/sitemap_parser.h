@@ -173,8 +173,10 @@ class SitemapParser {
   SitemapReport report() const;
 
   // Bytes this parser holds now: its buffers, libxml2's input buffer and
-  // the gzip state, plus the entries not yet taken. Bounded by the limits
-  // above and the size of one feed, never by the document's size.
+  // the gzip state, plus the entries not yet taken. Without those entries,
+  // bounded by the limits above (a few hundred kilobytes) whatever the
+  // size of the document or of one feed; the entries one feed yields are
+  // bounded by kMaxEntries, or by nothing held at all with on_entry().
   std::size_t retained_bytes() const;
 
  private:

@@ -7,7 +7,8 @@ namespace actorcrawl {
 SitemapWalk::SitemapWalk(SitemapWalkLimits limits) : limits_(limits) {}
 
 void SitemapWalk::on_robots(const Url& robots_url, const std::vector<std::string>& sitemaps, bool guess_when_none) {
-  const std::string robots = robots_url.scheme() + "://" + robots_url.host_key() + "/robots.txt";
+  const std::optional<Url> robots_txt = robots_url.resolve("/robots.txt");
+  const std::string robots = robots_txt ? robots_txt->str() : robots_url.str();
   for (const auto& text : sitemaps) {
     const std::optional<Url> url = Url::parse(text);
     if (!url) {
@@ -19,7 +20,7 @@ void SitemapWalk::on_robots(const Url& robots_url, const std::vector<std::string
     queue(*url, 0, std::move(grant), robots, false);
   }
   if (sitemaps.empty() && guess_when_none) {
-    if (const auto guess = Url::parse(robots_url.scheme() + "://" + robots_url.host_key() + "/sitemap.xml"))
+    if (const auto guess = robots_url.resolve("/sitemap.xml"))
       queue(*guess, 0, SitemapScope{}, robots, true);
   }
 }

@@ -126,7 +126,7 @@ TEST_CASE("sitemap: gzip of each format is told by its magic bytes and read the 
   }
 }
 
-TEST_CASE("sitemap: gzip members one after another are one body; trailing garbage is ignored", "[sitemap][gzip]") {
+TEST_CASE("sitemap: gzip members one after another are one body - trailing garbage is ignored", "[sitemap][gzip]") {
   const std::string a = "https://example.com/a\n";
   const std::string b = "https://example.com/b\n";
   auto p = parse(gzip(a) + gzip(b));
@@ -168,6 +168,13 @@ TEST_CASE("sitemap: truncated or corrupt gzip is refused, keeping what came befo
   CHECK(header_only.report.error == SitemapError::gzip_truncated);
   const auto not_deflate = parse(std::string("\x1f\x8bnot gzip at all", 17));
   CHECK(not_deflate.report.error == SitemapError::gzip_corrupt);
+}
+
+TEST_CASE("sitemap: a body gzipped twice is refused as binary", "[sitemap][gzip]") {
+  const auto p = parse(gzip(gzip("https://example.com/a\n")));
+  CHECK(p.report.gzipped);
+  CHECK(p.report.error == SitemapError::not_sitemap);
+  CHECK(p.entries.empty());
 }
 
 TEST_CASE("sitemap: the namespaces accepted, and none", "[sitemap]") {
@@ -355,7 +362,7 @@ TEST_CASE("sitemap: billion laughs is refused before any expansion", "[sitemap][
   }
 }
 
-TEST_CASE("sitemap: other DTD declarations are refused; a DOCTYPE without them is not", "[sitemap][hostile]") {
+TEST_CASE("sitemap: other DTD declarations are refused - a DOCTYPE without them is not", "[sitemap][hostile]") {
   // A default attribute in a DTD would add attributes libxml2 checks
   // pairwise, past the markup guard.
   const auto attlist = parse("<!DOCTYPE urlset [<!ATTLIST url a CDATA \"x\" b CDATA \"y\">]>" +

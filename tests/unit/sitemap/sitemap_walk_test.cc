@@ -111,6 +111,11 @@ TEST_CASE("walk: with no Sitemap: line, a seed host's /sitemap.xml is tried", "[
   CHECK(walk.idle());
   CHECK(walk.counts().sitemaps_failed == 1);
   CHECK(walk.counts().document_errors.at("http_404") == 1);
+  walk.on_robots(url("http://[::1]:8080/robots.txt"), {}, true);
+  const auto v6 = walk.next();
+  REQUIRE(v6);
+  CHECK(v6->url == "http://[::1]:8080/sitemap.xml");
+  walk.fetch_failed(*v6, "http_404");
   // robots.txt read again: nothing is queued twice.
   walk.on_robots(url("http://example.com:8080/robots.txt"), {}, true);
   CHECK_FALSE(walk.next());
@@ -178,7 +183,7 @@ TEST_CASE("walk: per-host caps on documents and on URLs", "[sitemap][walk]") {
   CHECK(walk.counts().urls_dropped.at("sitemap_url_cap") == 3);
 }
 
-TEST_CASE("walk: cross-submission; scopes pass from an index to its children", "[sitemap][walk]") {
+TEST_CASE("walk: cross-submission - scopes pass from an index to its children", "[sitemap][walk]") {
   const Web web = {
       // shop.example's robots.txt names an index kept on a sitemap host.
       {"https://maps.example/shop/index.xml", index_of({"https://maps.example/shop/part/1.xml",

@@ -37,7 +37,7 @@ TEST_CASE("markup guard: a tag with too many attributes trips at the one past th
   CHECK(tag.substr(at - 3, 3) == "a64");
 }
 
-TEST_CASE("markup guard: long tags, comments, PIs, CDATA and DOCTYPEs trip; quotes hide '>'", "[sitemap][guard]") {
+TEST_CASE("markup guard: long tags, comments, PIs, CDATA and DOCTYPEs trip - quotes hide '>'", "[sitemap][guard]") {
   const std::string big(XmlMarkupGuard::kMaxMarkupBytes, 'x');
   CHECK(scan("<a b=\"" + big + "\">") != npos);
   CHECK(scan("<a b='>" + big + "'>") != npos);
