@@ -376,7 +376,7 @@ void take_sitemap(selector_ptr self, sitemap_parsed& p) {
   if (!read->pages.empty())
     self->send(st.actors.frontier, sitemap_links{read->row.url, std::move(read->pages)});
   if (!read->row.reason.empty())
-    log_line(LogLevel::warn, "sitemap " + read->row.url + ": " + read->row.status + " (" + read->row.reason + ")");
+    log_line(LogLevel::info, "sitemap " + read->row.url + ": " + read->row.status + " (" + read->row.reason + ")");
   st.sitemap_rows.push_back(std::move(read->row));
   schedule_sitemaps(self);
   dispatch(self);
