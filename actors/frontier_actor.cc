@@ -45,6 +45,7 @@ struct frontier_state {
   // Sitemap documents the HostSelector has not ended: their URLs may still
   // come, so the crawl is not over (sitemaps_open).
   std::int64_t sitemaps_open = 0;
+  bool sitemaps_stopped = false;  // the budget is spent: the HostSelector was drained
   CrawlFrontier::Clock::time_point due_at{};
   std::string stop_reason;
   static inline const char* name = "FrontierActor";
@@ -201,6 +202,15 @@ void maybe_finish(frontier_ptr self) {
   auto& st = self->state;
   if (!st.started || st.finishing)
     return;
+  // The page budget is spent and every lease is in: sitemaps still open
+  // could only add URLs that will never be fetched. The HostSelector ends
+  // those not yet requested (stopped, so the next run, with more budget,
+  // reads them); the rest finish.
+  if (!st.stopping && !st.sitemaps_stopped && st.sitemaps_open > 0 && st.frontier->finished() &&
+      st.frontier->budget_exhausted() && st.actors.host_selector) {
+    st.sitemaps_stopped = true;
+    self->send(st.actors.host_selector, drain_atom_v);
+  }
   const bool done = st.sitemaps_open == 0 &&
                     (st.stopping ? st.frontier->in_flight() == 0 : st.frontier->finished() && st.relinks_pending == 0);
   if (!done)
