@@ -28,7 +28,8 @@ class ScratchDir {
 };
 
 // Politeness, retries and timeouts shortened so a test crawl takes well
-// under a second per host; everything else is the shipped default.
+// under a second per host, and sitemaps off (the test webs have none);
+// everything else is the shipped default.
 CrawlConfig fast_config(const ScratchDir& dir, const std::string& seed);
 
 // Runs a crawl quietly; REQUIREs that it ended without an error.

@@ -28,6 +28,14 @@ Response body_of(std::string body, std::string content_type) {
 Response xml(std::string body) { return body_of(std::move(body), "application/xml"); }
 Response text_response(std::string body) { return body_of(std::move(body), "text/plain"); }
 
+// fast_config with sitemaps as the site profile has them by default.
+CrawlConfig sitemap_config(const ScratchDir& dir, const std::string& seed) {
+  auto config = fast_config(dir, seed);
+  config.given.erase("sitemaps");
+  REQUIRE(config.sitemaps_enabled());
+  return config;
+}
+
 // "<status>[/<reason>]" -> count, from what the run reported.
 std::map<std::string, std::int64_t> outcomes(const CrawlRunResult& result) {
   std::map<std::string, std::int64_t> out;
@@ -73,7 +81,7 @@ TEST_CASE("robots.txt sitemaps lead the crawl to pages nothing links to, each si
   for (int i = 1; i <= 5; ++i)
     web.route(a, "/hidden/" + std::to_string(i) + ".html", html(page("Hidden " + std::to_string(i), {})));
 
-  auto config = fast_config(dir, u("/"));
+  auto config = sitemap_config(dir, u("/"));
   const auto result = crawl(config);
   CHECK(result.termination_reason == "queue_empty");
 
@@ -118,7 +126,7 @@ TEST_CASE("a seed host whose robots.txt names no sitemap has its /sitemap.xml re
   web.route(a, "/sitemap.xml", xml(urlset(url_entry(TestWeb::url(a, "/only-in-sitemap")))));
   web.route(a, "/only-in-sitemap", html(page("Listed", {})));
 
-  auto config = fast_config(dir, TestWeb::url(a, "/"));
+  auto config = sitemap_config(dir, TestWeb::url(a, "/"));
   const auto result = crawl(config);
   CHECK(web.count(a, "/sitemap.xml") == 1);
   CHECK(web.count(a, "/only-in-sitemap") == 1);
@@ -130,7 +138,7 @@ TEST_CASE("a seed host whose robots.txt names no sitemap has its /sitemap.xml re
   web2.route(b, "/robots.txt", text_response("User-agent: *\nDisallow:\nSitemap: " + TestWeb::url(b, "/s.xml") + "\n"));
   web2.route(b, "/", html(page("Root", {})));
   web2.route(b, "/s.xml", xml(urlset(url_entry(TestWeb::url(b, "/only-in-sitemap")))));
-  auto off = fast_config(dir2, TestWeb::url(b, "/"));
+  auto off = sitemap_config(dir2, TestWeb::url(b, "/"));
   off.sitemaps = false;
   off.given["sitemaps"] = "test";
   crawl(off);
@@ -170,7 +178,7 @@ TEST_CASE("hostile sitemaps end with named outcomes and the crawl finishes", "[i
   web.route(b, "/p1", html(page("P1", {})));
   web.route(b, "/p2", html(page("P2", {})));
 
-  auto config = fast_config(dir, u("/"));
+  auto config = sitemap_config(dir, u("/"));
   config.scope = "any";  // the crawl's scope would take b: the sitemap protocol must not
   const auto result = crawl(config);
   CHECK(result.termination_reason == "queue_empty");
