@@ -202,3 +202,34 @@ TEST_CASE("hostile sitemaps end with named outcomes and the crawl finishes", "[i
   CHECK(seen.at("failed/gzip_bomb") == 1);
   CHECK(seen.at("failed/sitemap_entities") == 1);
 }
+
+TEST_CASE("a later run on the same database does not fetch a sitemap an earlier run read", "[integration][sitemaps]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto a = web.add_host("127.0.0.1");
+  const auto u = [&](const std::string& path) { return TestWeb::url(a, path); };
+  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\nSitemap: " + u("/s.xml") + "\n"));
+  web.route(a, "/", html(page("Root", {})));
+  std::string entries;
+  for (int i = 1; i <= 4; ++i) {
+    entries += url_entry(u("/listed/" + std::to_string(i)));
+    web.route(a, "/listed/" + std::to_string(i), html(page("Listed", {})));
+  }
+  web.route(a, "/s.xml", xml(urlset(entries)));
+
+  // The first run's budget ends before the listed pages do.
+  auto config = sitemap_config(dir, u("/"));
+  config.max_pages = 2;
+  const auto first = crawl(config);
+  CHECK(first.termination_reason == "max_pages");
+  CHECK(web.count(a, "/s.xml") == 1);
+  // The second resumes the queued pages; robots.txt is read again, and the
+  // sitemap it names is not.
+  config.max_pages = 10;
+  const auto second = crawl(config);
+  CHECK(second.termination_reason == "queue_empty");
+  CHECK(web.count(a, "/s.xml") == 1);
+  for (int i = 1; i <= 4; ++i)
+    CHECK(web.count(a, "/listed/" + std::to_string(i)) == 1);
+  CHECK(outcomes(second) == std::map<std::string, std::int64_t>{{"not_fetched/sitemap_read_before", 1}});
+}
