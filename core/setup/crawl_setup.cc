@@ -121,10 +121,9 @@ HostScheduler::Settings politeness_settings(const CrawlConfig& config) {
 SitemapSettings sitemap_settings(const CrawlConfig& config) {
   SitemapSettings s;
   s.enabled = config.sitemaps_enabled();
-  // More page URLs per host than the crawl may fetch would only fill the
-  // frontier with rows it never leases.
-  s.ledger.limits.max_urls_per_host =
-    std::min<std::size_t>(s.ledger.limits.max_urls_per_host, static_cast<std::size_t>(std::max<std::int64_t>(config.max_pages, 1)));
+  // The per-host URL cap stays the walk's (100,000), not max_pages: a later
+  // run with a larger budget resumes from the frontier and does not read a
+  // sitemap again, so URLs left out now would be lost to it.
   for (const auto& seed : config.seeds)
     if (const auto url = Url::parse(seed))
       s.ledger.seed_hosts.push_back(url->host_key());

@@ -223,6 +223,8 @@ TEST_CASE("a later run on the same database does not fetch a sitemap an earlier 
   const auto first = crawl(config);
   CHECK(first.termination_reason == "max_pages");
   CHECK(web.count(a, "/s.xml") == 1);
+  // Every URL the sitemap listed is kept for later, though the budget ended.
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM frontier WHERE url LIKE '%/listed/%'") == 4);
   // The second resumes the queued pages; robots.txt is read again, and the
   // sitemap it names is not.
   config.max_pages = 10;
