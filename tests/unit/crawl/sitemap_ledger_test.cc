@@ -48,7 +48,7 @@ TEST_CASE("sitemaps named by robots.txt become leases with sitemap seqs, once ea
   CHECK_FALSE(ledger.read(jobs[0].seq, parsed(SitemapKind::urlset, {"http://a.test/p"}), 6));
 }
 
-TEST_CASE("a seed host without Sitemap lines has its /sitemap.xml tried; others do not", "[sitemap_ledger]") {
+TEST_CASE("a seed host without Sitemap lines has its /sitemap.xml tried and others do not", "[sitemap_ledger]") {
   auto ledger = ready_ledger();
   ledger.on_robots("http://a.test/robots.txt", {});
   ledger.on_robots("http://b.test/robots.txt", {});
@@ -57,7 +57,7 @@ TEST_CASE("a seed host without Sitemap lines has its /sitemap.xml tried; others 
   CHECK(jobs[0].url == "http://a.test/sitemap.xml");
 }
 
-TEST_CASE("nothing is handed out before the history; what an earlier run read is skipped", "[sitemap_ledger]") {
+TEST_CASE("nothing is handed out before the history and what an earlier run read is skipped", "[sitemap_ledger]") {
   SitemapLedger ledger;
   ledger.on_robots("http://a.test/robots.txt", {"http://a.test/old.xml", "http://a.test/new.xml"});
   CHECK(ledger.take_jobs().empty());

@@ -762,7 +762,7 @@ TEST_CASE("100k frontier rows insert and resume", "[store]") {
   CHECK(store.load_queued(kRows - 9, 100).size() == 10);
 }
 
-TEST_CASE("sitemaps: outcomes upserted by URL, a refusal never over a fetch; read ones for the next run; lastmod kept",
+TEST_CASE("sitemaps: outcomes upserted by URL (a refusal never over a fetch), read ones for the next run, lastmod kept",
           "[store][sitemaps]") {
   TempDbPath path;
   CrawlStore store(path.str());
