@@ -235,3 +235,26 @@ TEST_CASE("a later run on the same database does not fetch a sitemap an earlier 
     CHECK(web.count(a, "/listed/" + std::to_string(i)) == 1);
   CHECK(outcomes(second) == std::map<std::string, std::int64_t>{{"not_fetched/sitemap_read_before", 1}});
 }
+
+TEST_CASE("a sitemap on another host waits for that host's robots.txt and may list the naming host's pages",
+          "[integration][sitemaps]") {
+  ScratchDir dir;
+  TestWeb web;
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  // a's robots.txt vouches for a sitemap kept on b (cross-submission).
+  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\nSitemap: " + TestWeb::url(b, "/cross.xml") + "\n"));
+  web.route(a, "/", html(page("Root", {})));
+  web.route(a, "/from-b", html(page("Listed on b", {})));
+  web.route(b, "/robots.txt", text_response("User-agent: *\nDisallow: /private/\n"));
+  web.route(b, "/cross.xml", xml(urlset(url_entry(TestWeb::url(a, "/from-b")))));
+
+  auto config = sitemap_config(dir, TestWeb::url(a, "/"));
+  crawl(config);
+  std::vector<std::string> on_b;
+  for (const auto& r : web.requests())
+    if (r.host_key == b)
+      on_b.push_back(r.target);
+  CHECK(on_b == std::vector<std::string>{"/robots.txt", "/cross.xml"});
+  CHECK(web.count(a, "/from-b") == 1);
+}
