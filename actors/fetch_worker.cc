@@ -10,6 +10,7 @@
 #include "core/report/console_log.h"
 #include "core/fetch/fetch_engine.h"
 #include "core/fetch/retry_policy.h"
+#include "core/sitemap/sitemap_parser.h"
 #include "core/web/robots_txt.h"
 #include "core/report/stage_times.h"
 #include "messages/catalogue.h"
@@ -101,6 +102,7 @@ class fetch_worker : public caf::blocking_actor {
         [&](fetch_job& j) { start(std::move(j.job), waited_us(j.sent_us)); },
         [&](timings_atom) { return times_; },
         [&](robots_fetch& r) { start_robots(std::move(r)); },
+        [&](sitemap_fetch& s) { start_sitemap(std::move(s)); },
         [&](drain_atom) { call_off_retries(); },
         [&](caf::down_msg&) { running_ = false; },
         [&](caf::exit_msg& m) {
@@ -149,6 +151,53 @@ class fetch_worker : public caf::blocking_actor {
     engine_.start(std::move(req));
   }
 
+  // A sitemap document, tried once (its outcome is recorded; the next run
+  // tries a failed one again). The body may be as large as the protocol
+  // allows a sitemap (50 MiB), one byte more so the parser can tell a
+  // larger one; gzip is inflated by the parser, which stops a bomb. curl
+  // follows no redirect: each request is scheduled by the HostSelector.
+  void start_sitemap(sitemap_fetch s) {
+    FetchRequest req;
+    req.token = s.job.seq;  // kSitemapSeqBit set: neither a page's seq nor a robots.txt token
+    req.url = s.job.url;
+    // A document of tens of megabytes needs longer than a page.
+    req.timeout_ms = std::max<std::int64_t>(settings_.request_timeout_ms, kSitemapMinTimeoutMs);
+    req.max_body_bytes = static_cast<std::int64_t>(SitemapParser::kMaxBytes) + 1;
+    req.max_redirects = 0;
+    req.user_agent = settings_.user_agent;
+    req.block_private_addresses = settings_.block_private_addresses;
+    req.capture_http = settings_.capture_http;
+    sitemaps_[req.token] = std::move(s);
+    engine_.start(std::move(req));
+  }
+
+  // The body goes to the Processor before fetch_done ends the lease (as
+  // for pages): a worker dying between the two leaves a lease the
+  // HostSelector schedules again, and the ledger keeps the first answer.
+  void settle_sitemap(FetchOutcome outcome) {
+    auto it = sitemaps_.find(outcome.token);
+    if (it == sitemaps_.end())
+      return;
+    sitemap_fetch s = std::move(it->second);
+    sitemaps_.erase(it);
+    sitemap_body b;
+    b.job = s.job;
+    b.scope_origins = std::move(s.scope_origins);
+    b.scope_paths = std::move(s.scope_paths);
+    b.fetch_ms = outcome.elapsed_ms;
+    if (outcome.error == FetchError::none) {
+      archive_only(outcome, s.job.url);
+      b.status_code = outcome.status_code;
+      b.body = std::move(outcome.body);
+      b.truncated = outcome.truncated;
+    } else {
+      b.error = to_string(outcome.error);
+    }
+    send(actors_.processor, std::move(b));
+    send(actors_.host_selector,
+         fetch_done{std::move(s.job), false, std::max<std::int64_t>(outcome.retry_after_ms, 0), outcome.elapsed_ms});
+  }
+
   // With capture_http: a response that will not reach the Processor as a
   // fetch_result (robots.txt, a 5xx or 429 to retry or given up on) still
   // goes to the archive.
@@ -192,6 +241,10 @@ class fetch_worker : public caf::blocking_actor {
   void settle(FetchOutcome outcome) {
     if (outcome.token & kRobotsToken) {
       settle_robots(std::move(outcome));
+      return;
+    }
+    if (is_sitemap_seq(outcome.token)) {
+      settle_sitemap(std::move(outcome));
       return;
     }
     auto it = inflight_.find(outcome.token);
@@ -267,6 +320,8 @@ class fetch_worker : public caf::blocking_actor {
   static constexpr std::uint64_t kRobotsToken = 1ULL << 63;
   std::unordered_map<std::uint64_t, InFlight> inflight_;
   std::unordered_map<std::uint64_t, robots_fetch> robots_;
+  std::unordered_map<std::uint64_t, sitemap_fetch> sitemaps_;
+  static constexpr std::int64_t kSitemapMinTimeoutMs = 60'000;
   StageTimes times_{"fetch"};
   std::uint64_t next_robots_ = 1;
   bool running_ = true;

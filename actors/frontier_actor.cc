@@ -42,6 +42,10 @@ struct frontier_state {
   bool finishing = false;
   bool due_armed = false;  // a tick is on its way for the earliest parked URL
   std::int64_t relinks_pending = 0;  // relink_fetched requests not yet answered
+  // Sitemap documents the HostSelector has not ended: their URLs may still
+  // come, so the crawl is not over (sitemaps_open).
+  std::int64_t sitemaps_open = 0;
+  bool sitemaps_stopped = false;  // the budget is spent: the HostSelector was drained
   CrawlFrontier::Clock::time_point due_at{};
   std::string stop_reason;
   static inline const char* name = "FrontierActor";
@@ -71,9 +75,11 @@ void persist(frontier_ptr self) {
 }
 
 void offer(frontier_ptr self, const std::string& url, const std::string& host_key, std::int32_t depth,
-           const std::string& parent) {
-  if (auto entry = self->state.frontier->offer(url, host_key, depth, parent))
+           const std::string& parent, std::int64_t lastmod_ms = 0) {
+  if (auto entry = self->state.frontier->offer(url, host_key, depth, parent)) {
+    entry->lastmod_ms = lastmod_ms;
     self->state.delta.added.push_back(std::move(*entry));
+  }
 }
 
 void maybe_finish(frontier_ptr self);
@@ -196,8 +202,17 @@ void maybe_finish(frontier_ptr self) {
   auto& st = self->state;
   if (!st.started || st.finishing)
     return;
-  const bool done =
-    st.stopping ? st.frontier->in_flight() == 0 : st.frontier->finished() && st.relinks_pending == 0;
+  // The page budget is spent and every lease is in: sitemaps still open
+  // could only add URLs that will never be fetched. The HostSelector ends
+  // those not yet requested (stopped, so the next run, with more budget,
+  // reads them); the rest finish.
+  if (!st.stopping && !st.sitemaps_stopped && st.sitemaps_open > 0 && st.frontier->finished() &&
+      st.frontier->budget_exhausted() && st.actors.host_selector) {
+    st.sitemaps_stopped = true;
+    self->send(st.actors.host_selector, drain_atom_v);
+  }
+  const bool done = st.sitemaps_open == 0 &&
+                    (st.stopping ? st.frontier->in_flight() == 0 : st.frontier->finished() && st.relinks_pending == 0);
   if (!done)
     return;
   st.finishing = true;
@@ -260,6 +275,20 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
       st.delta.done.push_back(p.job.url);
       for (const auto& link : p.links)
         offer(self, link.url, link.host_key, p.job.depth + 1, p.job.url);
+      dispatch_more(self);
+    },
+    // A sitemap's page URLs: offered like links found on a page at the
+    // host's root (depth 1), the sitemap as their parent, with <lastmod>.
+    [self](sitemap_links& s) {
+      auto& st = self->state;
+      if (!st.started || st.finishing)
+        return;
+      for (const auto& link : s.links)
+        offer(self, link.url, link.host_key, 1, s.sitemap_url, link.lastmod_ms);
+      dispatch_more(self);
+    },
+    [self](sitemaps_open& o) {
+      self->state.sitemaps_open = std::max<std::int64_t>(o.count, 0);
       dispatch_more(self);
     },
     [self](url_failed& f) {

@@ -172,6 +172,15 @@ storage_actor::behavior_type storage_behavior(storage_ptr self, std::shared_ptr<
       db.record_robots(m.record);
       after_write(self);
     },
+    [self, &db](store_sitemap& m) {
+      db.record_sitemaps(m.rows, m.refusals);
+      after_write(self);
+    },
+    [self, &db](load_sitemaps& m) {
+      sitemap_history h{db.sitemaps_read(m.fetched_since_ms)};
+      tell_committed(self);
+      return h;
+    },
     [self](tick_atom) {
       self->state.flush_scheduled = false;
       commit(self);

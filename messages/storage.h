@@ -15,7 +15,7 @@ namespace actorcrawl {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, FrontierEntry& x) {
-  return f(caf::meta::type_name("FrontierEntry"), x.seq, x.url, x.depth, x.parent_url);
+  return f(caf::meta::type_name("FrontierEntry"), x.seq, x.url, x.depth, x.parent_url, x.lastmod_ms);
 }
 
 template <class Inspector>
@@ -64,6 +64,11 @@ typename Inspector::result_type inspect(Inspector& f, ProcessorFailureCount& x) 
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, SitemapOutcomeCount& x) {
+  return f(caf::meta::type_name("SitemapOutcomeCount"), x.outcome, x.count);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ProcessorFailure& x) {
   return f(caf::meta::type_name("ProcessorFailure"), x.processor, x.reason, x.detail);
 }
@@ -88,7 +93,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StoreSummary& x) {
   return f(caf::meta::type_name("StoreSummary"), x.nodes_discovered, x.nodes_crawled,
            x.edges_recorded, x.pages_fetched, x.pages_failed, x.avg_fetch_time_ms, x.links_dropped,
-           x.urls_parked, x.items_stored, x.processor_failures, x.seed_refusals);
+           x.urls_parked, x.items_stored, x.processor_failures, x.seed_refusals, x.sitemap_urls_queued,
+           x.sitemap_outcomes);
 }
 
 // Frontier -> Storage: new queued rows, rows queued again under a new seq

@@ -55,6 +55,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"max_redirects", ValueKind::integer, "redirect hops followed", &C::max_redirects, 0, 50},
     {"user_agent", ValueKind::text, "User-Agent header", &C::user_agent},
     {"respect_robots_txt", ValueKind::boolean, "obey robots.txt", &C::respect_robots_txt},
+    {"sitemaps", ValueKind::boolean, "read the sitemaps each robots.txt names (and a seed host's /sitemap.xml when it names none); their URLs join the frontier at depth 1 (default: true in the site profile, false in the domains profile)", &C::sitemaps},
     {"scope", ValueKind::text, "site profile: which links are followed: domain (the seeds' registrable domains), host (the seeds' hosts only) or any (every http(s) link, bounded by max_pages and max_depth alone); allowed_domains narrows each",
      &C::scope, 0, 0, {"domain", "host", "any"}},
     {"allowed_domains", ValueKind::text_list, "site profile: hosts (and their subdomains) a link must be within; narrows scope (with scope domain, replaces the seeds' registrable domains)", &C::allowed_domains, 0, 0, {}, true},

@@ -43,6 +43,9 @@ struct CrawlConfig {
   std::int64_t max_redirects = 5;
   std::string user_agent = "actorcrawl/0.1 (polite web crawler)";
   bool respect_robots_txt = true;
+  // Key `sitemaps`: read the sitemaps robots.txt names (and a seed host's
+  // /sitemap.xml). Its default depends on the profile: sitemaps_enabled().
+  bool sitemaps = true;
   // Site profile: which links are followed (link_scope.h's CrawlScope).
   std::string scope = "domain";
   std::vector<std::string> allowed_domains;
@@ -131,6 +134,12 @@ struct CrawlConfig {
 
   // `profile` as the enum: what code branches on (never the text).
   CrawlProfile crawl_profile() const { return parse_crawl_profile(profile).value_or(CrawlProfile::site); }
+  // `sitemaps` as given, or by default on for the site profile and off for
+  // the domains profile, which fetches one root page per host and would
+  // gain nothing from a list of every page (docs/sitemaps.md).
+  bool sitemaps_enabled() const {
+    return given.count("sitemaps") != 0 ? sitemaps : crawl_profile() == CrawlProfile::site;
+  }
 };
 
 // A configuration that cannot be used. The message names the source (file

@@ -39,4 +39,22 @@ struct DiscoveredLink {
   std::string host_key;
 };
 
+// Sitemap documents are fetched under the HostScheduler's leases like
+// pages (their host's robots.txt and politeness clock apply), but they are
+// no frontier rows: their seqs carry this bit, which frontier seqs (row
+// keys counted from 1) never reach, and robots.txt transfer tokens (bit 63)
+// do not use.
+inline constexpr std::uint64_t kSitemapSeqBit = 1ULL << 62;
+inline bool is_sitemap_seq(std::uint64_t seq) { return (seq & kSitemapSeqBit) != 0; }
+
+// A URL a sitemap named: a page for the frontier (with its host key), or a
+// child sitemap of an index on its way back from a parse lane (host_key
+// empty). lastmod_ms is the entry's <lastmod> in Unix epoch milliseconds,
+// 0 when it had none or one that could not be read.
+struct SitemapLink {
+  std::string url;
+  std::string host_key;
+  std::int64_t lastmod_ms = 0;
+};
+
 }  // namespace actorcrawl

@@ -75,6 +75,10 @@ class PagePipeline {
   // before redirect_step: hops and failed redirects are archived too.
   void archive(const HttpExchange& exchange) const;
 
+  // Whether the crawl's scope admits `url` (the profile's link selection,
+  // as for a redirect's target): a sitemap's page URLs pass it like links.
+  bool admits(const Url& url) const { return links_->follows_redirect_to(url); }
+
   RedirectStep redirect_step(const CrawlJob& job, std::int32_t status, const std::string& location) const;
   // A redirect that is not followed is recorded with its target as its one
   // link and final_url, and its hop at the end of the chain.

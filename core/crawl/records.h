@@ -22,6 +22,10 @@ struct FrontierEntry {
   std::string url;       // normalized
   std::int32_t depth = 0;
   std::string parent_url;  // page it was discovered on; empty for seeds
+  // The <lastmod> of the sitemap entry that offered the URL (Unix epoch
+  // ms), 0 when none did: kept with the row (frontier.lastmod) for the
+  // revisit policy.
+  std::int64_t lastmod_ms = 0;
 };
 
 // A URL the crawl will not fetch, and the rule that said so: robots_txt,
@@ -158,6 +162,28 @@ struct FrontierResume {
   DomainResume domains;
 };
 
+// One sitemap document's outcome (the sitemaps table, docs/sitemaps.md).
+// status: fetched (read to its end, or to a named parse error in `reason`
+// with the entries before it kept), failed (no body to read: http_404,
+// timeout, worker_lost, stopped, ...) or refused (not requested:
+// robots_txt, robots_unreachable, sitemap_depth, sitemap_host_cap, ...).
+struct SitemapRow {
+  std::string url;
+  std::string host_key;
+  std::string status;
+  std::string reason;
+  std::int64_t urls_found = 0;     // entries the document named
+  std::int64_t urls_accepted = 0;  // page URLs handed to the frontier, or child sitemaps queued
+  std::int64_t fetched_at_ms = 0;  // when the outcome was known
+};
+
+// How often one outcome ("fetched", "failed/http_404", "refused/robots_txt",
+// "sitemap_seen" for a URL named again) occurred, for metrics.log.
+struct SitemapOutcomeCount {
+  std::string outcome;
+  std::int64_t count = 0;
+};
+
 struct StoreSummary {
   std::int64_t nodes_discovered = 0;  // rows in nodes
   std::int64_t nodes_crawled = 0;     // nodes with crawl_count > 0
@@ -174,6 +200,11 @@ struct StoreSummary {
   // good, or its fetch refused its private address; "" otherwise (fetched,
   // queued, parked, failed with a response, or never offered).
   std::vector<std::string> seed_refusals;
+  // Sitemaps: frontier rows first found in a sitemap (over all runs), and
+  // this run's sitemap outcomes by status and reason, with the refusals of
+  // sitemap URLs that never became documents (named again, too deep).
+  std::int64_t sitemap_urls_queued = 0;
+  std::vector<SitemapOutcomeCount> sitemap_outcomes;
 };
 
 }  // namespace actorcrawl

@@ -28,6 +28,13 @@ std::string metrics_json(const RunMetrics& m) {
   failures = nlohmann::ordered_json::object();
   for (const auto& f : m.summary.processor_failures)
     failures[f.processor][f.reason] = f.count;
+  // URLs first found in a sitemap (frontier rows, over all runs), and this
+  // run's sitemap outcomes: {"fetched": 3, "failed/http_404": 1, ...}.
+  j["sitemap_urls_queued"] = m.summary.sitemap_urls_queued;
+  auto& sitemaps = j["sitemap_outcomes"];
+  sitemaps = nlohmann::ordered_json::object();
+  for (const auto& o : m.summary.sitemap_outcomes)
+    sitemaps[o.outcome] = o.count;
   j["urls_queued_at_end"] = m.urls_queued_at_end;
   j["termination_reason"] = m.termination_reason;
   if (!m.timings.empty()) {

@@ -11,6 +11,7 @@
 #include "core/crawl/link_scope.h"
 #include "core/crawl/work_bounds.h"
 #include "core/web/robots_txt.h"
+#include "core/web/url.h"
 
 namespace actorcrawl {
 
@@ -114,6 +115,19 @@ HostScheduler::Settings politeness_settings(const CrawlConfig& config) {
   s.robots_retry_delay = milliseconds{std::max<std::int64_t>(config.retry_delay_ms, 1)};
   s.max_connections_per_host = static_cast<int>(config.max_connections_per_host);
   s.host_backoff = milliseconds{config.host_backoff_ms};
+  return s;
+}
+
+SitemapSettings sitemap_settings(const CrawlConfig& config) {
+  SitemapSettings s;
+  s.enabled = config.sitemaps_enabled();
+  // The per-host URL cap stays the walk's (100,000), not max_pages: a later
+  // run with a larger budget resumes from the frontier and does not read a
+  // sitemap again, so URLs left out now would be lost to it.
+  for (const auto& seed : config.seeds)
+    if (const auto url = Url::parse(seed))
+      s.ledger.seed_hosts.push_back(url->host_key());
+  s.revisit_after_ms = config.revisit_after_ms;
   return s;
 }
 

@@ -6,6 +6,24 @@ namespace actorcrawl {
 
 namespace {
 constexpr int kBusyTimeoutMs = 5000;
+
+bool has_column(SQLite::Database& db, const char* table, const char* column) {
+  SQLite::Statement info(db, std::string{"PRAGMA table_info("} + table + ")");
+  while (info.executeStep())
+    if (info.getColumn(1).getString() == column)
+      return true;
+  return false;
+}
+
+// Version 6: the <lastmod> of the sitemap entry that offered a frontier row
+// (NULL for rows found otherwise, and for every row of an older file). Its
+// own step, by the column's presence, so it is idempotent and independent
+// of the other version 6 changes; the sitemaps table is new and comes with
+// the schema file.
+void add_frontier_lastmod(SQLite::Database& db) {
+  if (!has_column(db, "frontier", "lastmod"))
+    db.exec("ALTER TABLE frontier ADD COLUMN lastmod INTEGER");
+}
 }  // namespace
 
 SQLite::Database open_crawl_database(const std::string& path) {
@@ -50,6 +68,8 @@ SQLite::Database open_crawl_database(const std::string& path) {
       "INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at, settled_at, refusal) "
       "SELECT seq, url, depth, parent_url, state, discovered_at, settled_at, refusal FROM frontier_v2; "
       "DROP TABLE frontier_v2");
+  if (version >= 1 && version < 6)
+    add_frontier_lastmod(db);
   if (version == 0)
     db.exec(kCreateLinksToIndex);
   if (version != kCrawlSchemaVersion)

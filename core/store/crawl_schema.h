@@ -16,7 +16,9 @@ namespace actorcrawl {
 //   2 -> 3  frontier.state 4, parked (the table is rebuilt: a CHECK
 //           constraint cannot be altered in place)
 //   3 -> 4  links.followed (the links a fetch offered to the Frontier)
-constexpr int kCrawlSchemaVersion = 5;
+//   5 -> 6  frontier.lastmod (a sitemap entry's <lastmod>) and the sitemaps
+//           table (each sitemap document's outcome)
+constexpr int kCrawlSchemaVersion = 6;
 
 // The text of crawl_schema.sql.
 std::string_view crawl_schema_sql();

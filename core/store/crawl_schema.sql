@@ -89,7 +89,8 @@ CREATE TABLE IF NOT EXISTS frontier (
     state INTEGER NOT NULL DEFAULT 0 CHECK (state IN (0, 1, 2, 3, 4)),
     discovered_at INTEGER,
     settled_at INTEGER,
-    refusal TEXT
+    refusal TEXT,
+    lastmod INTEGER
 );
 CREATE INDEX IF NOT EXISTS idx_frontier_state ON frontier(state, seq);
 
@@ -114,6 +115,18 @@ CREATE TABLE IF NOT EXISTS robots_txt (
     outcome TEXT NOT NULL,
     crawl_delay_ms INTEGER,
     sitemaps TEXT,
+    fetched_at INTEGER
+);
+
+-- One row per sitemap document (docs/sitemaps.md): status fetched, failed
+-- or refused, with the reason; a later run does not fetch a fetched one again.
+CREATE TABLE IF NOT EXISTS sitemaps (
+    url TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    urls_found INTEGER,
+    urls_accepted INTEGER,
     fetched_at INTEGER
 );
 

@@ -235,6 +235,7 @@ struct CrawlStore::Impl {
     insert_frontier.bind(3, entry.depth);
     bind_text(insert_frontier, 4, entry.parent_url);
     insert_frontier.bind(5, discovered_at);
+    bind_nonzero(insert_frontier, 6, entry.lastmod_ms);
     insert_frontier.exec();
   }
 
@@ -416,6 +417,24 @@ struct CrawlStore::Impl {
       summary_parked.executeStep();
       out.urls_parked = summary_parked.getColumn(0).getInt64();
     }
+    {
+      StatementUse use(summary_sitemap_urls);
+      summary_sitemap_urls.executeStep();
+      out.sitemap_urls_queued = summary_sitemap_urls.getColumn(0).getInt64();
+    }
+    {
+      StatementUse use(summary_sitemap_outcomes);
+      summary_sitemap_outcomes.bind(1, since_ms);
+      while (summary_sitemap_outcomes.executeStep()) {
+        std::string outcome = summary_sitemap_outcomes.getColumn(0).getString();
+        const std::string reason = summary_sitemap_outcomes.getColumn(1).getString();
+        if (!reason.empty())
+          outcome += "/" + reason;
+        out.sitemap_outcomes.push_back(SitemapOutcomeCount{std::move(outcome), summary_sitemap_outcomes.getColumn(2).getInt64()});
+      }
+      for (const auto& [name, count] : sitemap_refusals)
+        out.sitemap_outcomes.push_back(SitemapOutcomeCount{"not_fetched/" + name, count});
+    }
     return out;
   }
 
@@ -478,9 +497,27 @@ struct CrawlStore::Impl {
       ON CONFLICT(from_page_id, to_url) DO NOTHING)sql"};
 
   SQLite::Statement insert_frontier{db, R"sql(
-      INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at)
-      VALUES(?1, ?2, ?3, ?4, 0, ?5)
+      INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at, lastmod)
+      VALUES(?1, ?2, ?3, ?4, 0, ?5, ?6)
       ON CONFLICT(url) DO NOTHING)sql"};
+  // A refusal (a URL never fetched) never replaces what a document's own
+  // fetch recorded; any other outcome does.
+  SQLite::Statement upsert_sitemap{db, R"sql(
+      INSERT INTO sitemaps(url, host, status, reason, urls_found, urls_accepted, fetched_at)
+      VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)
+      ON CONFLICT(url) DO UPDATE SET host = excluded.host, status = excluded.status, reason = excluded.reason,
+        urls_found = excluded.urls_found, urls_accepted = excluded.urls_accepted, fetched_at = excluded.fetched_at
+      WHERE excluded.status <> 'refused' OR sitemaps.status = 'refused')sql"};
+  SQLite::Statement sitemaps_read{db, R"sql(
+      SELECT url FROM sitemaps WHERE status = 'fetched' AND fetched_at >= ?1)sql"};
+  SQLite::Statement summary_sitemap_outcomes{db, R"sql(
+      SELECT status, reason, COUNT(*) FROM sitemaps WHERE fetched_at >= ?1 GROUP BY status, reason
+      ORDER BY status, reason)sql"};
+  SQLite::Statement summary_sitemap_urls{db, R"sql(
+      SELECT COUNT(*) FROM frontier WHERE parent_url IN (SELECT url FROM sitemaps))sql"};
+  // Sitemap URLs of this run refused before they became documents (named
+  // again, ...): counted, not rows.
+  std::map<std::string, std::int64_t> sitemap_refusals;
   SQLite::Statement refuse_row{db, R"sql(
       INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at, settled_at, refusal)
       VALUES(?1, ?2, ?3, ?4, 3, ?5, ?5, ?6)
@@ -643,6 +680,38 @@ void CrawlStore::record_robots(const RobotsRecord& r) {
     bind_text(st, 6, sitemaps);
     st.bind(7, r.fetched_at_ms);
     st.exec();
+  });
+}
+
+void CrawlStore::record_sitemaps(const std::vector<SitemapRow>& rows, const std::vector<SitemapOutcomeCount>& refusals) {
+  for (const auto& r : refusals)
+    impl_->sitemap_refusals[r.outcome] += r.count;
+  if (rows.empty())
+    return;
+  impl_->batch.write("record_sitemaps", rows.size(), [&] {
+    auto& st = impl_->upsert_sitemap;
+    for (const auto& r : rows) {
+      StatementUse use(st);
+      st.bind(1, r.url);
+      st.bind(2, r.host_key);
+      st.bind(3, r.status);
+      bind_text(st, 4, r.reason);
+      st.bind(5, r.urls_found);
+      st.bind(6, r.urls_accepted);
+      st.bind(7, r.fetched_at_ms);
+      st.exec();
+    }
+  });
+}
+
+std::vector<std::string> CrawlStore::sitemaps_read(std::int64_t fetched_since_ms) {
+  return impl_->batch.read("sitemaps_read", [&] {
+    std::vector<std::string> out;
+    StatementUse use(impl_->sitemaps_read);
+    impl_->sitemaps_read.bind(1, fetched_since_ms);
+    while (impl_->sitemaps_read.executeStep())
+      out.push_back(impl_->sitemaps_read.getColumn(0).getString());
+    return out;
   });
 }
 

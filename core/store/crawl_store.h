@@ -102,6 +102,12 @@ class CrawlStore {
   void record_page(const PageRow& page);
   void record_dead_letter(const DeadLetterRow& row);
   void record_robots(const RobotsRecord& record);
+  // Sitemap outcomes (rows of the sitemaps table), and this run's refusals
+  // of sitemap URLs that never became documents (kept for summary()).
+  void record_sitemaps(const std::vector<SitemapRow>& rows, const std::vector<SitemapOutcomeCount>& refusals);
+  // Sitemaps read (status fetched) at or after `fetched_since_ms`: a later
+  // run does not fetch them again (docs/sitemaps.md).
+  std::vector<std::string> sitemaps_read(std::int64_t fetched_since_ms);
   // Re-drive: the dead letters the filter takes are marked re-driven and
   // their URLs' frontier rows queued again, in one transaction, so a crash
   // either keeps both or neither. A URL with no frontier row gets one. The

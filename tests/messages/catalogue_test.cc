@@ -165,12 +165,12 @@ fetch_done sample(tag<fetch_done>, const caf::actor&) { return fetch_done{job(),
 fetch_failure sample(tag<fetch_failure>, const caf::actor&) {
   return fetch_failure{job(), "http_503", "Service Unavailable", 503, 4, 12, 13};
 }
-FrontierEntry sample(tag<FrontierEntry>, const caf::actor&) { return FrontierEntry{7, "http://a/", 1, "http://p/"}; }
+FrontierEntry sample(tag<FrontierEntry>, const caf::actor&) { return FrontierEntry{7, "http://a/", 1, "http://p/", 1704153600000}; }
 LinkRow sample(tag<LinkRow>, const caf::actor&) { return LinkRow{"http://a/", true, true}; }
 PageRow sample(tag<PageRow>, const caf::actor&) { return page(); }
 DeadLetterRow sample(tag<DeadLetterRow>, const caf::actor&) { return dead(); }
 ResumeState sample(tag<ResumeState>, const caf::actor&) { return ResumeState{{SeenUrl{1, 0, false}, SeenUrl{2, 3, true}, SeenUrl{0xffffffffffffffffULL, 255, false}}, 10, 3, 4}; }
-StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6, 7, 8, 9, {ProcessorFailureCount{"lang", "timeout", 3}}, {"", "private_address"}};
+StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6, 7, 8, 9, {ProcessorFailureCount{"lang", "timeout", 3}}, {"", "private_address"}, 10, {SitemapOutcomeCount{"fetched", 2}}};
 }
 FrontierRefusal sample(tag<FrontierRefusal>, const caf::actor&) {
   return FrontierRefusal{FrontierEntry{3, "http://e/", 2, "http://a/"}, "max_url_length"};
@@ -223,6 +223,34 @@ archive_exchange sample(tag<archive_exchange>, const caf::actor&) {
   return archive_exchange{"http://a.test/robots.txt", 1700000000000, "::1", "GET /robots.txt HTTP/1.1\r\n\r\n",
                           "HTTP/1.1 200 OK\r\n\r\n", std::string("User-agent: *\0", 14), true};
 }
+
+SitemapLink sample(tag<SitemapLink>, const caf::actor&) { return SitemapLink{"http://a/p", "a", 1704153600000}; }
+SitemapRow sample(tag<SitemapRow>, const caf::actor&) {
+  return SitemapRow{"http://a/sitemap.xml", "a", "failed", "gzip_bomb", 3, 2, 42};
+}
+SitemapOutcomeCount sample(tag<SitemapOutcomeCount>, const caf::actor&) {
+  return SitemapOutcomeCount{"refused/robots_txt", 2};
+}
+sitemap_fetch sample(tag<sitemap_fetch>, const caf::actor&) {
+  return sitemap_fetch{CrawlJob{kSitemapSeqBit | 1, "http://a/s.xml", "a", 0, 2}, {"http://a"}, {"/"}};
+}
+sitemap_body sample(tag<sitemap_body>, const caf::actor&) {
+  return sitemap_body{CrawlJob{kSitemapSeqBit | 1, "http://a/s.xml", "a", 0, 1}, {"http://a"}, {"/"}, 200, "",
+                      std::string("\x1f\x8b\0", 3), true, 17};
+}
+sitemap_parsed sample(tag<sitemap_parsed>, const caf::actor&) {
+  return sitemap_parsed{CrawlJob{kSitemapSeqBit | 1, "http://a/s.xml", "a", 0, 1}, "", 1, 5, "entity", true,
+                        {3, 2, 1, 0, 0, 0, 0, 1, 0, 0, 0}, 4, {SitemapLink{"http://a/p", "", 9}}};
+}
+sitemap_links sample(tag<sitemap_links>, const caf::actor&) {
+  return sitemap_links{"http://a/s.xml", {SitemapLink{"http://a/p", "a", 0}, SitemapLink{"http://a/q", "a", 7}}};
+}
+sitemaps_open sample(tag<sitemaps_open>, const caf::actor&) { return sitemaps_open{3}; }
+store_sitemap sample(tag<store_sitemap>, const caf::actor& a) {
+  return store_sitemap{{sample(tag<SitemapRow>{}, a)}, {SitemapOutcomeCount{"sitemap_seen", 1}}};
+}
+load_sitemaps sample(tag<load_sitemaps>, const caf::actor&) { return load_sitemaps{1700000000000}; }
+sitemap_history sample(tag<sitemap_history>, const caf::actor&) { return sitemap_history{{"http://a/s.xml"}}; }
 
 template <caf::type_id_t... Is>
 void round_trip_every_type(const caf::actor& a, std::integer_sequence<caf::type_id_t, Is...>) {

@@ -1,7 +1,8 @@
 // Exports of a small crawl database built by the store itself: the exact
 // bytes of every format, hostile page text and items, an empty crawl, and
 // the errors.
-#include "core/export/crawl_export.h"
+#include "core/store/crawl_schema.h"
+#include "core/store/crawl_export.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
@@ -287,7 +288,7 @@ TEST_CASE("export: what is not a crawl database is named as such", "[store][expo
   } catch (const ExportError& e) {
     CHECK(std::string{e.what()} == "'" + newer.str() +
                                      "' is not a crawl database: its schema version 99 is newer than this build "
-                                     "reads (5)");
+                                     "reads (" + std::to_string(kCrawlSchemaVersion) + ")");
   }
 }
 

@@ -29,6 +29,8 @@ RunMetrics sample() {
   m.summary.urls_parked = 12;
   m.summary.items_stored = 250;
   m.summary.processor_failures = {{"lang", "crashed", 1}, {"lang", "timeout", 3}, {"wordcount", "bad_answer", 2}};
+  m.summary.sitemap_urls_queued = 480;
+  m.summary.sitemap_outcomes = {{"failed/http_404", 1}, {"fetched", 3}, {"not_fetched/sitemap_seen", 2}};
   m.termination_reason = "max_pages";
   m.urls_queued_at_end = 1234;
   return m;
@@ -57,6 +59,12 @@ const char* const kSampleJson = R"({
     "wordcount": {
       "bad_answer": 2
     }
+  },
+  "sitemap_urls_queued": 480,
+  "sitemap_outcomes": {
+    "failed/http_404": 1,
+    "fetched": 3,
+    "not_fetched/sitemap_seen": 2
   },
   "urls_queued_at_end": 1234,
   "termination_reason": "max_pages"
@@ -101,6 +109,8 @@ TEST_CASE("metrics_json: a run with nothing done", "[metrics_report]") {
   "urls_parked": 0,
   "items_stored": 0,
   "processor_failures": {},
+  "sitemap_urls_queued": 0,
+  "sitemap_outcomes": {},
   "urls_queued_at_end": 0,
   "termination_reason": "queue_empty"
 }
