@@ -2,7 +2,7 @@
 // bytes of every format, hostile page text and items, an empty crawl, and
 // the errors.
 #include "core/store/crawl_schema.h"
-#include "core/store/crawl_export.h"
+#include "core/export/crawl_export.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
