@@ -74,7 +74,10 @@ parse_lane_actor::behavior_type processor_lane(traced_actor<lane_state, parse_la
                              std::move(r.redirect_urls),
                              std::move(r.redirect_statuses),
                              std::move(r.x_robots_tag),
-                             std::move(r.location)};
+                             std::move(r.location),
+                             std::move(r.etag),
+                             std::move(r.last_modified),
+                             r.not_modified};
       ProcessedPage done = st.settings.pipeline->process(r.job, page, facts);
       if (st.settings.log_each_page)
         log_line(LogLevel::info, "fetched " + r.job.host_key + " (depth=" + std::to_string(r.job.depth) + ", " +

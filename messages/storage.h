@@ -15,7 +15,7 @@ namespace actorcrawl {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, FrontierEntry& x) {
-  return f(caf::meta::type_name("FrontierEntry"), x.seq, x.url, x.depth, x.parent_url);
+  return f(caf::meta::type_name("FrontierEntry"), x.seq, x.url, x.depth, x.parent_url, x.etag, x.last_modified);
 }
 
 template <class Inspector>
@@ -25,7 +25,7 @@ typename Inspector::result_type inspect(Inspector& f, FrontierRefusal& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, DomainNode& x) {
-  return f(caf::meta::type_name("DomainNode"), x.host_key, x.root_url, x.crawl_count);
+  return f(caf::meta::type_name("DomainNode"), x.host_key, x.root_url, x.crawl_count, x.etag, x.last_modified);
 }
 
 template <class Inspector>
@@ -50,7 +50,8 @@ typename Inspector::result_type inspect(Inspector& f, PageRow& x) {
   return f(caf::meta::type_name("PageRow"), x.url, x.host_key, x.depth, x.status_code,
            x.content_type, x.title, x.description, x.bytes, x.fetch_ms, x.fetched_at_ms, x.error,
            x.final_url, x.redirect_chain, x.truncated, x.canonical_url, x.attempts,
-           x.robots_directives, x.links, x.link_host_keys, x.links_dropped, x.items, x.processor_failures);
+           x.robots_directives, x.links, x.link_host_keys, x.links_dropped, x.items, x.processor_failures,
+           x.etag, x.last_modified, x.content_digest, x.not_modified);
 }
 
 template <class Inspector>
@@ -88,7 +89,12 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StoreSummary& x) {
   return f(caf::meta::type_name("StoreSummary"), x.nodes_discovered, x.nodes_crawled,
            x.edges_recorded, x.pages_fetched, x.pages_failed, x.avg_fetch_time_ms, x.links_dropped,
-           x.urls_parked, x.items_stored, x.processor_failures, x.seed_refusals);
+           x.urls_parked, x.items_stored, x.processor_failures, x.seed_refusals, x.changes);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, PageChangeCounts& x) {
+  return f(caf::meta::type_name("PageChangeCounts"), x.new_pages, x.changed, x.unchanged, x.gone);
 }
 
 // Frontier -> Storage: new queued rows, rows queued again under a new seq
@@ -223,11 +229,15 @@ struct begin_run {
   std::int64_t started_at_ms = 0;
   std::string seeds_json;
   std::int64_t revisit_after_ms = 0;  // re-queue pages older than this
+  bool adaptive_revisit = false;      // ... or than their own interval
+  std::int64_t revisit_min_ms = 0;
+  std::int64_t revisit_max_ms = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, begin_run& x) {
-  return f(caf::meta::type_name("begin_run"), x.started_at_ms, x.seeds_json, x.revisit_after_ms);
+  return f(caf::meta::type_name("begin_run"), x.started_at_ms, x.seeds_json, x.revisit_after_ms, x.adaptive_revisit,
+           x.revisit_min_ms, x.revisit_max_ms);
 }
 
 struct end_run {

@@ -640,7 +640,7 @@ struct HttpApi::Impl {
       });
   }
 
-  // GET /crawl/:id/export?format=jsonl|csv|graphml|gexf|dot|items|items-csv[&graph=domains|pages][&kind=KIND]
+  // GET /crawl/:id/export?format=jsonl|csv|graphml|gexf|dot|items|items-csv|changes[&graph=domains|pages][&kind=KIND]
   void export_job(const httplib::Request& req, httplib::Response& res) {
     const auto format_text = query_param(req, "format");
     if (!format_text)

@@ -108,6 +108,8 @@ class FrontierWindow : public CrawlFrontier {
     std::string host_key;
     std::int32_t depth;
     std::uint32_t attempts = 0;  // leases of the row so far in this run
+    std::string etag{};          // a revisit's validators (FrontierEntry)
+    std::string last_modified{};
   };
 
   Limits limits_;

@@ -61,6 +61,9 @@ const std::vector<ConfigKey>& config_keys() {
     {"exclude_patterns", ValueKind::text_list, "RE2 patterns; matching URLs are not crawled", &C::exclude_patterns},
     {"strip_query_params", ValueKind::text_list, "query parameters removed before dedup (utm_* for a prefix)", &C::strip_query_params, 0, 0, {}, true},
     {"revisit_after", ValueKind::duration_ms, "re-fetch pages older than this on the next run (0: never)", &C::revisit_after_ms, 0, std::numeric_limits<std::int64_t>::max() / 2},
+    {"adaptive_revisit", ValueKind::boolean, "each page's revisit interval adapts: halved after a fetch that found it changed, 1.5 times after one that found it unchanged, within revisit_min and revisit_max", &C::adaptive_revisit},
+    {"revisit_min", ValueKind::duration_ms, "adaptive_revisit: the shortest interval (at most revisit_after)", &C::revisit_min_ms, 0, std::numeric_limits<std::int64_t>::max() / 2},
+    {"revisit_max", ValueKind::duration_ms, "adaptive_revisit: the longest interval (at least revisit_after)", &C::revisit_max_ms, 0, std::numeric_limits<std::int64_t>::max() / 2},
     {"db_path", ValueKind::text, "SQLite database", &C::db_path},
     {"metrics_path", ValueKind::text, "metrics written at the end of a crawl", &C::metrics_path},
     {"trace_path", ValueKind::text, "message trace (JSON Lines); empty: off", &C::trace_path},
@@ -741,6 +744,11 @@ void validate(const CrawlConfig& config, bool seeds_required) {
     check_resolve_entry(entry);
   if (config.db_path.empty())
     throw ConfigError("db_path must not be empty");
+  if (config.revisit_min_ms > 0 && config.revisit_max_ms > 0 && config.revisit_min_ms > config.revisit_max_ms)
+    throw ConfigError("revisit_min (" + std::to_string(config.revisit_min_ms) + " ms) must not exceed revisit_max (" +
+                      std::to_string(config.revisit_max_ms) + " ms)");
+  if (config.adaptive_revisit && config.revisit_after_ms == 0)
+    throw ConfigError("adaptive_revisit needs revisit_after: the interval it starts from");
   if (config.warc_dir.empty())
     throw ConfigError("warc_dir must not be empty");
   // The prefix names files: nothing that could leave warc_dir or need quoting.
