@@ -15,7 +15,7 @@ namespace actorcrawl {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, FrontierEntry& x) {
-  return f(caf::meta::type_name("FrontierEntry"), x.seq, x.url, x.depth, x.parent_url, x.etag, x.last_modified);
+  return f(caf::meta::type_name("FrontierEntry"), x.seq, x.url, x.depth, x.parent_url, x.etag, x.last_modified, x.content_digest);
 }
 
 template <class Inspector>
@@ -25,7 +25,8 @@ typename Inspector::result_type inspect(Inspector& f, FrontierRefusal& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, DomainNode& x) {
-  return f(caf::meta::type_name("DomainNode"), x.host_key, x.root_url, x.crawl_count, x.etag, x.last_modified);
+  return f(caf::meta::type_name("DomainNode"), x.host_key, x.root_url, x.crawl_count, x.etag, x.last_modified,
+           x.content_digest);
 }
 
 template <class Inspector>

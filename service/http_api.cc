@@ -469,6 +469,13 @@ struct HttpApi::Impl {
     const auto items = count_items(row.db_path);
     job["items_total"] = items.items;
     job["processor_failures"] = failures_by_processor(items.failures);
+    // What the fetches found against the pages stored before (every run of
+    // the job's database): a recrawl's new, changed, unchanged, gone.
+    const PageChangeCounts changes = count_changes(row.db_path);
+    job["pages_new"] = changes.new_pages;
+    job["pages_changed"] = changes.changed;
+    job["pages_unchanged"] = changes.unchanged;
+    job["pages_gone"] = changes.gone;
     // The job's own fields are small but for its seed URL and error: the
     // pages get what they leave of the budget.
     const std::size_t fields = dump(job).size() + kEnvelopeBytes;

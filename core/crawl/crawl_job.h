@@ -33,6 +33,9 @@ struct CrawlJob {
   // only, never with a redirect hop. Empty: an unconditional request.
   std::string etag{};
   std::string last_modified{};
+  // The stored page's content_digest: a response with the same payload is
+  // archived as a revisit (identical-payload-digest), not a second copy.
+  std::string stored_digest{};
 
   const std::string& target_url() const { return fetch_url.empty() ? url : fetch_url; }
   // The politeness, robots.txt and worker-affinity key of this fetch.

@@ -119,7 +119,8 @@ bool FrontierWindow::superseded(const std::string& url, std::int32_t depth) cons
 
 void FrontierWindow::enqueue(const FrontierEntry& entry, const std::string& host_key) {
   if (spilled_ == 0 && held() < limits_.window) {
-    window_.push_back(Queued{entry.seq, entry.url, host_key, entry.depth, 0, entry.etag, entry.last_modified});
+    window_.push_back(Queued{entry.seq, entry.url, host_key, entry.depth, 0, entry.etag, entry.last_modified,
+                             entry.content_digest});
     // Nothing is spilled, so every stored queued row is in memory: moving the
     // cursor past this one keeps a later refill from loading it twice.
     refill_cursor_ = entry.seq + 1;
@@ -155,6 +156,7 @@ std::vector<CrawlJob> FrontierWindow::take(std::size_t n) {
     CrawlJob job{static_cast<std::uint64_t>(q.seq), std::move(q.url), std::move(q.host_key), q.depth, q.attempts + 1};
     job.etag = std::move(q.etag);
     job.last_modified = std::move(q.last_modified);
+    job.stored_digest = std::move(q.stored_digest);
     jobs.push_back(std::move(job));
     ++in_flight_;
   }
@@ -243,7 +245,8 @@ void FrontierWindow::park(const CrawlJob& job, Clock::time_point due) {
   const auto lowered = end_flight(url_fingerprint(job.url));
   release_lease(job.host_key);
   parked_.emplace(due, Queued{static_cast<std::int64_t>(job.seq), job.url, job.host_key,
-                              lowered ? lowered->depth : job.depth, job.attempt, job.etag, job.last_modified});
+                              lowered ? lowered->depth : job.depth, job.attempt, job.etag, job.last_modified,
+                              job.stored_digest});
 }
 
 std::size_t FrontierWindow::take_due(Clock::time_point now) {
@@ -273,7 +276,8 @@ void FrontierWindow::give_back(std::vector<CrawlJob> jobs) {
     release_lease(job.host_key);
     const std::int32_t depth = lowered ? lowered->depth : job.depth;
     window_.push_front(Queued{static_cast<std::int64_t>(job.seq), std::move(job.url), std::move(job.host_key), depth,
-                              job.attempt, std::move(job.etag), std::move(job.last_modified)});
+                              job.attempt, std::move(job.etag), std::move(job.last_modified),
+                              std::move(job.stored_digest)});
   }
 }
 
@@ -298,7 +302,8 @@ void FrontierWindow::refilled(const std::vector<FrontierEntry>& rows, std::size_
     // Rows store only the URL (a Url's text); the host key is derived again
     // from it.
     window_.push_back(
-      Queued{row.seq, row.url, Url::from_canonical(row.url).host_key(), row.depth, 0, row.etag, row.last_modified});
+      Queued{row.seq, row.url, Url::from_canonical(row.url).host_key(), row.depth, 0, row.etag, row.last_modified,
+             row.content_digest});
   }
   // Fewer rows than asked for means the store held no more when it was read:
   // whatever the count said, only rows spilled after the request can remain.

@@ -110,6 +110,7 @@ class FrontierWindow : public CrawlFrontier {
     std::uint32_t attempts = 0;  // leases of the row so far in this run
     std::string etag{};          // a revisit's validators (FrontierEntry)
     std::string last_modified{};
+    std::string stored_digest{};
   };
 
   Limits limits_;

@@ -28,6 +28,7 @@ struct FrontierEntry {
   // written to the frontier table.
   std::string etag{};
   std::string last_modified{};
+  std::string content_digest{};  // the stored body's, for the archive's revisit records
 };
 
 // A URL the crawl will not fetch, and the rule that said so: robots_txt,
@@ -47,6 +48,7 @@ struct DomainNode {
   // recrawl asks conditionally.
   std::string etag{};
   std::string last_modified{};
+  std::string content_digest{};
 };
 
 struct DomainResume {

@@ -317,12 +317,13 @@ struct CrawlStore::Impl {
 
   // The validators a revisit of `url` sends: those of its stored page when
   // the page is the URL's own answer (not a redirect target's).
-  std::pair<std::string, std::string> validators_of(const std::string& url) {
+  std::tuple<std::string, std::string, std::string> validators_of(const std::string& url) {
     StatementUse use(select_validators);
     select_validators.bind(1, url);
     if (!select_validators.executeStep())
       return {};
-    return {column_text(select_validators.getColumn(0)), column_text(select_validators.getColumn(1))};
+    return {column_text(select_validators.getColumn(0)), column_text(select_validators.getColumn(1)),
+            column_text(select_validators.getColumn(2))};
   }
 
   std::vector<FrontierEntry> queued_rows(std::int64_t from_seq, std::size_t limit) {
@@ -339,6 +340,7 @@ struct CrawlStore::Impl {
       entry.parent_url = column_text(select_queued.getColumn(3));
       entry.etag = column_text(select_queued.getColumn(4));
       entry.last_modified = column_text(select_queued.getColumn(5));
+      entry.content_digest = column_text(select_queued.getColumn(6));
       rows.push_back(std::move(entry));
     }
     return rows;
@@ -587,7 +589,7 @@ struct CrawlStore::Impl {
   SQLite::Statement count_changes{
       db, "SELECT change, COUNT(*) FROM page_changes WHERE run_id = ?1 GROUP BY change"};
   SQLite::Statement select_validators{db, R"sql(
-      SELECT etag, last_modified FROM pages
+      SELECT etag, last_modified, content_digest FROM pages
       WHERE url = ?1 AND COALESCE(error, '') = '' AND COALESCE(redirect_chain, '') = '')sql"};
   // Each page's own interval when adaptive revisits stored one, else
   // revisit_after (?2).
@@ -659,9 +661,10 @@ struct CrawlStore::Impl {
   // (a validator belongs to the URL that sent it).
   SQLite::Statement select_queued{db, R"sql(
       SELECT f.seq, f.url, f.depth, f.parent_url,
-             CASE WHEN ok THEN p.etag END, CASE WHEN ok THEN p.last_modified END
+             CASE WHEN ok THEN p.etag END, CASE WHEN ok THEN p.last_modified END,
+             CASE WHEN ok THEN p.content_digest END
       FROM frontier f
-      LEFT JOIN (SELECT url, etag, last_modified,
+      LEFT JOIN (SELECT url, etag, last_modified, content_digest,
                         COALESCE(error, '') = '' AND COALESCE(redirect_chain, '') = '' AS ok FROM pages) p
         ON p.url = f.url
       WHERE f.state = 0 AND f.seq >= ?1 ORDER BY f.seq LIMIT ?2)sql"};
@@ -820,7 +823,7 @@ DomainResume CrawlStore::load_domain_resume(const std::string& seed_host_key, st
         continue;
       }
       node.root_url = impl_->root_url_of(node.host_key);
-      std::tie(node.etag, node.last_modified) = impl_->validators_of(node.root_url);
+      std::tie(node.etag, node.last_modified, node.content_digest) = impl_->validators_of(node.root_url);
       out.nodes.push_back(std::move(node));
     }
     return out;
