@@ -180,6 +180,11 @@ storage_actor::behavior_type storage_behavior(storage_ptr self, std::shared_ptr<
     },
     // Reads: each commits the open batch first (write_batch.h).
     [&db](resume_request& m) { return db.load_frontier_resume(m.query); },
+    [self, &db](due_revisits& m) {
+      frontier_rows rows{db.load_due(m.now_ms, m.revisit_after_ms, static_cast<std::size_t>(std::max(m.limit, 0)))};
+      tell_committed(self);
+      return rows;
+    },
     [self, &db](relink_fetched& m) {
       fetched_links links{db.relink_fetched(m.entry)};
       after_write(self);

@@ -87,6 +87,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(actorcrawl, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::gatekeeper_actor))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::crawl_observer_actor))
 
+  // Revisits in the middle of a run (freshness).
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::due_revisits))
+
 CAF_END_TYPE_ID_BLOCK(actorcrawl)
 
 

@@ -184,6 +184,21 @@ typename Inspector::result_type inspect(Inspector& f, store_dead_letter& x) {
   return f(caf::meta::type_name("store_dead_letter"), x.row);
 }
 
+// Frontier -> Storage (request): the pages whose revisit interval has passed
+// at `now_ms` (revisit_after, or a page's adaptive interval), at most
+// `limit`, with their validators; the rows are not changed. Also the
+// Frontier's own timer for asking (sent to itself, then to the Storage).
+struct due_revisits {
+  std::int64_t now_ms = 0;
+  std::int64_t revisit_after_ms = 0;
+  std::int32_t limit = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, due_revisits& x) {
+  return f(caf::meta::type_name("due_revisits"), x.now_ms, x.revisit_after_ms, x.limit);
+}
+
 // Frontier -> Storage (request): queued rows to refill the window.
 struct load_frontier {
   std::int64_t from_seq = 0;

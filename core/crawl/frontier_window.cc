@@ -101,6 +101,21 @@ std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
   return entry;
 }
 
+bool FrontierWindow::revisit(const FrontierEntry& due) {
+  const std::uint64_t fp = url_fingerprint(due.url);
+  if (!seen_.fetched(fp) || leased_.count(fp) > 0 || redirect_origin_.count(fp) > 0)
+    return false;
+  auto url = Url::parse(due.url);
+  if (!url)
+    return false;
+  seen_.clear_fetched(fp);
+  FrontierEntry entry = due;
+  entry.seq = next_seq_++;
+  enqueue(entry, url->host_key());
+  lowered_.push_back(std::move(entry));
+  return true;
+}
+
 std::vector<FrontierEntry> FrontierWindow::take_relinks() {
   std::vector<FrontierEntry> out;
   out.swap(relinks_);

@@ -62,6 +62,7 @@ class FrontierWindow : public CrawlFrontier {
                                      std::int32_t depth, const std::string& parent_url) override;
   std::vector<FrontierRefusal> take_refused() override;
   std::vector<FrontierEntry> take_lowered() override;
+  bool revisit(const FrontierEntry& due) override;
   std::vector<FrontierEntry> take_relinks() override;
   std::vector<std::string> take_redirect_targets() override;
 

@@ -55,6 +55,9 @@ struct CrawlConfig {
   bool adaptive_revisit = false;
   std::int64_t revisit_min_ms = 3600LL * 1000;
   std::int64_t revisit_max_ms = 30LL * 24 * 3600 * 1000;
+  // How often a run asks for pages that fell due while it goes on (site
+  // profile); 0: only when a run begins.
+  std::int64_t revisit_check_interval_ms = 10LL * 60 * 1000;
   std::string db_path = "actorcrawl.db";
   std::string metrics_path = "metrics.log";
   std::string trace_path;

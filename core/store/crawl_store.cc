@@ -252,7 +252,7 @@ struct CrawlStore::Impl {
 
   void store_page(const PageRow& page) {
     const StoredAnswer before = stored_answer(page.url);
-    const FetchedPage now{page.error.empty(), page.status_code, page.not_modified, page.content_digest};
+    const RefetchedPage now{page.error.empty(), page.status_code, page.not_modified, page.content_digest};
     const PageChange change = classify_change(before.page, now);
     revisit_interval_ms = revisit ? revisit->next_interval(before.revisit_interval_ms, change) : 0;
     record_change(page.url, change, page.fetched_at_ms);
@@ -324,6 +324,27 @@ struct CrawlStore::Impl {
       return {};
     return {column_text(select_validators.getColumn(0)), column_text(select_validators.getColumn(1)),
             column_text(select_validators.getColumn(2))};
+  }
+
+  std::vector<FrontierEntry> due_rows(std::int64_t now_ms, std::int64_t revisit_after_ms, std::size_t limit) {
+    std::vector<FrontierEntry> rows;
+    StatementUse use(select_due);
+    select_due.bind(1, now_ms);
+    select_due.bind(2, revisit_after_ms);
+    const auto max_limit = static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max());
+    select_due.bind(3, static_cast<std::int64_t>(std::min(limit, max_limit)));
+    while (select_due.executeStep()) {
+      FrontierEntry entry;
+      entry.seq = select_due.getColumn(0).getInt64();
+      entry.url = column_text(select_due.getColumn(1));
+      entry.depth = select_due.getColumn(2).getInt();
+      entry.parent_url = column_text(select_due.getColumn(3));
+      entry.etag = column_text(select_due.getColumn(4));
+      entry.last_modified = column_text(select_due.getColumn(5));
+      entry.content_digest = column_text(select_due.getColumn(6));
+      rows.push_back(std::move(entry));
+    }
+    return rows;
   }
 
   std::vector<FrontierEntry> queued_rows(std::int64_t from_seq, std::size_t limit) {
@@ -669,6 +690,19 @@ struct CrawlStore::Impl {
         ON p.url = f.url
       WHERE f.state = 0 AND f.seq >= ?1 ORDER BY f.seq LIMIT ?2)sql"};
   SQLite::Statement scan_frontier{db, "SELECT seq, url, state, depth FROM frontier"};
+  // Done rows whose page's interval has passed: the same rule as
+  // requeue_due_rows, read instead of written. A scan of the done rows
+  // (idx_frontier_state), once per revisit check.
+  SQLite::Statement select_due{db, R"sql(
+      SELECT f.seq, f.url, f.depth, f.parent_url,
+             CASE WHEN ok THEN p.etag END, CASE WHEN ok THEN p.last_modified END,
+             CASE WHEN ok THEN p.content_digest END
+      FROM frontier f
+      JOIN (SELECT url, etag, last_modified, content_digest, revisit_interval_ms,
+                   COALESCE(error, '') = '' AND COALESCE(redirect_chain, '') = '' AS ok FROM pages) p
+        ON p.url = f.url
+      WHERE f.state = 1 AND f.settled_at + COALESCE(NULLIF(p.revisit_interval_ms, 0), ?2) < ?1
+      ORDER BY f.settled_at LIMIT ?3)sql"};
 
   SQLite::Statement insert_dead_letter{db, R"sql(
       INSERT INTO dead_letters(url, depth, reason, detail, attempts, status_code, failed_at)
@@ -905,6 +939,11 @@ std::int64_t CrawlStore::requeue_due(std::int64_t now_ms, std::int64_t revisit_a
 
 PageChangeCounts CrawlStore::change_counts(std::int64_t run_id) {
   return impl_->batch.read("change_counts", [&] { return impl_->change_counts(run_id); });
+}
+
+std::vector<FrontierEntry> CrawlStore::load_due(std::int64_t now_ms, std::int64_t revisit_after_ms,
+                                                std::size_t limit) {
+  return impl_->batch.read("load_due", [&] { return impl_->due_rows(now_ms, revisit_after_ms, limit); });
 }
 
 std::int64_t CrawlStore::current_run() const { return impl_->run_id; }

@@ -99,6 +99,12 @@ class CrawlStore {
   // passed at `now_ms` since they settled become 'queued'. Commits. Returns
   // how many.
   std::int64_t requeue_due(std::int64_t now_ms, std::int64_t revisit_after_ms);
+  // Pages due for a revisit in the middle of a run: up to `limit` 'done'
+  // rows whose interval (as requeue_due) has passed at `now_ms`, oldest
+  // settled first, with their validators as load_queued gives them. The
+  // rows are not changed: the Frontier queues them again under new seqs
+  // (requeue_frontier).
+  std::vector<FrontierEntry> load_due(std::int64_t now_ms, std::int64_t revisit_after_ms, std::size_t limit);
   // Adaptive revisits store each page's next interval with it (RevisitPolicy::
   // next_interval of what its fetch found); otherwise none is stored.
   void set_revisit_settings(const RevisitSettings& settings);

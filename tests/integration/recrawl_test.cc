@@ -295,3 +295,50 @@ TEST_CASE("a recrawl killed with SIGKILL and run again loses nothing and marks n
   // Every page has a record from the recrawl's runs.
   CHECK(count(config.db_path, "SELECT COUNT(DISTINCT url) FROM page_changes WHERE run_id > 1") == kPages);
 }
+
+TEST_CASE("a long run queues again the pages whose interval passed, and asks for them conditionally",
+          "[integration][recrawl][nginx]") {
+  const auto nginx = find_nginx();
+  if (!nginx) {
+    WARN("skipped: nginx is not installed (Debian package nginx)");
+    return;
+  }
+  ScratchDir dir;
+  LocalNginx server(*nginx, dir.path("nginx"));
+  INFO("nginx's log: " << server.error_log());
+  REQUIRE(server.running());
+  constexpr int kPages = 13;
+  constexpr int kBudget = kPages + 6;
+  build_site(server, kPages);
+  auto config = fast_config(dir, server.url("/index.html"));
+  // One host, 100 ms apart: the site takes at least 1.2 s, and its first
+  // pages fall due (300 ms) long before it is done. The budget ends the run.
+  config.politeness_delay_ms = 100;
+  config.politeness_delay_factor_percent = 0;
+  config.revisit_after_ms = 300;
+  config.revisit_check_interval_ms = 100;
+  config.max_pages = kBudget;
+  config.user_agent = "actorcrawl-recrawl-test/long-run";
+  const auto result = crawl(config);
+  CHECK(result.termination_reason == "max_pages");
+  const auto requests = page_requests_by(server, config.user_agent);
+  REQUIRE(requests.size() == static_cast<std::size_t>(kBudget));
+  std::set<std::string> first_seen;
+  int revisits = 0;
+  for (const auto& r : requests) {
+    INFO(r.uri);
+    if (first_seen.insert(r.uri).second) {
+      CHECK_FALSE(r.conditional());
+      CHECK(r.status == 200);
+    } else {
+      ++revisits;
+      CHECK(r.conditional());
+      CHECK(r.status == 304);
+    }
+  }
+  CHECK(first_seen.size() == static_cast<std::size_t>(kPages));
+  CHECK(revisits == kBudget - kPages);
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM page_changes WHERE change = 'unchanged'") == kBudget - kPages);
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM page_changes WHERE change = 'new'") == kPages);
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM pages") == kPages);
+}
