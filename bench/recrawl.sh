@@ -76,7 +76,7 @@ crawl() {
   local db=$1 agent=$2; shift 2
   local dir; dir=$(mktemp -d "$WORK/run.XXXXXX")
   (cd "$dir" && measured "$AC_BIN" crawl --seed "$SEED" --db "$db" --metrics "$dir/metrics.log" \
-      --max-pages 1000000 --max-depth 20 --politeness-delay-ms 0 --no-respect-robots-txt \
+      --max-pages 1000000 --max-depth 20 --politeness-delay-ms 0 --politeness-delay-factor-percent 0 --no-respect-robots-txt \
       --progress-interval-ms 1000000 --user-agent "$agent" "$@" ${AC_ARGS:-} >"$dir/out.log" 2>&1) \
     || die "crawl failed: $(tail -n 5 "$dir/out.log")"
   "$PY" - "$WORK/nginx/access.log" "$agent" "$dir/time.txt" <<'PYEOF'
