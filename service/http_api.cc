@@ -697,10 +697,12 @@ struct HttpApi::Impl {
       throw ApiError(503, "too_many_exports",
                      std::to_string(kMaxExports) + " exports are streaming; try again when one ends");
     }
-    // crawl_1.jsonl, crawl_1.graphml, crawl_1_pages.graphml, crawl_1_items.csv:
-    // the job's id is the service's own "crawl_<n>", nothing to quote.
+    // crawl_1.jsonl, crawl_1.graphml, crawl_1_pages.graphml, crawl_1_items.csv,
+    // crawl_1_changes.jsonl: the job's id is the service's own "crawl_<n>",
+    // nothing to quote.
     const std::string file = row.id + (is_graph_format(*format) && graph == ExportGraph::pages ? "_pages" : "") +
-                             (is_items_format(*format) ? "_items" : "") + "." + file_extension(*format);
+                             (is_items_format(*format) ? "_items" : "") +
+                             (*format == ExportFormat::changes ? "_changes" : "") + "." + file_extension(*format);
     res.set_header("Content-Disposition", "attachment; filename=\"" + file + "\"");
     res.set_header("Cache-Control", "no-store");
     res.set_chunked_content_provider(

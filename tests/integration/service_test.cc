@@ -165,6 +165,11 @@ TEST_CASE("serve: the job API's request and response shapes", "[integration][ser
   // A crawl without extraction rules or external processors took no items.
   CHECK(job.at("items_total") == 0);
   CHECK(job.at("processor_failures") == json::object());
+  // A first crawl: every page new, nothing changed.
+  CHECK(job.at("pages_new") == 10);
+  CHECK(job.at("pages_changed") == 0);
+  CHECK(job.at("pages_unchanged") == 0);
+  CHECK(job.at("pages_gone") == 0);
   const auto no_items = body_of(c.Get("/crawl/crawl_1/items"));
   CHECK(no_items.at("items") == json::array());
   CHECK(no_items.at("items_total") == 0);
