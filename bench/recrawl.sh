@@ -58,7 +58,8 @@ for i in range(pages):
 PYEOF
 
 {
-  nginx_conf_head "$WORK/nginx"
+  # The head turns the access log off; this benchmark reads it.
+  nginx_conf_head "$WORK/nginx" | grep -v 'access_log off;'
   echo "  log_format recrawl '\$http_user_agent \$status \$bytes_sent';"
   echo "  access_log $WORK/nginx/access.log recrawl;"
   echo "  etag on; if_modified_since exact;"
