@@ -1013,7 +1013,7 @@ TEST_CASE("serve: GET /crawl/{id}/export streams what actorcrawl export writes",
   check_error(c.Get(("/crawl/" + id + "/export").c_str()), 400, "missing_parameter");
   check_error(c.Get(("/crawl/" + id + "/export?format=xlsx").c_str()), 400, "invalid_parameter");
   CHECK(json::parse(c.Get(("/crawl/" + id + "/export?format=xlsx").c_str())->body).at("error").at("message") ==
-        "format: 'xlsx' is not one of jsonl, csv, graphml, gexf, dot, items, items-csv");
+        "format: 'xlsx' is not one of jsonl, csv, graphml, gexf, dot, items, items-csv, changes");
   check_error(c.Get(("/crawl/" + id + "/export?format=dot&graph=hosts").c_str()), 400, "invalid_parameter");
   check_error(c.Get(("/crawl/" + id + "/export?format=csv&graph=pages").c_str()), 400, "invalid_parameter");
   check_error(c.Get(("/crawl/" + id + "/export?format=csv&kind=product").c_str()), 400, "invalid_parameter");

@@ -51,7 +51,7 @@ std::int64_t changes_of(const TempDbPath& path, std::int64_t run, const std::str
 
 }  // namespace
 
-TEST_CASE("a page keeps its validators and digest; a queued revisit carries the validators", "[store][freshness]") {
+TEST_CASE("a page keeps its validators and digest, and a queued revisit carries the validators", "[store][freshness]") {
   TempDbPath path;
   CrawlStore store(path.str());
   store.add_frontier({FrontierEntry{1, "http://a.test/", 0, ""}, FrontierEntry{2, "http://a.test/new", 1, ""}});

@@ -186,7 +186,7 @@ TEST_CASE("a torn tail is cut back to the last whole request and response pair",
   }
 }
 
-TEST_CASE("a recrawl's 304 is a server-not-modified revisit; an unchanged payload an identical-payload one",
+TEST_CASE("a recrawl's 304 is a server-not-modified revisit, an unchanged payload an identical-payload one",
           "[warc][freshness]") {
   TempDir dir{"warc_recrawl"};
   WarcArchive archive{settings_for(dir.str())};
