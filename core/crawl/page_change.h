@@ -31,7 +31,7 @@ struct StoredPage {
 };
 
 // What this fetch got.
-struct FetchedPage {
+struct RefetchResult {
   bool answered = false;         // a response arrived (no FetchError)
   std::int32_t status_code = 0;  // the final status
   bool not_modified = false;     // FetchOutcome::not_modified: a 304 to our validators
@@ -49,7 +49,7 @@ struct FetchedPage {
 //   digest, or either unknown ("": nothing proves them equal) -> changed
 // A body cut at max_body_bytes is compared as cut: a change past the cut
 // goes unseen (the stored body is cut at the same place).
-PageChange classify_change(const StoredPage& before, const FetchedPage& now);
+PageChange classify_change(const StoredPage& before, const RefetchResult& now);
 
 // 404 Not Found and 410 Gone: the page is not there (a definite answer).
 bool is_gone_status(std::int32_t status);
