@@ -34,7 +34,7 @@ bool speaks_for_page(std::int32_t status) {
 
 }  // namespace
 
-PageChange classify_change(const StoredPage& before, const RefetchedPage& now) {
+PageChange classify_change(const StoredPage& before, const RefetchResult& now) {
   if (!now.answered || !speaks_for_page(now.status_code))
     return PageChange::failed;
   if (now.status_code == 304)

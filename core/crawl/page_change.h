@@ -30,9 +30,8 @@ struct StoredPage {
   std::string digest;            // content_digest of its body; "" when not kept
 };
 
-// What this fetch got. (Not page_processor.h's FetchedPage, the response the
-// processors read: both are seen together where the store and the pipeline meet.)
-struct RefetchedPage {
+// What this fetch got.
+struct RefetchResult {
   bool answered = false;         // a response arrived (no FetchError)
   std::int32_t status_code = 0;  // the final status
   bool not_modified = false;     // FetchOutcome::not_modified: a 304 to our validators
@@ -50,7 +49,7 @@ struct RefetchedPage {
 //   digest, or either unknown ("": nothing proves them equal) -> changed
 // A body cut at max_body_bytes is compared as cut: a change past the cut
 // goes unseen (the stored body is cut at the same place).
-PageChange classify_change(const StoredPage& before, const RefetchedPage& now);
+PageChange classify_change(const StoredPage& before, const RefetchResult& now);
 
 // 404 Not Found and 410 Gone: the page is not there (a definite answer).
 bool is_gone_status(std::int32_t status);

@@ -252,7 +252,7 @@ struct CrawlStore::Impl {
 
   void store_page(const PageRow& page) {
     const StoredAnswer before = stored_answer(page.url);
-    const RefetchedPage now{page.error.empty(), page.status_code, page.not_modified, page.content_digest};
+    const RefetchResult now{page.error.empty(), page.status_code, page.not_modified, page.content_digest};
     const PageChange change = classify_change(before.page, now);
     revisit_interval_ms = revisit ? revisit->next_interval(before.revisit_interval_ms, change) : 0;
     record_change(page.url, change, page.fetched_at_ms);

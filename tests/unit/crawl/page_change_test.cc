@@ -11,16 +11,16 @@ StoredPage stored(std::int32_t status, std::string digest = "sha1:AAAA") {
   return StoredPage{true, status, std::move(digest)};
 }
 
-RefetchedPage got(std::int32_t status, std::string digest = "sha1:AAAA") {
-  RefetchedPage f;
+RefetchResult got(std::int32_t status, std::string digest = "sha1:AAAA") {
+  RefetchResult f;
   f.answered = true;
   f.status_code = status;
   f.digest = std::move(digest);
   return f;
 }
 
-RefetchedPage not_modified() {
-  RefetchedPage f = got(304, "");
+RefetchResult not_modified() {
+  RefetchResult f = got(304, "");
   f.not_modified = true;
   return f;
 }
@@ -68,7 +68,7 @@ TEST_CASE("page change: new is the first answer for a URL", "[page_change]") {
   // A URL first seen dead is a new row, with its status.
   CHECK(classify_change(StoredPage{}, got(404)) == PageChange::new_page);
   // No answer is no row: still failed.
-  CHECK(classify_change(StoredPage{}, RefetchedPage{}) == PageChange::failed);
+  CHECK(classify_change(StoredPage{}, RefetchResult{}) == PageChange::failed);
   CHECK(classify_change(StoredPage{}, got(503)) == PageChange::failed);
 }
 
@@ -87,12 +87,12 @@ TEST_CASE("page change: 404 and 410 are gone where a page was, and stay unchange
 }
 
 TEST_CASE("page change: a fetch that says nothing about the page is failed, not a change", "[page_change]") {
-  RefetchedPage no_answer;  // a timeout, a reset, a DNS failure
+  RefetchResult no_answer;  // a timeout, a reset, a DNS failure
   no_answer.status_code = 0;
   CHECK(classify_change(stored(200), no_answer) == PageChange::failed);
   // An error with a status left over (a body that could not be decoded)
   // is still no answer.
-  RefetchedPage broken = got(200);
+  RefetchResult broken = got(200);
   broken.answered = false;
   CHECK(classify_change(stored(200), broken) == PageChange::failed);
   for (int status : {500, 502, 503, 504, 429, 401, 403, 400, 408, 451, 100, 0, 199, 600}) {
