@@ -9,6 +9,7 @@
 #include "core/clock/clock.h"
 #include "core/report/console_log.h"
 #include "core/fetch/fetch_engine.h"
+#include "core/fetch/http_date.h"
 #include "core/fetch/retry_policy.h"
 #include "core/sitemap/sitemap_parser.h"
 #include "core/web/robots_txt.h"
@@ -125,6 +126,12 @@ class fetch_worker : public caf::blocking_actor {
     r.user_agent = settings_.user_agent;
     r.block_private_addresses = settings_.block_private_addresses;
     r.capture_http = settings_.capture_http;
+    // A revisit asks conditionally, for the job's own URL only: a validator
+    // belongs to the URL that sent it, never to a redirect hop.
+    if (job.fetch_url.empty()) {
+      r.if_none_match = job.etag;
+      r.if_modified_since_ms = job.last_modified.empty() ? -1 : parse_http_date(job.last_modified);
+    }
     return r;
   }
 
@@ -295,6 +302,9 @@ class fetch_worker : public caf::blocking_actor {
       r.ip_address = std::move(outcome.ip_address);
       r.request_head = std::move(outcome.request_head);
       r.response_head = std::move(outcome.response_head);
+      r.etag = std::move(outcome.etag);
+      r.last_modified = std::move(outcome.last_modified);
+      r.not_modified = outcome.not_modified;
       r.sent_us = monotonic_us();
       send(actors_.processor, std::move(r));
     } else {

@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include "instrument/message_trace.h"
+#include "core/clock/clock.h"
 #include "core/report/console_log.h"
 #include "core/crawl/lease_ledger.h"
 #include "core/crawl/transient_failure.h"
@@ -112,6 +113,48 @@ void relink(frontier_ptr self) {
           dispatch_more(self);
         });
   }
+}
+
+// Pages due for a revisit are asked for at most this many at a time.
+constexpr std::int32_t kDueRevisitsPerCheck = 1000;
+
+bool revisits_during_run(const FrontierSettings& s) {
+  return s.revisit_after_ms > 0 && s.revisit_check.count() > 0 && s.profile == CrawlProfile::site;
+}
+
+void arm_revisit_check(frontier_ptr self) {
+  const auto& s = self->state.settings;
+  if (revisits_during_run(s))
+    self->delayed_send(self, s.revisit_check, due_revisits{0, s.revisit_after_ms, kDueRevisitsPerCheck});
+}
+
+// A revisit check: the Storage names the pages whose interval has passed,
+// and each is queued again (a new seq, its validators with it). Only while
+// the crawl goes on: a crawl whose queue ran dry ends, and the next run
+// queues what is due then.
+void check_revisits(frontier_ptr self, due_revisits ask) {
+  auto& st = self->state;
+  if (st.stopping || st.finishing)
+    return;
+  ask.now_ms = epoch_ms();
+  self->request(st.actors.storage, caf::infinite, ask)
+    .then(
+      [self](frontier_rows& due) {
+        auto& st = self->state;
+        if (!st.stopping && !st.finishing) {
+          std::size_t queued = 0;
+          for (const auto& row : due.rows)
+            queued += st.frontier->revisit(row) ? 1 : 0;
+          if (queued > 0)
+            log_line(LogLevel::info, std::to_string(queued) + " pages due for a revisit are queued again");
+        }
+        arm_revisit_check(self);
+        dispatch_more(self);
+      },
+      [self](caf::error& err) {
+        log_line(LogLevel::error, "asking for pages due for a revisit failed: " + to_string(err));
+        arm_revisit_check(self);
+      });
 }
 
 // One tick for the earliest parked URL, re-armed when an earlier one parks.
@@ -254,6 +297,7 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
           for (const auto& seed : targets)
             offer(self, seed.url, seed.host_key, 0, "");
           st.started = true;
+          arm_revisit_check(self);
           dispatch_more(self);
         });
     },
@@ -320,6 +364,7 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
       arm_due_tick(self);
       dispatch_more(self);
     },
+    [self](due_revisits& ask) { check_revisits(self, ask); },
     [self](stop_crawl& s) {
       auto& st = self->state;
       if (st.stopping)

@@ -83,10 +83,16 @@ parse_lane_actor::behavior_type processor_lane(traced_actor<lane_state, parse_la
       StageTimer timer(st.times, waited_us(r.sent_us));
       // Every response is archived before anything is decided about it, so
       // redirect hops and redirects that fail are kept like pages.
-      if (st.settings.pipeline->archives())
-        st.settings.pipeline->archive(HttpExchange{r.job.target_url(), r.fetched_at_ms, std::move(r.ip_address),
-                                                   std::move(r.request_head), r.response_head, r.body,
-                                                   r.truncated});  // the head stays for the processors
+      if (st.settings.pipeline->archives()) {
+        HttpExchange exchange{r.job.target_url(), r.fetched_at_ms, std::move(r.ip_address), std::move(r.request_head),
+                              r.response_head, r.body, r.truncated};  // the head stays for the processors
+        // A revisit of the stored page (never a hop: its URL is another).
+        if (r.job.fetch_url.empty()) {
+          exchange.not_modified = r.not_modified;
+          exchange.previous_digest = r.job.stored_digest;
+        }
+        st.settings.pipeline->archive(exchange);
+      }
       const RedirectStep step = st.settings.pipeline->redirect_step(r.job, r.status_code, r.location);
       if (step.kind == RedirectStep::Kind::follow) {
         self->send(st.actors.host_selector, follow_redirect{step.next});
@@ -105,7 +111,10 @@ parse_lane_actor::behavior_type processor_lane(traced_actor<lane_state, parse_la
                              std::move(r.redirect_urls),
                              std::move(r.redirect_statuses),
                              std::move(r.x_robots_tag),
-                             std::move(r.location)};
+                             std::move(r.location),
+                             std::move(r.etag),
+                             std::move(r.last_modified),
+                             r.not_modified};
       ProcessedPage done = st.settings.pipeline->process(r.job, page, facts);
       if (st.settings.log_each_page)
         log_line(LogLevel::info, "fetched " + r.job.host_key + " (depth=" + std::to_string(r.job.depth) + ", " +

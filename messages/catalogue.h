@@ -100,6 +100,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(actorcrawl, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::load_sitemaps))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::sitemap_history))
 
+  // Revisits in the middle of a run (freshness).
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::due_revisits))
+
 CAF_END_TYPE_ID_BLOCK(actorcrawl)
 
 

@@ -59,6 +59,7 @@ using frontier_actor = caf::typed_actor<
   caf::reacts_to<sitemap_links>,
   caf::reacts_to<sitemaps_open>,
   caf::reacts_to<tick_atom>,  // its own timer: a parked URL is due
+  caf::reacts_to<due_revisits>,  // its own timer: time to ask the Storage for due pages
   caf::replies_to<progress_atom>::with<crawl_progress>,
   caf::replies_to<timings_atom>::with<StageTimes>>;
 
@@ -103,6 +104,7 @@ using storage_actor = caf::typed_actor<
   caf::reacts_to<tick_atom>,  // its own timer: a batch is due
   caf::replies_to<resume_request>::with<FrontierResume>,
   caf::replies_to<load_frontier>::with<frontier_rows>,
+  caf::replies_to<due_revisits>::with<frontier_rows>,
   caf::replies_to<relink_fetched>::with<fetched_links>,
   caf::replies_to<begin_run>::with<std::int64_t>,
   caf::replies_to<end_run>::with<ok_atom>,

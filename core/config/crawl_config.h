@@ -52,6 +52,15 @@ struct CrawlConfig {
   std::vector<std::string> exclude_patterns;
   std::vector<std::string> strip_query_params;
   std::int64_t revisit_after_ms = 0;  // key `revisit_after`; 0 = never
+  // Adaptive revisits (core/crawl/revisit_policy.h): each page's interval
+  // halves when it changed and grows by half when not, within
+  // [revisit_min, revisit_max].
+  bool adaptive_revisit = false;
+  std::int64_t revisit_min_ms = 3600LL * 1000;
+  std::int64_t revisit_max_ms = 30LL * 24 * 3600 * 1000;
+  // How often a run asks for pages that fell due while it goes on (site
+  // profile); 0: only when a run begins.
+  std::int64_t revisit_check_interval_ms = 10LL * 60 * 1000;
   std::string db_path = "actorcrawl.db";
   std::string metrics_path = "metrics.log";
   std::string trace_path;

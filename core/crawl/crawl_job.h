@@ -28,6 +28,15 @@ struct CrawlJob {
   std::vector<std::string> hop_urls{};       // each URL that answered with a redirect
   std::vector<std::int32_t> hop_statuses{};  // and its status
 
+  // A revisit: the stored page's ETag and Last-Modified (as received), sent
+  // back as If-None-Match / If-Modified-Since with the request for `url`
+  // only, never with a redirect hop. Empty: an unconditional request.
+  std::string etag{};
+  std::string last_modified{};
+  // The stored page's content_digest: a response with the same payload is
+  // archived as a revisit (identical-payload-digest), not a second copy.
+  std::string stored_digest{};
+
   const std::string& target_url() const { return fetch_url.empty() ? url : fetch_url; }
   // The politeness, robots.txt and worker-affinity key of this fetch.
   const std::string& target_host() const { return fetch_url.empty() ? host_key : fetch_host_key; }

@@ -26,6 +26,13 @@ struct FrontierEntry {
   // ms), 0 when none did: kept with the row (frontier.lastmod) for the
   // revisit policy.
   std::int64_t lastmod_ms = 0;
+  // The stored page's validators when the URL was fetched before (a
+  // revisit): its ETag and Last-Modified as received, which make the next
+  // request conditional. Loaded with queued rows (load_queued); never
+  // written to the frontier table.
+  std::string etag{};
+  std::string last_modified{};
+  std::string content_digest{};  // the stored body's, for the archive's revisit records
 };
 
 // A URL the crawl will not fetch, and the rule that said so: robots_txt,
@@ -41,6 +48,11 @@ struct DomainNode {
   std::string host_key;
   std::string root_url;  // with the scheme it was discovered with
   std::int64_t crawl_count = 0;
+  // The stored root page's validators, when it was fetched before: the
+  // recrawl asks conditionally.
+  std::string etag{};
+  std::string last_modified{};
+  std::string content_digest{};
 };
 
 struct DomainResume {
@@ -118,6 +130,24 @@ struct PageRow {
   std::int64_t links_dropped = 0;  // hrefs past max_links_per_page, not read
   std::vector<ExtractedItem> items;                // written with the page, in one transaction
   std::vector<ProcessorFailure> processor_failures;
+  // Freshness (schema version 6): the response's validators as received
+  // ("" when absent) and content_digest() of the body as kept.
+  std::string etag;
+  std::string last_modified;
+  std::string content_digest;
+  // A 304 Not Modified to the validators the request carried: the stored
+  // page, its links and items still hold; only the fetch is recorded
+  // (fetched_at, fetch_ms, attempts, validators the 304 repeated).
+  bool not_modified = false;
+};
+
+// How the pages fetched in one run compare with what earlier runs stored
+// (core/crawl/page_change.h): counted from page_changes, by run.
+struct PageChangeCounts {
+  std::int64_t new_pages = 0;
+  std::int64_t changed = 0;
+  std::int64_t unchanged = 0;
+  std::int64_t gone = 0;
 };
 
 struct DeadLetterRow {
@@ -205,6 +235,9 @@ struct StoreSummary {
   // sitemap URLs that never became documents (named again, too deep).
   std::int64_t sitemap_urls_queued = 0;
   std::vector<SitemapOutcomeCount> sitemap_outcomes;
+  // The current run's pages by what their fetch found (new, changed,
+  // unchanged, gone), from page_changes.
+  PageChangeCounts changes;
 };
 
 }  // namespace actorcrawl

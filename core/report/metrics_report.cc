@@ -23,6 +23,11 @@ std::string metrics_json(const RunMetrics& m) {
   j["links_dropped"] = m.summary.links_dropped;
   j["urls_parked"] = m.summary.urls_parked;
   j["items_stored"] = m.summary.items_stored;
+  // What this run's fetches found against the stored pages (page_changes).
+  j["pages_new"] = m.summary.changes.new_pages;
+  j["pages_changed"] = m.summary.changes.changed;
+  j["pages_unchanged"] = m.summary.changes.unchanged;
+  j["pages_gone"] = m.summary.changes.gone;
   // {"lang": {"timeout": 3}}: each processor's failures by reason.
   auto& failures = j["processor_failures"];
   failures = nlohmann::ordered_json::object();

@@ -151,6 +151,8 @@ FrontierSettings frontier_settings(const CrawlConfig& config) {
   f.domain.max_crawls_per_node = config.max_crawls_per_node;
   f.domain.max_subdomains_per_root = static_cast<std::size_t>(config.max_subdomains_per_root);
   f.host_backoff = std::chrono::milliseconds{config.host_backoff_ms};
+  f.revisit_after_ms = config.revisit_after_ms;
+  f.revisit_check = std::chrono::milliseconds{config.revisit_check_interval_ms};
   f.max_in_flight = config.max_in_flight > 0 ? static_cast<std::size_t>(config.max_in_flight)
                                              : default_max_in_flight(transfer_slots(config));
   return f;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/crawl/records.h"
+#include "core/crawl/revisit_policy.h"
 #include "core/store/store_error.h"
 
 namespace actorcrawl {
@@ -93,9 +94,28 @@ class CrawlStore {
   // Revisit policy: 'done' rows settled before `cutoff_ms` become 'queued'.
   // Returns how many.
   std::int64_t requeue_fetched_before(std::int64_t cutoff_ms);
+  // Revisit policy with each page's own interval: 'done' rows whose page's
+  // stored interval (adaptive revisits), or else `revisit_after_ms`, has
+  // passed at `now_ms` since they settled become 'queued'. Commits. Returns
+  // how many.
+  std::int64_t requeue_due(std::int64_t now_ms, std::int64_t revisit_after_ms);
+  // Pages due for a revisit in the middle of a run: up to `limit` 'done'
+  // rows whose interval (as requeue_due) has passed at `now_ms`, oldest
+  // settled first, with their validators as load_queued gives them. The
+  // rows are not changed: the Frontier queues them again under new seqs
+  // (requeue_frontier).
+  std::vector<FrontierEntry> load_due(std::int64_t now_ms, std::int64_t revisit_after_ms, std::size_t limit);
+  // Adaptive revisits store each page's next interval with it (RevisitPolicy::
+  // next_interval of what its fetch found); otherwise none is stored.
+  void set_revisit_settings(const RevisitSettings& settings);
 
   // -- results -------------------------------------------------------------
-  // Upserts the page (by url), replaces its links, upserts its node
+  // Compares the fetch with the stored page (classify_change) and records
+  // what it found in page_changes under the current run, in the same
+  // transaction as the page. A 304 (page.not_modified) to a stored page
+  // keeps its row, links and items and updates only the fetch's fields and
+  // the validators the 304 sent; its node counts the crawl. Otherwise:
+  // upserts the page (by url), replaces its links, upserts its node
   // (crawl_count += 1; description from title/description when the node has
   // none yet or the page is the host's root "/"), upserts every target node
   // and edge in link_host_keys (weight += 1).
@@ -117,7 +137,11 @@ class CrawlStore {
   // -- runs ------------------------------------------------------------------
   // Returns the run id.
   std::int64_t begin_run(std::int64_t started_at_ms, const std::string& seeds_json);
+  // Also writes the run's change counts to its crawl_runs row.
   void end_run(std::int64_t run_id, std::int64_t ended_at_ms, const std::string& reason);
+  // The run begin_run opened (0 before any); its page_changes counts.
+  std::int64_t current_run() const;
+  PageChangeCounts change_counts(std::int64_t run_id);
 
   // Counts since `since_ms`, and for each of `seed_urls` (normalized) the
   // refusal of its frontier row if it was refused for good.

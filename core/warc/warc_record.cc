@@ -190,12 +190,24 @@ WarcRecord revisit_record(const HttpExchange& x, const RecordIds& ids, const std
   WarcRecord r = exchange_record("revisit", ids.response_id, x, ids.warcinfo_id, ids.request_id);
   r.fields.emplace_back("WARC-Profile", "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest");
   r.fields.emplace_back("WARC-Refers-To-Target-URI", original.target_uri);
-  r.fields.emplace_back("WARC-Refers-To-Date", warc_date(original.date_ms));
-  r.fields.emplace_back("WARC-Refers-To", original.record_id);
+  if (original.date_ms > 0)
+    r.fields.emplace_back("WARC-Refers-To-Date", warc_date(original.date_ms));
+  if (!original.record_id.empty())
+    r.fields.emplace_back("WARC-Refers-To", original.record_id);
   r.fields.emplace_back("Content-Type", "application/http;msgtype=response");
   r.block = archived_response_head(x.response_head, x.body.size());
   r.fields.emplace_back("WARC-Block-Digest", warc_sha1(r.block));
   r.fields.emplace_back("WARC-Payload-Digest", payload_digest);
+  return r;
+}
+
+WarcRecord not_modified_record(const HttpExchange& x, const RecordIds& ids) {
+  WarcRecord r = exchange_record("revisit", ids.response_id, x, ids.warcinfo_id, ids.request_id);
+  r.fields.emplace_back("WARC-Profile", "http://netpreserve.org/warc/1.1/revisit/server-not-modified");
+  r.fields.emplace_back("WARC-Refers-To-Target-URI", x.target_uri);
+  r.fields.emplace_back("Content-Type", "application/http;msgtype=response");
+  r.block = archived_response_head(x.response_head, 0);
+  r.fields.emplace_back("WARC-Block-Digest", warc_sha1(r.block));
   return r;
 }
 
