@@ -45,7 +45,9 @@ struct host_selector_state {
   // Sitemaps (docs/sitemaps.md): which documents to fetch and how each ended.
   SitemapSettings sitemap_settings;
   SitemapLedger sitemaps;
-  std::int64_t sitemaps_open_told = 0;  // the last count the Frontier heard
+  // The last count the Frontier heard; -1: none yet, so the first count is
+  // sent even when it is 0 (the Frontier may wait for it: FrontierSettings).
+  std::int64_t sitemaps_open_told = -1;
   std::vector<SitemapRow> sitemap_rows;  // outcomes not yet sent to Storage
   StageTimes times{"select"};
   Clock::time_point tick_at{};
@@ -390,6 +392,7 @@ void load_sitemap_history(selector_ptr self) {
     .then(
       [self](sitemap_history& h) {
         self->state.sitemaps.history_loaded(h.urls);
+        self->state.sitemaps.reread(h.due);
         schedule_sitemaps(self);
         dispatch(self);
       },

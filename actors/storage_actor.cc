@@ -179,7 +179,7 @@ storage_actor::behavior_type storage_behavior(storage_ptr self, std::shared_ptr<
       after_write(self);
     },
     [self, &db](load_sitemaps& m) {
-      sitemap_history h{db.sitemaps_read(m.fetched_since_ms)};
+      sitemap_history h{db.sitemaps_read(m.fetched_since_ms), db.sitemaps_due(m.fetched_since_ms)};
       tell_committed(self);
       return h;
     },
@@ -191,6 +191,11 @@ storage_actor::behavior_type storage_behavior(storage_ptr self, std::shared_ptr<
     [&db](resume_request& m) { return db.load_frontier_resume(m.query); },
     [self, &db](due_revisits& m) {
       frontier_rows rows{db.load_due(m.now_ms, m.revisit_after_ms, static_cast<std::size_t>(std::max(m.limit, 0)))};
+      tell_committed(self);
+      return rows;
+    },
+    [self, &db](lastmod_revisits& m) {
+      frontier_rows rows{db.load_due_by_lastmod(m.offered, m.now_ms)};
       tell_committed(self);
       return rows;
     },

@@ -102,6 +102,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(actorcrawl, caf::first_custom_type_id)
 
   // Revisits in the middle of a run (freshness).
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::due_revisits))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::lastmod_revisits))
 
 CAF_END_TYPE_ID_BLOCK(actorcrawl)
 

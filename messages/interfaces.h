@@ -105,6 +105,7 @@ using storage_actor = caf::typed_actor<
   caf::replies_to<resume_request>::with<FrontierResume>,
   caf::replies_to<load_frontier>::with<frontier_rows>,
   caf::replies_to<due_revisits>::with<frontier_rows>,
+  caf::replies_to<lastmod_revisits>::with<frontier_rows>,
   caf::replies_to<relink_fetched>::with<fetched_links>,
   caf::replies_to<begin_run>::with<std::int64_t>,
   caf::replies_to<end_run>::with<ok_atom>,

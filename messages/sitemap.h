@@ -142,11 +142,14 @@ typename Inspector::result_type inspect(Inspector& f, load_sitemaps& x) {
 // Storage -> HostSelector: the answer to load_sitemaps.
 struct sitemap_history {
   std::vector<std::string> urls;
+  // Fetched by an earlier run before `fetched_since_ms` (with revisits on):
+  // read again at the start of this run, for their <lastmod>s.
+  std::vector<std::string> due;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sitemap_history& x) {
-  return f(caf::meta::type_name("sitemap_history"), x.urls);
+  return f(caf::meta::type_name("sitemap_history"), x.urls, x.due);
 }
 
 }  // namespace actorcrawl

@@ -206,6 +206,22 @@ typename Inspector::result_type inspect(Inspector& f, due_revisits& x) {
   return f(caf::meta::type_name("due_revisits"), x.now_ms, x.revisit_after_ms, x.limit);
 }
 
+// Frontier -> Storage (request): URLs a sitemap listed with a <lastmod>
+// that this crawl had fetched already (`offered`: url, depth, parent and
+// lastmod_ms). The reply holds those whose stored fetch is older than the
+// <lastmod>, with their validators, once revisit_min has passed since that
+// fetch (RevisitPolicy::due_by_lastmod); the rows are not changed: the
+// Frontier queues them again under new seqs, as due_revisits'.
+struct lastmod_revisits {
+  std::int64_t now_ms = 0;
+  std::vector<FrontierEntry> offered;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, lastmod_revisits& x) {
+  return f(caf::meta::type_name("lastmod_revisits"), x.now_ms, x.offered);
+}
+
 // Frontier -> Storage (request): queued rows to refill the window.
 struct load_frontier {
   std::int64_t from_seq = 0;

@@ -44,6 +44,11 @@ struct FrontierSettings {
   // begins.
   std::int64_t revisit_after_ms = 0;
   std::chrono::milliseconds revisit_check{0};
+  // Sitemaps with revisits on: the HostSelector reads again at the start of
+  // a run the sitemaps an earlier run read, and the crawl is not over
+  // before it has said how many sitemaps are open (sitemaps_open), though
+  // nothing else may be queued.
+  bool await_sitemaps = false;
 };
 
 struct SeedTarget {

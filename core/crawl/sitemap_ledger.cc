@@ -28,6 +28,11 @@ void SitemapLedger::history_loaded(const std::vector<std::string>& read_before) 
   history_ready_ = true;
 }
 
+void SitemapLedger::reread(const std::vector<std::string>& due) {
+  for (const auto& url : due)
+    walk_.add_sitemap(url);
+}
+
 void SitemapLedger::note_refusals(const std::map<std::string, std::uint64_t>& before) {
   for (const auto& [name, count] : walk_.counts().sitemaps_refused) {
     const auto was = before.find(name);

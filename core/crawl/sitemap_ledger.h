@@ -50,6 +50,10 @@ class SitemapLedger {
   // The sitemap URLs an earlier run read (load_sitemaps): not fetched again.
   void history_loaded(const std::vector<std::string>& read_before);
   bool history_ready() const { return history_ready_; }
+  // Sitemaps an earlier run read long enough ago to be read again (with
+  // revisits on): queued now, without waiting for their robots.txt to name
+  // them, so a run with nothing else due still reads them.
+  void reread(const std::vector<std::string>& due);
 
   // A host's robots.txt at `robots_url` was read and named `sitemaps`.
   void on_robots(const std::string& robots_url, const std::vector<std::string>& sitemaps);
@@ -129,8 +133,11 @@ namespace actorcrawl {
 struct SitemapSettings {
   bool enabled = false;
   SitemapLedgerSettings ledger;
-  // revisit_after: a sitemap an earlier run read is fetched again once
-  // that much time has passed since (0: never again).
+  // A sitemap an earlier run read is fetched again once this much time has
+  // passed since (0: never again). With revisits on it is revisit_min, the
+  // least time between two fetches of a page: a sitemap is how a site says
+  // which pages changed, so it is read as often as a page may be fetched,
+  // and its <lastmod>s bring changed pages back before revisit_after would.
   std::int64_t revisit_after_ms = 0;
 };
 

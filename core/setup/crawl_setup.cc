@@ -9,6 +9,7 @@
 #include "core/extract/extraction_rules.h"
 #include "core/plugin/external_processor.h"
 #include "core/crawl/link_scope.h"
+#include "core/crawl/revisit_policy.h"
 #include "core/crawl/work_bounds.h"
 #include "core/web/robots_txt.h"
 #include "core/web/url.h"
@@ -127,13 +128,18 @@ SitemapSettings sitemap_settings(const CrawlConfig& config) {
   for (const auto& seed : config.seeds)
     if (const auto url = Url::parse(seed))
       s.ledger.seed_hosts.push_back(url->host_key());
-  s.revisit_after_ms = config.revisit_after_ms;
+  if (config.revisit_after_ms > 0)
+    s.revisit_after_ms = RevisitPolicy{RevisitSettings{config.revisit_after_ms, config.revisit_min_ms,
+                                                       config.revisit_max_ms, config.adaptive_revisit}}
+                           .settings()
+                           .revisit_min_ms;
   return s;
 }
 
 FrontierSettings frontier_settings(const CrawlConfig& config) {
   FrontierSettings f;
   f.profile = config.crawl_profile();
+  f.await_sitemaps = config.sitemaps_enabled() && config.revisit_after_ms > 0;
   f.site.window = static_cast<std::size_t>(config.frontier_window);
   f.site.max_pages = config.max_pages;
   f.site.max_depth = static_cast<std::int32_t>(config.max_depth);

@@ -567,6 +567,8 @@ struct CrawlStore::Impl {
   // With adaptive revisits: each page's interval moves with what its fetch
   // found. Without: none is stored (revisit_after applies to every page).
   std::optional<RevisitPolicy> revisit;
+  // Whenever revisit_after is on: when a sitemap's <lastmod> makes a page due.
+  std::optional<RevisitPolicy> lastmod_policy;
   std::int64_t revisit_interval_ms = 0;  // of the page being stored
   // Declared after db: its statements are finalized before the connection
   // closes.
@@ -666,6 +668,8 @@ struct CrawlStore::Impl {
       WHERE excluded.status <> 'refused' OR sitemaps.status = 'refused')sql"};
   SQLite::Statement sitemaps_read{db, R"sql(
       SELECT url FROM sitemaps WHERE status = 'fetched' AND fetched_at >= ?1)sql"};
+  SQLite::Statement sitemaps_older{db, R"sql(
+      SELECT url FROM sitemaps WHERE status = 'fetched' AND fetched_at < ?1 ORDER BY url)sql"};
   SQLite::Statement summary_sitemap_outcomes{db, R"sql(
       SELECT status, reason, COUNT(*) FROM sitemaps WHERE fetched_at >= ?1 GROUP BY status, reason
       ORDER BY status, reason)sql"};
@@ -740,6 +744,18 @@ struct CrawlStore::Impl {
         ON p.url = f.url
       WHERE f.state = 1 AND f.settled_at + COALESCE(NULLIF(p.revisit_interval_ms, 0), ?2) < ?1
       ORDER BY f.settled_at LIMIT ?3)sql"};
+
+  // One fetched page of the frontier, as select_due gives it, with its
+  // fetch history: for a sitemap's <lastmod>.
+  SQLite::Statement select_fetched{db, R"sql(
+      SELECT f.seq, f.url, f.depth, f.parent_url,
+             CASE WHEN ok THEN p.etag END, CASE WHEN ok THEN p.last_modified END,
+             CASE WHEN ok THEN p.content_digest END, p.fetched_at, p.revisit_interval_ms
+      FROM frontier f
+      JOIN (SELECT url, etag, last_modified, content_digest, revisit_interval_ms, fetched_at,
+                   COALESCE(error, '') = '' AND COALESCE(redirect_chain, '') = '' AS ok FROM pages) p
+        ON p.url = f.url
+      WHERE f.url = ?1 AND f.state = 1)sql"};
 
   SQLite::Statement insert_dead_letter{db, R"sql(
       INSERT INTO dead_letters(url, depth, reason, detail, attempts, status_code, failed_at)
@@ -893,6 +909,19 @@ std::vector<std::string> CrawlStore::sitemaps_read(std::int64_t fetched_since_ms
   });
 }
 
+std::vector<std::string> CrawlStore::sitemaps_due(std::int64_t fetched_since_ms) {
+  return impl_->batch.read("sitemaps_due", [&] {
+    std::vector<std::string> out;
+    if (fetched_since_ms <= 0)
+      return out;
+    StatementUse use(impl_->sitemaps_older);
+    impl_->sitemaps_older.bind(1, fetched_since_ms);
+    while (impl_->sitemaps_older.executeStep())
+      out.push_back(impl_->sitemaps_older.getColumn(0).getString());
+    return out;
+  });
+}
+
 DomainResume CrawlStore::load_domain_resume(const std::string& seed_host_key, std::int64_t max_crawls_per_node) {
   // root_url_of searches links by target; a run cut off by kill -9 left no
   // index for that (see begin_run).
@@ -988,6 +1017,10 @@ void CrawlStore::settle_frontier(const std::string& url, FrontierState state) {
 }
 
 void CrawlStore::set_revisit_settings(const RevisitSettings& settings) {
+  if (settings.revisit_after_ms > 0)
+    impl_->lastmod_policy.emplace(settings);
+  else
+    impl_->lastmod_policy.reset();
   if (settings.adaptive && settings.revisit_after_ms > 0)
     impl_->revisit.emplace(settings);
   else
@@ -1013,6 +1046,38 @@ PageChangeCounts CrawlStore::change_counts(std::int64_t run_id) {
 std::vector<FrontierEntry> CrawlStore::load_due(std::int64_t now_ms, std::int64_t revisit_after_ms,
                                                 std::size_t limit) {
   return impl_->batch.read("load_due", [&] { return impl_->due_rows(now_ms, revisit_after_ms, limit); });
+}
+
+std::vector<FrontierEntry> CrawlStore::load_due_by_lastmod(const std::vector<FrontierEntry>& offered,
+                                                           std::int64_t now_ms) {
+  return impl_->batch.read("load_due_by_lastmod", [&] {
+    std::vector<FrontierEntry> rows;
+    if (!impl_->lastmod_policy)
+      return rows;
+    auto& q = impl_->select_fetched;
+    for (const auto& candidate : offered) {
+      if (candidate.lastmod_ms <= 0)
+        continue;
+      StatementUse use(q);
+      q.bind(1, candidate.url);
+      if (!q.executeStep())
+        continue;
+      const FetchHistory history{q.getColumn(7).isNull() ? -1 : q.getColumn(7).getInt64(), q.getColumn(8).getInt64()};
+      if (!impl_->lastmod_policy->due_by_lastmod(history, candidate.lastmod_ms, now_ms))
+        continue;
+      FrontierEntry entry;
+      entry.seq = q.getColumn(0).getInt64();
+      entry.url = column_text(q.getColumn(1));
+      entry.depth = q.getColumn(2).getInt();
+      entry.parent_url = column_text(q.getColumn(3));
+      entry.lastmod_ms = candidate.lastmod_ms;
+      entry.etag = column_text(q.getColumn(4));
+      entry.last_modified = column_text(q.getColumn(5));
+      entry.content_digest = column_text(q.getColumn(6));
+      rows.push_back(std::move(entry));
+    }
+    return rows;
+  });
 }
 
 std::int64_t CrawlStore::current_run() const { return impl_->run_id; }

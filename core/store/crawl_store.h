@@ -105,6 +105,12 @@ class CrawlStore {
   // rows are not changed: the Frontier queues them again under new seqs
   // (requeue_frontier).
   std::vector<FrontierEntry> load_due(std::int64_t now_ms, std::int64_t revisit_after_ms, std::size_t limit);
+  // Of `offered` (URLs a sitemap listed, each with its <lastmod>), the pages
+  // fetched before whose <lastmod> makes them due at `now_ms`
+  // (RevisitPolicy::due_by_lastmod under the run's revisit settings), as
+  // load_due gives rows: validators with them, the rows not changed. None
+  // when revisits are off.
+  std::vector<FrontierEntry> load_due_by_lastmod(const std::vector<FrontierEntry>& offered, std::int64_t now_ms);
   // Adaptive revisits store each page's next interval with it (RevisitPolicy::
   // next_interval of what its fetch found); otherwise none is stored.
   void set_revisit_settings(const RevisitSettings& settings);
@@ -128,6 +134,9 @@ class CrawlStore {
   // Sitemaps read (status fetched) at or after `fetched_since_ms`: a later
   // run does not fetch them again (docs/sitemaps.md).
   std::vector<std::string> sitemaps_read(std::int64_t fetched_since_ms);
+  // The sitemaps an earlier run read before `fetched_since_ms` (none when it
+  // is 0): due to be read again.
+  std::vector<std::string> sitemaps_due(std::int64_t fetched_since_ms);
   // Re-drive: the dead letters the filter takes are marked re-driven and
   // their URLs' frontier rows queued again, in one transaction, so a crash
   // either keeps both or neither. A URL with no frontier row gets one. The

@@ -6,7 +6,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 #include <map>
+#include <thread>
 
 #include "crawl_fixture.h"
 #include "tests/unit/sitemap/sitemap_test_support.h"
@@ -257,4 +260,55 @@ TEST_CASE("a sitemap on another host waits for that host's robots.txt and may li
       on_b.push_back(r.target);
   CHECK(on_b == std::vector<std::string>{"/robots.txt", "/cross.xml"});
   CHECK(web.count(a, "/from-b") == 1);
+}
+
+// A <lastmod> later than the page's last fetch brings the page back in a
+// later run, before revisit_after would: the sitemap is read again once
+// revisit_min has passed, and only the page it says changed is fetched.
+TEST_CASE("a sitemap's later <lastmod> brings back only the page it says changed", "[integration][sitemaps]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto a = web.add_host("127.0.0.1");
+  const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
+  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\nSitemap: " + u("/s.xml") + "\n"));
+  web.route(a, "/", html(page("Root", {})));
+  const auto sitemap = [&](const std::string& second_lastmod) {
+    std::string entries;
+    for (int i = 1; i <= 3; ++i)
+      entries += url_entry(u("/listed/" + std::to_string(i)),
+                           "<lastmod>" + (i == 2 ? second_lastmod : std::string{"2020-01-01"}) + "</lastmod>");
+    return xml(urlset(entries));
+  };
+  for (int i = 1; i <= 3; ++i)
+    web.route(a, "/listed/" + std::to_string(i), html(page("Listed", {})));
+  web.route(a, "/s.xml", sitemap("2020-01-01"));
+
+  auto config = sitemap_config(dir, u("/"));
+  config.revisit_after_ms = 24LL * 3600 * 1000;  // no page is due by its interval in this test
+  config.revisit_min_ms = 1;
+  CHECK(crawl(config).termination_reason == "queue_empty");
+  for (int i = 1; i <= 3; ++i)
+    CHECK(web.count(a, "/listed/" + std::to_string(i)) == 1);
+
+  // The site says /listed/2 changed after the first run fetched it (a
+  // <lastmod> a second later than the run's end, in whole seconds, and no
+  // later than now when the second run reads it).
+  const auto changed_at = std::chrono::system_clock::now() + std::chrono::seconds{1};
+  const std::time_t t = std::chrono::system_clock::to_time_t(changed_at);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  web.route(a, "/s.xml", sitemap(stamp));
+  std::this_thread::sleep_until(changed_at + std::chrono::milliseconds{100});
+
+  const auto second = crawl(config);
+  CHECK(second.termination_reason == "queue_empty");
+  std::string told;
+  for (const auto& [outcome, n] : outcomes(second))
+    told += outcome + "=" + std::to_string(n) + " ";
+  INFO("sitemap outcomes of the second run: " << told);
+  CHECK(web.count(a, "/s.xml") == 2);
+  CHECK(web.count(a, "/listed/1") == 1);
+  CHECK(web.count(a, "/listed/2") == 2);
+  CHECK(web.count(a, "/listed/3") == 1);
+  CHECK(web.count(a, "/") == 1);
 }

@@ -196,6 +196,9 @@ store_page sample(tag<store_page>, const caf::actor&) { return store_page{page()
 store_dead_letter sample(tag<store_dead_letter>, const caf::actor&) { return store_dead_letter{dead()}; }
 load_frontier sample(tag<load_frontier>, const caf::actor&) { return load_frontier{10, 500}; }
 due_revisits sample(tag<due_revisits>, const caf::actor&) { return due_revisits{1700000000000, 3600000, 1000}; }
+lastmod_revisits sample(tag<lastmod_revisits>, const caf::actor& a) {
+  return lastmod_revisits{1700000000000, {sample(tag<FrontierEntry>{}, a)}};
+}
 frontier_rows sample(tag<frontier_rows>, const caf::actor&) { return frontier_rows{{FrontierEntry{1, "http://a/", 0, ""}}}; }
 begin_run sample(tag<begin_run>, const caf::actor&) {
   return begin_run{1, "[\"http://a/\"]", 3600000, true, 60000, 86400000};
@@ -267,7 +270,7 @@ store_sitemap sample(tag<store_sitemap>, const caf::actor& a) {
   return store_sitemap{{sample(tag<SitemapRow>{}, a)}, {SitemapOutcomeCount{"sitemap_seen", 1}}};
 }
 load_sitemaps sample(tag<load_sitemaps>, const caf::actor&) { return load_sitemaps{1700000000000}; }
-sitemap_history sample(tag<sitemap_history>, const caf::actor&) { return sitemap_history{{"http://a/s.xml"}}; }
+sitemap_history sample(tag<sitemap_history>, const caf::actor&) { return sitemap_history{{"http://a/s.xml"}, {"http://a/older.xml"}}; }
 
 template <caf::type_id_t... Is>
 void round_trip_every_type(const caf::actor& a, std::integer_sequence<caf::type_id_t, Is...>) {
