@@ -83,7 +83,7 @@ void report_sitemaps(selector_ptr self) {
     st.sitemap_rows.clear();
   }
   const auto open = static_cast<std::int64_t>(st.sitemaps.open());
-  if (open != st.sitemaps_open_told && st.actors.frontier) {
+  if (st.sitemap_settings.enabled && open != st.sitemaps_open_told && st.actors.frontier) {
     st.sitemaps_open_told = open;
     self->send(st.actors.frontier, sitemaps_open{open});
   }

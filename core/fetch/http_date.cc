@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdio>
 
+#include "core/clock/utc_time.h"
 #include "core/web/ascii.h"
 
 namespace actorcrawl {
@@ -13,36 +14,6 @@ constexpr std::array<std::string_view, 7> kLongDays = {"Monday", "Tuesday",  "We
                                                        "Friday", "Saturday", "Sunday"};
 constexpr std::array<std::string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
-// days_from_civil): timegm() without the process's time zone or locale.
-std::int64_t days_from_civil(std::int64_t y, int m, int d) {
-  y -= m <= 2 ? 1 : 0;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const std::int64_t yoe = y - era * 400;
-  const std::int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-void civil_from_days(std::int64_t z, std::int64_t& y, int& m, int& d) {
-  z += 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const std::int64_t doe = z - era * 146097;
-  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const std::int64_t mp = (5 * doy + 2) / 153;
-  d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
-  m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
-  y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-}
-
-bool leap(std::int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-int days_in_month(std::int64_t y, int m) {
-  static constexpr int kDaysIn[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && leap(y) ? 29 : kDaysIn[m - 1];
-}
 
 // A cursor over the date text; each read consumes exactly what it matched
 // or fails, so a parse is one pass.
@@ -95,11 +66,13 @@ struct Reader {
 };
 
 std::int64_t to_epoch_ms(std::int64_t year, int month, int day, int h, int mi, int sec) {
-  if (year < 1970 || month < 1 || month > 12 || day < 1 || day > days_in_month(year, month) || h > 23 ||
-      mi > 59 || sec > 60)
+  if (year < 1970 || month < 1 || month > 12 || day < 1 ||
+      static_cast<unsigned>(day) > days_in_month(year, static_cast<unsigned>(month)) || h > 23 || mi > 59 || sec > 60)
     return -1;
   // A leap second (60) is allowed by the grammar; it is the next second.
-  const std::int64_t seconds = days_from_civil(year, month, day) * 86400 + h * 3600 + mi * 60 + sec;
+  const std::int64_t seconds =
+    epoch_seconds_of(UtcTime{year, static_cast<unsigned>(month), static_cast<unsigned>(day), 0, 0, 0}) + h * 3600 +
+    mi * 60 + sec;
   return seconds * 1000;
 }
 
@@ -171,19 +144,14 @@ std::string format_http_date(std::int64_t epoch_ms) {
   if (epoch_ms < 0)
     return {};
   const std::int64_t seconds = epoch_ms / 1000;
-  const std::int64_t days = seconds / 86400;
-  const std::int64_t rest = seconds % 86400;
-  std::int64_t year = 0;
-  int month = 0, day = 0;
-  civil_from_days(days, year, month, day);
-  if (year > 9999)
+  const UtcTime t = utc_time_of(seconds);
+  if (t.year > 9999)
     return {};
   // 1970-01-01 was a Thursday (index 3 in kDays).
-  const auto weekday = static_cast<std::size_t>((days + 3) % 7);
+  const auto weekday = static_cast<std::size_t>((seconds / 86400 + 3) % 7);
   char text[64];
-  std::snprintf(text, sizeof text, "%s, %02d %s %04lld %02d:%02d:%02d GMT", kDays[weekday].data(), day,
-                kMonths[static_cast<std::size_t>(month - 1)].data(), static_cast<long long>(year),
-                static_cast<int>(rest / 3600), static_cast<int>(rest / 60 % 60), static_cast<int>(rest % 60));
+  std::snprintf(text, sizeof text, "%s, %02u %s %04lld %02u:%02u:%02u GMT", kDays[weekday].data(), t.day,
+                kMonths[t.month - 1].data(), static_cast<long long>(t.year), t.hour, t.minute, t.second);
   return text;
 }
 

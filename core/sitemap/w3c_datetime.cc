@@ -1,27 +1,10 @@
 #include "core/sitemap/w3c_datetime.h"
 
+#include "core/clock/utc_time.h"
 #include "core/web/ascii.h"
 
 namespace actorcrawl {
 namespace {
-
-// Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
-// (Howard Hinnant's days_from_civil).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
-bool leap(int year) { return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0; }
-
-int days_in_month(int year, int month) {
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return month == 2 && leap(year) ? 29 : kDays[month - 1];
-}
 
 // Reads exactly `count` ASCII digits at `pos`.
 bool digits(std::string_view s, std::size_t& pos, int count, int& out) {
@@ -51,7 +34,8 @@ std::optional<std::int64_t> parse_w3c_datetime(std::string_view text) {
     if (!digits(s, pos, 2, month) || month < 1 || month > 12) return std::nullopt;
     if (at(s, pos, '-')) {
       ++pos;
-      if (!digits(s, pos, 2, day) || day < 1 || day > days_in_month(year, month)) return std::nullopt;
+      if (!digits(s, pos, 2, day) || day < 1 || static_cast<unsigned>(day) > days_in_month(year, static_cast<unsigned>(month)))
+        return std::nullopt;
       if (at(s, pos, 'T')) {
         ++pos;
         if (!digits(s, pos, 2, hour) || hour > 23 || !at(s, pos++, ':') || !digits(s, pos, 2, minute) || minute > 59)
@@ -92,8 +76,9 @@ std::optional<std::int64_t> parse_w3c_datetime(std::string_view text) {
     }
   }
   if (pos != s.size()) return std::nullopt;
-  const std::int64_t seconds = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 +
-                               hour * 3600 + minute * 60 + second - offset_minutes * 60;
+  const std::int64_t seconds =
+    epoch_seconds_of(UtcTime{year, static_cast<unsigned>(month), static_cast<unsigned>(day), 0, 0, 0}) + hour * 3600 +
+    minute * 60 + second - offset_minutes * 60;
   return seconds * 1000 + millis;
 }
 

@@ -18,8 +18,6 @@
 
 namespace actorcrawl {
 
-// RFC 4648 base32 (A-Z, 2-7, '=' padding), as WARC digests spell SHA-1.
-std::string base32(std::string_view bytes);
 // "sha1:" + base32(SHA-1(bytes)): the labelled digest WARC fields carry.
 std::string warc_sha1(std::string_view bytes);
 // WARC-Date: UTC, millisecond precision ("2026-11-25T04:01:41.123Z"), the

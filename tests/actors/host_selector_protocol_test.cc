@@ -257,6 +257,9 @@ CAF_TEST(robots_txt_sitemaps_are_scheduled_like_pages) {
   expect((load_sitemaps), from(selector).to(history));
   expect((work_demand), from(selector).to(frontier).with(equals(work_demand{1024})));
   expect((sitemap_history), from(history).to(selector));
+  // The first count, though nothing is open: a Frontier with nothing else
+  // to do waits for it (FrontierSettings::await_sitemaps).
+  expect((sitemaps_open), from(selector).to(frontier).with(equals(sitemaps_open{0})));
   CAF_CHECK_EQUAL(pending(), "");
   auto worker = add_worker("worker-1@test-node", 2);
   deliver(frontier, selector, crawl_batch{{a1}});

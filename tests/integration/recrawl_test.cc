@@ -239,7 +239,7 @@ TEST_CASE("a recrawl killed with SIGKILL and run again loses nothing and marks n
   auto flags = std::vector<std::string>{"crawl", "--seed", index, "--db", config.db_path, "--metrics",
                                         dir.path("metrics2.log"), "--revisit-after", "1h",
                                         "--politeness-delay-ms", "40", "--politeness-delay-factor-percent", "0",
-                                        "--progress-interval-ms", "100000"};
+                                        "--progress-interval-ms", "100000", "--sitemaps=false"};
   const std::string killed_agent = "actorcrawl-recrawl-test/killed";
   {
     auto args = flags;
