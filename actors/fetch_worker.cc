@@ -9,7 +9,9 @@
 #include "core/clock/clock.h"
 #include "core/report/console_log.h"
 #include "core/fetch/fetch_engine.h"
+#include "core/fetch/http_date.h"
 #include "core/fetch/retry_policy.h"
+#include "core/sitemap/sitemap_parser.h"
 #include "core/web/robots_txt.h"
 #include "core/report/stage_times.h"
 #include "messages/catalogue.h"
@@ -101,6 +103,7 @@ class fetch_worker : public caf::blocking_actor {
         [&](fetch_job& j) { start(std::move(j.job), waited_us(j.sent_us)); },
         [&](timings_atom) { return times_; },
         [&](robots_fetch& r) { start_robots(std::move(r)); },
+        [&](sitemap_fetch& s) { start_sitemap(std::move(s)); },
         [&](drain_atom) { call_off_retries(); },
         [&](caf::down_msg&) { running_ = false; },
         [&](caf::exit_msg& m) {
@@ -123,6 +126,12 @@ class fetch_worker : public caf::blocking_actor {
     r.user_agent = settings_.user_agent;
     r.block_private_addresses = settings_.block_private_addresses;
     r.capture_http = settings_.capture_http;
+    // A revisit asks conditionally, for the job's own URL only: a validator
+    // belongs to the URL that sent it, never to a redirect hop.
+    if (job.fetch_url.empty()) {
+      r.if_none_match = job.etag;
+      r.if_modified_since_ms = job.last_modified.empty() ? -1 : parse_http_date(job.last_modified);
+    }
     return r;
   }
 
@@ -147,6 +156,53 @@ class fetch_worker : public caf::blocking_actor {
     req.capture_http = settings_.capture_http;
     robots_[req.token] = std::move(r);
     engine_.start(std::move(req));
+  }
+
+  // A sitemap document, tried once (its outcome is recorded; the next run
+  // tries a failed one again). The body may be as large as the protocol
+  // allows a sitemap (50 MiB), one byte more so the parser can tell a
+  // larger one; gzip is inflated by the parser, which stops a bomb. curl
+  // follows no redirect: each request is scheduled by the HostSelector.
+  void start_sitemap(sitemap_fetch s) {
+    FetchRequest req;
+    req.token = s.job.seq;  // kSitemapSeqBit set: neither a page's seq nor a robots.txt token
+    req.url = s.job.url;
+    // A document of tens of megabytes needs longer than a page.
+    req.timeout_ms = std::max<std::int64_t>(settings_.request_timeout_ms, kSitemapMinTimeoutMs);
+    req.max_body_bytes = static_cast<std::int64_t>(SitemapParser::kMaxBytes) + 1;
+    req.max_redirects = 0;
+    req.user_agent = settings_.user_agent;
+    req.block_private_addresses = settings_.block_private_addresses;
+    req.capture_http = settings_.capture_http;
+    sitemaps_[req.token] = std::move(s);
+    engine_.start(std::move(req));
+  }
+
+  // The body goes to the Processor before fetch_done ends the lease (as
+  // for pages): a worker dying between the two leaves a lease the
+  // HostSelector schedules again, and the ledger keeps the first answer.
+  void settle_sitemap(FetchOutcome outcome) {
+    auto it = sitemaps_.find(outcome.token);
+    if (it == sitemaps_.end())
+      return;
+    sitemap_fetch s = std::move(it->second);
+    sitemaps_.erase(it);
+    sitemap_body b;
+    b.job = s.job;
+    b.scope_origins = std::move(s.scope_origins);
+    b.scope_paths = std::move(s.scope_paths);
+    b.fetch_ms = outcome.elapsed_ms;
+    if (outcome.error == FetchError::none) {
+      archive_only(outcome, s.job.url);
+      b.status_code = outcome.status_code;
+      b.body = std::move(outcome.body);
+      b.truncated = outcome.truncated;
+    } else {
+      b.error = to_string(outcome.error);
+    }
+    send(actors_.processor, std::move(b));
+    send(actors_.host_selector,
+         fetch_done{std::move(s.job), false, std::max<std::int64_t>(outcome.retry_after_ms, 0), outcome.elapsed_ms});
   }
 
   // With capture_http: a response that will not reach the Processor as a
@@ -192,6 +248,10 @@ class fetch_worker : public caf::blocking_actor {
   void settle(FetchOutcome outcome) {
     if (outcome.token & kRobotsToken) {
       settle_robots(std::move(outcome));
+      return;
+    }
+    if (is_sitemap_seq(outcome.token)) {
+      settle_sitemap(std::move(outcome));
       return;
     }
     auto it = inflight_.find(outcome.token);
@@ -242,6 +302,9 @@ class fetch_worker : public caf::blocking_actor {
       r.ip_address = std::move(outcome.ip_address);
       r.request_head = std::move(outcome.request_head);
       r.response_head = std::move(outcome.response_head);
+      r.etag = std::move(outcome.etag);
+      r.last_modified = std::move(outcome.last_modified);
+      r.not_modified = outcome.not_modified;
       r.sent_us = monotonic_us();
       send(actors_.processor, std::move(r));
     } else {
@@ -267,6 +330,8 @@ class fetch_worker : public caf::blocking_actor {
   static constexpr std::uint64_t kRobotsToken = 1ULL << 63;
   std::unordered_map<std::uint64_t, InFlight> inflight_;
   std::unordered_map<std::uint64_t, robots_fetch> robots_;
+  std::unordered_map<std::uint64_t, sitemap_fetch> sitemaps_;
+  static constexpr std::int64_t kSitemapMinTimeoutMs = 60'000;
   StageTimes times_{"fetch"};
   std::uint64_t next_robots_ = 1;
   bool running_ = true;

@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include "instrument/message_trace.h"
+#include "core/clock/clock.h"
 #include "core/report/console_log.h"
 #include "core/crawl/lease_ledger.h"
 #include "core/crawl/transient_failure.h"
@@ -42,6 +43,12 @@ struct frontier_state {
   bool finishing = false;
   bool due_armed = false;  // a tick is on its way for the earliest parked URL
   std::int64_t relinks_pending = 0;  // relink_fetched requests not yet answered
+  std::int64_t lastmod_asks_pending = 0;  // lastmod_revisits requests not yet answered
+  // Sitemap documents the HostSelector has not ended: their URLs may still
+  // come, so the crawl is not over (sitemaps_open).
+  std::int64_t sitemaps_open = 0;
+  bool sitemaps_stopped = false;
+  bool sitemaps_heard = false;  // the HostSelector's first sitemaps_open came  // the budget is spent: the HostSelector was drained
   CrawlFrontier::Clock::time_point due_at{};
   std::string stop_reason;
   static inline const char* name = "FrontierActor";
@@ -70,10 +77,15 @@ void persist(frontier_ptr self) {
   d = frontier_delta{};
 }
 
-void offer(frontier_ptr self, const std::string& url, const std::string& host_key, std::int32_t depth,
-           const std::string& parent) {
-  if (auto entry = self->state.frontier->offer(url, host_key, depth, parent))
+// Whether the URL is new to the crawl (and queued).
+bool offer(frontier_ptr self, const std::string& url, const std::string& host_key, std::int32_t depth,
+           const std::string& parent, std::int64_t lastmod_ms = 0) {
+  if (auto entry = self->state.frontier->offer(url, host_key, depth, parent)) {
+    entry->lastmod_ms = lastmod_ms;
     self->state.delta.added.push_back(std::move(*entry));
+    return true;
+  }
+  return false;
 }
 
 void maybe_finish(frontier_ptr self);
@@ -106,6 +118,79 @@ void relink(frontier_ptr self) {
           dispatch_more(self);
         });
   }
+}
+
+// Pages due for a revisit are asked for at most this many at a time.
+constexpr std::int32_t kDueRevisitsPerCheck = 1000;
+
+bool revisits_during_run(const FrontierSettings& s) {
+  return s.revisit_after_ms > 0 && s.revisit_check.count() > 0 && s.profile == CrawlProfile::site;
+}
+
+void arm_revisit_check(frontier_ptr self) {
+  const auto& s = self->state.settings;
+  if (revisits_during_run(s))
+    self->delayed_send(self, s.revisit_check, due_revisits{0, s.revisit_after_ms, kDueRevisitsPerCheck});
+}
+
+// A revisit check: the Storage names the pages whose interval has passed,
+// and each is queued again (a new seq, its validators with it). Only while
+// the crawl goes on: a crawl whose queue ran dry ends, and the next run
+// queues what is due then.
+void check_revisits(frontier_ptr self, due_revisits ask) {
+  auto& st = self->state;
+  if (st.stopping || st.finishing)
+    return;
+  ask.now_ms = epoch_ms();
+  self->request(st.actors.storage, caf::infinite, ask)
+    .then(
+      [self](frontier_rows& due) {
+        auto& st = self->state;
+        if (!st.stopping && !st.finishing) {
+          std::size_t queued = 0;
+          for (const auto& row : due.rows)
+            queued += st.frontier->revisit(row) ? 1 : 0;
+          if (queued > 0)
+            log_line(LogLevel::info, std::to_string(queued) + " pages due for a revisit are queued again");
+        }
+        arm_revisit_check(self);
+        dispatch_more(self);
+      },
+      [self](caf::error& err) {
+        log_line(LogLevel::error, "asking for pages due for a revisit failed: " + to_string(err));
+        arm_revisit_check(self);
+      });
+}
+
+// Sitemap URLs the crawl had fetched, with their <lastmod>: the Storage
+// names those whose stored fetch is older (and at least revisit_min old),
+// and each is queued again like a page whose interval has passed. Until
+// the answer is in, the crawl is not finished.
+void revisit_lastmod(frontier_ptr self, std::vector<FrontierEntry> known) {
+  auto& st = self->state;
+  if (known.empty() || st.settings.revisit_after_ms <= 0 || st.settings.profile != CrawlProfile::site)
+    return;
+  ++st.lastmod_asks_pending;
+  self->request(st.actors.storage, caf::infinite, lastmod_revisits{epoch_ms(), std::move(known)})
+    .then(
+      [self](frontier_rows& due) {
+        auto& st = self->state;
+        --st.lastmod_asks_pending;
+        if (!st.stopping && !st.finishing) {
+          std::size_t queued = 0;
+          for (const auto& row : due.rows)
+            queued += st.frontier->revisit(row) ? 1 : 0;
+          if (queued > 0)
+            log_line(LogLevel::info, std::to_string(queued) + " pages a sitemap says changed since they were "
+                                                              "fetched are queued again");
+        }
+        dispatch_more(self);
+      },
+      [self](caf::error& err) {
+        --self->state.lastmod_asks_pending;
+        log_line(LogLevel::error, "asking which sitemap pages changed failed: " + to_string(err));
+        dispatch_more(self);
+      });
 }
 
 // One tick for the earliest parked URL, re-armed when an earlier one parks.
@@ -196,8 +281,18 @@ void maybe_finish(frontier_ptr self) {
   auto& st = self->state;
   if (!st.started || st.finishing)
     return;
-  const bool done =
-    st.stopping ? st.frontier->in_flight() == 0 : st.frontier->finished() && st.relinks_pending == 0;
+  // The page budget is spent and every lease is in: sitemaps still open
+  // could only add URLs that will never be fetched. The HostSelector ends
+  // those not yet requested (stopped, so the next run, with more budget,
+  // reads them); the rest finish.
+  if (!st.stopping && !st.sitemaps_stopped && st.sitemaps_open > 0 && st.frontier->finished() &&
+      st.frontier->budget_exhausted() && st.actors.host_selector) {
+    st.sitemaps_stopped = true;
+    self->send(st.actors.host_selector, drain_atom_v);
+  }
+  const bool done = st.sitemaps_open == 0 && (st.sitemaps_heard || !st.settings.await_sitemaps || st.stopping) &&
+                    (st.stopping ? st.frontier->in_flight() == 0 : st.frontier->finished() && st.relinks_pending == 0 &&
+                                    st.lastmod_asks_pending == 0);
   if (!done)
     return;
   st.finishing = true;
@@ -239,6 +334,7 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
           for (const auto& seed : targets)
             offer(self, seed.url, seed.host_key, 0, "");
           st.started = true;
+          arm_revisit_check(self);
           dispatch_more(self);
         });
     },
@@ -260,6 +356,26 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
       st.delta.done.push_back(p.job.url);
       for (const auto& link : p.links)
         offer(self, link.url, link.host_key, p.job.depth + 1, p.job.url);
+      dispatch_more(self);
+    },
+    // A sitemap's page URLs: offered like links found on a page at the
+    // host's root (depth 1), the sitemap as their parent, with <lastmod>.
+    // A URL the crawl fetched already whose <lastmod> is later than that
+    // fetch may be due again (revisit_lastmod).
+    [self](sitemap_links& s) {
+      auto& st = self->state;
+      if (!st.started || st.finishing)
+        return;
+      std::vector<FrontierEntry> known;
+      for (const auto& link : s.links)
+        if (!offer(self, link.url, link.host_key, 1, s.sitemap_url, link.lastmod_ms) && link.lastmod_ms > 0)
+          known.push_back(FrontierEntry{0, link.url, 1, s.sitemap_url, link.lastmod_ms});
+      revisit_lastmod(self, std::move(known));
+      dispatch_more(self);
+    },
+    [self](sitemaps_open& o) {
+      self->state.sitemaps_open = std::max<std::int64_t>(o.count, 0);
+      self->state.sitemaps_heard = true;
       dispatch_more(self);
     },
     [self](url_failed& f) {
@@ -291,6 +407,7 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
       arm_due_tick(self);
       dispatch_more(self);
     },
+    [self](due_revisits& ask) { check_revisits(self, ask); },
     [self](stop_crawl& s) {
       auto& st = self->state;
       if (st.stopping)

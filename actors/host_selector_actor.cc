@@ -13,6 +13,8 @@
 #include "core/crawl/host_scheduler.h"
 #include "core/crawl/work_bounds.h"
 #include "core/crawl/robots_verdict.h"
+#include "core/crawl/sitemap_ledger.h"
+#include "core/web/robots_txt.h"
 #include "core/crawl/transient_failure.h"
 #include "core/report/stage_times.h"
 #include "messages/catalogue.h"
@@ -40,6 +42,13 @@ struct host_selector_state {
   std::int64_t demand_outstanding = 0;  // slots asked of the Frontier, not yet filled
   bool stopping = false;
   bool tick_armed = false;
+  // Sitemaps (docs/sitemaps.md): which documents to fetch and how each ended.
+  SitemapSettings sitemap_settings;
+  SitemapLedger sitemaps;
+  // The last count the Frontier heard; -1: none yet, so the first count is
+  // sent even when it is 0 (the Frontier may wait for it: FrontierSettings).
+  std::int64_t sitemaps_open_told = -1;
+  std::vector<SitemapRow> sitemap_rows;  // outcomes not yet sent to Storage
   StageTimes times{"select"};
   Clock::time_point tick_at{};
   static inline const char* name = "HostSelectorActor";
@@ -59,6 +68,72 @@ void tell_worker(selector_ptr self, const fetch_worker_actor& worker, Message&& 
 void return_to_frontier(selector_ptr self, std::vector<CrawlJob> jobs) {
   if (!jobs.empty())
     self->send(self->state.actors.frontier, leases_returned{std::move(jobs)});
+}
+
+// Outcomes to Storage, then the count of open documents to the Frontier:
+// after any sitemap_links of the same documents, so the Frontier never sees
+// the count drop to zero before their URLs.
+void report_sitemaps(selector_ptr self) {
+  auto& st = self->state;
+  for (auto& row : st.sitemaps.take_refused_rows())
+    st.sitemap_rows.push_back(std::move(row));
+  auto refusals = st.sitemaps.take_refusals();
+  if (!st.sitemap_rows.empty() || !refusals.empty()) {
+    self->send(st.actors.storage, store_sitemap{std::move(st.sitemap_rows), std::move(refusals)});
+    st.sitemap_rows.clear();
+  }
+  const auto open = static_cast<std::int64_t>(st.sitemaps.open());
+  if (st.sitemap_settings.enabled && open != st.sitemaps_open_told && st.actors.frontier) {
+    st.sitemaps_open_told = open;
+    self->send(st.actors.frontier, sitemaps_open{open});
+  }
+}
+
+void keep_row(selector_ptr self, std::optional<SitemapRow> row) {
+  if (row)
+    self->state.sitemap_rows.push_back(std::move(*row));
+}
+
+// Documents the walk queued go to their hosts' queues, behind robots.txt
+// and the politeness clock like pages; when stopping they end as stopped.
+void schedule_sitemaps(selector_ptr self) {
+  auto& st = self->state;
+  if (st.stopping) {
+    for (auto& row : st.sitemaps.stop(epoch_ms()))
+      st.sitemap_rows.push_back(std::move(row));
+  } else {
+    const auto now = self->clock().now();
+    for (auto& job : st.sitemaps.take_jobs())
+      st.scheduler.enqueue(std::move(job), now);
+  }
+  report_sitemaps(self);
+}
+
+// Leases that go back unfetched (stopping): pages to the Frontier, sitemap
+// documents end as stopped (the next run fetches them).
+void give_back(selector_ptr self, std::vector<CrawlJob> jobs) {
+  auto& st = self->state;
+  std::vector<CrawlJob> pages;
+  for (auto& job : jobs) {
+    if (is_sitemap_seq(job.seq))
+      keep_row(self, st.sitemaps.failed(job.seq, "stopped", epoch_ms()));
+    else
+      pages.push_back(std::move(job));
+  }
+  return_to_frontier(self, std::move(pages));
+  report_sitemaps(self);
+}
+
+sitemap_fetch sitemap_request(const SitemapLedger& ledger, CrawlJob job) {
+  sitemap_fetch out;
+  if (const SitemapScope* scope = ledger.scope_of(job.seq)) {
+    for (const auto& grant : scope->grants()) {
+      out.scope_origins.push_back(grant.origin);
+      out.scope_paths.push_back(grant.path);
+    }
+  }
+  out.job = std::move(job);
+  return out;
 }
 
 // A worker's announced capacity, within what one worker can run: it comes
@@ -82,17 +157,39 @@ void ask_for_work(selector_ptr self) {
 void dispatch(selector_ptr self) {
   auto& st = self->state;
   const auto now = self->clock().now();
-  for (auto& d : st.scheduler.take_ready(now)) {
-    auto w = st.workers.find(d.worker);
-    if (w == st.workers.end())
-      continue;
-    if (d.kind == HostScheduler::Kind::robots)
-      tell_worker(self, w->second, robots_fetch{d.job.host_key, d.job.url});
-    else
-      tell_worker(self, w->second, fetch_job{std::move(d.job), monotonic_us()});
+  // A sitemap lease whose document already ended (its first attempt's
+  // answer came after the worker was given up on) ends unrequested, which
+  // may free its host for what waits behind it: hence the loop.
+  for (bool again = true; again;) {
+    again = false;
+    for (auto& d : st.scheduler.take_ready(now)) {
+      if (d.kind == HostScheduler::Kind::sitemap && !st.sitemaps.is_open(d.job.seq)) {
+        st.scheduler.abandon(d.job.seq, d.job.attempt, now);
+        again = true;
+        continue;
+      }
+      auto w = st.workers.find(d.worker);
+      if (w == st.workers.end())
+        continue;
+      if (d.kind == HostScheduler::Kind::robots)
+        tell_worker(self, w->second, robots_fetch{d.job.host_key, d.job.url});
+      else if (d.kind == HostScheduler::Kind::sitemap)
+        tell_worker(self, w->second, sitemap_request(st.sitemaps, std::move(d.job)));
+      else
+        tell_worker(self, w->second, fetch_job{std::move(d.job), monotonic_us()});
+    }
   }
-  for (auto& r : st.scheduler.take_refused())
-    self->send(st.actors.frontier, url_refused{std::move(r.job), std::move(r.reason)});
+  bool sitemap_refused = false;
+  for (auto& r : st.scheduler.take_refused()) {
+    if (is_sitemap_seq(r.job.seq)) {
+      keep_row(self, st.sitemaps.refused(r.job.seq, r.reason, epoch_ms()));
+      sitemap_refused = true;
+    } else {
+      self->send(st.actors.frontier, url_refused{std::move(r.job), std::move(r.reason)});
+    }
+  }
+  if (sitemap_refused)
+    report_sitemaps(self);
   // One timer for the earliest host whose politeness clock runs out.
   if (auto wake = st.scheduler.next_wakeup(); wake && *wake > now) {
     if (!st.tick_armed || *wake < st.tick_at) {
@@ -140,9 +237,25 @@ void lose_worker(selector_ptr self, const caf::down_msg& msg) {
   st.worker_ids.erase(it);
   st.workers.erase(id);
   auto orphaned = st.scheduler.remove_worker(id, self->clock().now());
+  // Sitemap documents it held are scheduled again (or, after their last
+  // attempt, fail as worker_lost); pages go back to the Frontier.
+  std::vector<CrawlJob> pages;
+  for (auto& job : orphaned) {
+    if (!is_sitemap_seq(job.seq)) {
+      pages.push_back(std::move(job));
+      continue;
+    }
+    auto lost = st.sitemaps.lost(job, epoch_ms());
+    if (lost.retry && !st.stopping)
+      st.scheduler.enqueue(std::move(*lost.retry), self->clock().now());
+    else if (lost.retry)
+      keep_row(self, st.sitemaps.failed(job.seq, "stopped", epoch_ms()));
+    keep_row(self, std::move(lost.row));
+  }
   log_line(LogLevel::warn, "fetch worker down (" + to_string(msg.reason) + "); returning " +
-                             std::to_string(orphaned.size()) + " leased URLs to the frontier");
-  return_to_frontier(self, std::move(orphaned));
+                             std::to_string(pages.size()) + " leased URLs to the frontier");
+  return_to_frontier(self, std::move(pages));
+  report_sitemaps(self);
   dispatch(self);
 }
 
@@ -185,7 +298,7 @@ void end_lease(selector_ptr self, const fetch_done& done) {
     st.scheduler.complete(done.job.seq, done.job.attempt, now, std::chrono::milliseconds{done.server_delay_ms},
                           std::chrono::milliseconds{done.response_ms});
     if (st.stopping)  // a redirect's hop that waited on this lease
-      return_to_frontier(self, st.scheduler.drain_queued());
+      give_back(self, st.scheduler.drain_queued());
   } else if (auto job = st.scheduler.abandon(done.job.seq, done.job.attempt, now)) {
     return_to_frontier(self, {std::move(*job)});
   }
@@ -202,6 +315,13 @@ void take_robots(selector_ptr self, robots_result& r) {
     log_line(LogLevel::warn, "robots.txt of " + r.host_key + " is unavailable (" + verdict.unavailable_because +
                                "): every URL of the host is allowed, as RFC 9309 2.3.1.2 says");
   const bool unreachable = !verdict.rules;
+  // The sitemaps it names (or a seed host's /sitemap.xml) are queued before
+  // the host's URLs are released, so the Frontier hears of them before any
+  // of those URLs can end.
+  if (st.sitemap_settings.enabled && verdict.rules) {
+    st.sitemaps.on_robots(r.url, verdict.rules->sitemaps());
+    schedule_sitemaps(self);
+  }
   self->send(st.actors.storage, store_robots{std::move(verdict.record)});
   const std::string refusal = st.scheduler.robots_done(r.host_key, std::move(verdict.rules), self->clock().now(),
                                                        std::chrono::milliseconds{r.fetch_ms}, verdict.final_reason);
@@ -224,20 +344,81 @@ void drain(selector_ptr self) {
   auto& st = self->state;
   st.stopping = true;
   st.demand_outstanding = 0;
-  return_to_frontier(self, st.scheduler.drain_queued());
+  give_back(self, st.scheduler.drain_queued());
+  schedule_sitemaps(self);
   for (auto& [id, worker] : st.workers)
     tell_worker(self, worker, drain_atom_v);
 }
 
+// A parse lane read a sitemap document: its page URLs go to the Frontier,
+// its child sitemaps to their hosts' queues, its outcome to Storage.
+void take_sitemap(selector_ptr self, sitemap_parsed& p) {
+  auto& st = self->state;
+  SitemapParse parse;
+  parse.failure = std::move(p.failure);
+  if (p.kind >= 0 && p.kind <= static_cast<std::int32_t>(SitemapKind::text))
+    parse.report.kind = static_cast<SitemapKind>(p.kind);
+  if (p.error >= 0 && p.error <= static_cast<std::int32_t>(SitemapError::too_complex))
+    parse.report.error = static_cast<SitemapError>(p.error);
+  parse.report.error_detail = std::move(p.error_detail);
+  parse.report.gzipped = p.gzipped;
+  auto& c = parse.report.counts;
+  const auto count = [&p](std::size_t i) { return i < p.counts.size() ? p.counts[i] : 0; };
+  c.urls_found = count(0);
+  c.urls_accepted = count(1);
+  c.lastmod_missing = count(2);
+  c.lastmod_invalid = count(3);
+  for (std::size_t i = 0; i < c.dropped.size(); ++i)
+    c.dropped[i] = count(4 + i);
+  parse.out_of_scope = p.out_of_scope;
+  parse.links = std::move(p.links);
+  auto read = st.sitemaps.read(p.job.seq, std::move(parse), epoch_ms());
+  if (!read)
+    return;  // an answer for a document that already ended
+  if (!read->pages.empty())
+    self->send(st.actors.frontier, sitemap_links{read->row.url, std::move(read->pages)});
+  if (!read->row.reason.empty())
+    log_line(LogLevel::info, "sitemap " + read->row.url + ": " + read->row.status + " (" + read->row.reason + ")");
+  st.sitemap_rows.push_back(std::move(read->row));
+  schedule_sitemaps(self);
+  dispatch(self);
+}
+
+void load_sitemap_history(selector_ptr self) {
+  auto& st = self->state;
+  const std::int64_t since =
+    st.sitemap_settings.revisit_after_ms > 0 ? epoch_ms() - st.sitemap_settings.revisit_after_ms : 0;
+  self->request(st.actors.storage, caf::infinite, load_sitemaps{since})
+    .then(
+      [self](sitemap_history& h) {
+        self->state.sitemaps.history_loaded(h.urls);
+        self->state.sitemaps.reread(h.due);
+        schedule_sitemaps(self);
+        dispatch(self);
+      },
+      [self](caf::error& err) {
+        // Without the history every sitemap is fetched once more: a cost,
+        // never a loss.
+        log_line(LogLevel::error, "reading which sitemaps earlier runs read failed: " + to_string(err));
+        self->state.sitemaps.history_loaded({});
+        schedule_sitemaps(self);
+        dispatch(self);
+      });
+}
+
 host_selector_actor::behavior_type host_selector_behavior(selector_ptr self, HostScheduler::Settings politeness,
-                                                          fetch_settings settings) {
+                                                          fetch_settings settings, SitemapSettings sitemaps) {
   self->state.settings = settings;
+  self->state.sitemaps = SitemapLedger{sitemaps.ledger};
+  self->state.sitemap_settings = std::move(sitemaps);
   self->state.product_token = product_token_of(settings.user_agent);
   self->state.scheduler = HostScheduler{politeness};
   self->set_down_handler([self](caf::down_msg& msg) { lose_worker(self, msg); });
   return {
     [self](topology& t) {
       self->state.actors = std::move(t);
+      if (self->state.sitemap_settings.enabled)
+        load_sitemap_history(self);
       ask_for_work(self);
     },
     [self](worker_hello& hello) { return welcome_worker(self, hello); },
@@ -245,6 +426,7 @@ host_selector_actor::behavior_type host_selector_behavior(selector_ptr self, Hos
     [self](follow_redirect& hop) { follow(self, hop); },
     [self](fetch_done& done) { end_lease(self, done); },
     [self](robots_result& r) { take_robots(self, r); },
+    [self](sitemap_parsed& p) { take_sitemap(self, p); },
     [self](drain_atom) { drain(self); },
     [self](tick_atom) {
       self->state.tick_armed = false;
@@ -264,8 +446,8 @@ host_selector_actor::behavior_type host_selector_behavior(selector_ptr self, Hos
 }  // namespace
 
 host_selector_actor spawn_host_selector(caf::actor_system& sys, HostScheduler::Settings politeness,
-                                        fetch_settings settings) {
-  return sys.spawn(host_selector_behavior, politeness, std::move(settings));
+                                        fetch_settings settings, SitemapSettings sitemaps) {
+  return sys.spawn(host_selector_behavior, politeness, std::move(settings), std::move(sitemaps));
 }
 
 }  // namespace actorcrawl

@@ -9,13 +9,15 @@
 #include <caf/fwd.hpp>
 
 #include "core/crawl/host_scheduler.h"
+#include "core/crawl/sitemap_ledger.h"
 #include "messages/topology.h"
 
 namespace actorcrawl {
 
 // `politeness` says how hosts are paced and whether robots.txt gates them;
-// `settings` is what every worker receives when it registers.
+// `settings` is what every worker receives when it registers; `sitemaps`
+// whether (and how) the sitemaps its robots.txt files name are read.
 host_selector_actor spawn_host_selector(caf::actor_system& sys, HostScheduler::Settings politeness,
-                                        fetch_settings settings);
+                                        fetch_settings settings, SitemapSettings sitemaps = {});
 
 }  // namespace actorcrawl

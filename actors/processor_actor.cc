@@ -5,6 +5,7 @@
 #include "instrument/message_trace.h"
 #include "core/report/console_log.h"
 #include "core/crawl/page_pipeline.h"
+#include "core/crawl/sitemap_reading.h"
 #include "core/report/stage_times.h"
 #include "messages/catalogue.h"
 
@@ -31,10 +32,35 @@ struct processor_state {
   std::vector<parse_lane_actor> lanes;
   std::size_t next_lane = 0;
   std::vector<fetch_result> early;  // arrived before the topology (never, in practice)
+  std::vector<sitemap_body> early_sitemaps;
   static inline const char* name = "ProcessorActor";
 };
 
 using processor_ptr = traced_actor<processor_state, processor_actor>*;
+
+// A sitemap document read here, off the HostSelector's thread: its entries
+// and outcome go back to the HostSelector, whose walk decides what follows.
+sitemap_parsed read_sitemap_body(const PagePipeline& pipeline, sitemap_body& b) {
+  SitemapScope scope;
+  for (std::size_t i = 0; i < b.scope_origins.size() && i < b.scope_paths.size(); ++i)
+    scope.allow(SitemapScope::Grant{std::move(b.scope_origins[i]), std::move(b.scope_paths[i])});
+  SitemapParse parse = read_sitemap(scope, SitemapResponse{b.status_code, b.error, b.body},
+                                    [&](const Url& url) { return pipeline.admits(url); });
+  std::string().swap(b.body);  // up to 50 MiB: gone before the answer is sent
+  sitemap_parsed out;
+  out.job = std::move(b.job);
+  out.failure = std::move(parse.failure);
+  out.kind = static_cast<std::int32_t>(parse.report.kind);
+  out.error = static_cast<std::int32_t>(parse.report.error);
+  out.error_detail = std::move(parse.report.error_detail);
+  out.gzipped = parse.report.gzipped;
+  const SitemapCounts& c = parse.report.counts;
+  out.counts = {c.urls_found, c.urls_accepted, c.lastmod_missing, c.lastmod_invalid};
+  out.counts.insert(out.counts.end(), c.dropped.begin(), c.dropped.end());
+  out.out_of_scope = parse.out_of_scope;
+  out.links = std::move(parse.links);
+  return out;
+}
 
 parse_lane_actor::behavior_type processor_lane(traced_actor<lane_state, parse_lane_actor>* self, ProcessorSettings settings,
                                                topology actors) {
@@ -47,15 +73,26 @@ parse_lane_actor::behavior_type processor_lane(traced_actor<lane_state, parse_la
                                                           std::move(x.ip_address), std::move(x.request_head),
                                                           std::move(x.response_head), x.body, x.truncated});
     },
+    [self](sitemap_body& b) {
+      auto& st = self->state;
+      StageTimer timer(st.times);
+      self->send(st.actors.host_selector, read_sitemap_body(*st.settings.pipeline, b));
+    },
     [self](fetch_result& r) {
       auto& st = self->state;
       StageTimer timer(st.times, waited_us(r.sent_us));
       // Every response is archived before anything is decided about it, so
       // redirect hops and redirects that fail are kept like pages.
-      if (st.settings.pipeline->archives())
-        st.settings.pipeline->archive(HttpExchange{r.job.target_url(), r.fetched_at_ms, std::move(r.ip_address),
-                                                   std::move(r.request_head), r.response_head, r.body,
-                                                   r.truncated});  // the head stays for the processors
+      if (st.settings.pipeline->archives()) {
+        HttpExchange exchange{r.job.target_url(), r.fetched_at_ms, std::move(r.ip_address), std::move(r.request_head),
+                              r.response_head, r.body, r.truncated};  // the head stays for the processors
+        // A revisit of the stored page (never a hop: its URL is another).
+        if (r.job.fetch_url.empty()) {
+          exchange.not_modified = r.not_modified;
+          exchange.previous_digest = r.job.stored_digest;
+        }
+        st.settings.pipeline->archive(exchange);
+      }
       const RedirectStep step = st.settings.pipeline->redirect_step(r.job, r.status_code, r.location);
       if (step.kind == RedirectStep::Kind::follow) {
         self->send(st.actors.host_selector, follow_redirect{step.next});
@@ -74,7 +111,10 @@ parse_lane_actor::behavior_type processor_lane(traced_actor<lane_state, parse_la
                              std::move(r.redirect_urls),
                              std::move(r.redirect_statuses),
                              std::move(r.x_robots_tag),
-                             std::move(r.location)};
+                             std::move(r.location),
+                             std::move(r.etag),
+                             std::move(r.last_modified),
+                             r.not_modified};
       ProcessedPage done = st.settings.pipeline->process(r.job, page, facts);
       if (st.settings.log_each_page)
         log_line(LogLevel::info, "fetched " + r.job.host_key + " (depth=" + std::to_string(r.job.depth) + ", " +
@@ -110,8 +150,18 @@ processor_actor::behavior_type processor_behavior(processor_ptr self, ProcessorS
       for (auto& r : st.early)
         hand_to_lane(self, std::move(r));
       st.early.clear();
+      for (auto& b : st.early_sitemaps)
+        self->send(st.lanes[st.next_lane++ % st.lanes.size()], std::move(b));
+      st.early_sitemaps.clear();
     },
     [self](fetch_result& r) { hand_to_lane(self, std::move(r)); },
+    [self](sitemap_body& b) {
+      auto& st = self->state;
+      if (st.lanes.empty())
+        st.early_sitemaps.push_back(std::move(b));
+      else
+        self->send(st.lanes[st.next_lane++ % st.lanes.size()], std::move(b));
+    },
     [self](archive_exchange& x) {
       auto& st = self->state;
       if (!st.lanes.empty())

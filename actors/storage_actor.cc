@@ -121,11 +121,13 @@ void write_dead_letter(storage_ptr self, store_dead_letter& m) {
   after_write(self);
 }
 
-// A new run: pages older than revisit_after and the URLs an earlier run
-// parked are queued again, then the run is logged.
+// A new run: pages older than revisit_after (or, with adaptive revisits,
+// than their own interval) and the URLs an earlier run parked are queued
+// again, then the run is logged.
 std::int64_t open_run(CrawlStore& db, const begin_run& m) {
+  db.set_revisit_settings(RevisitSettings{m.revisit_after_ms, m.revisit_min_ms, m.revisit_max_ms, m.adaptive_revisit});
   if (m.revisit_after_ms > 0)
-    db.requeue_fetched_before(m.started_at_ms - m.revisit_after_ms);
+    db.requeue_due(m.started_at_ms, m.revisit_after_ms);
   if (const auto parked = db.requeue_parked(); parked > 0)
     log_line(LogLevel::info, std::to_string(parked) + " URLs parked by an earlier run are queued again");
   return db.begin_run(m.started_at_ms, m.seeds_json);
@@ -172,12 +174,31 @@ storage_actor::behavior_type storage_behavior(storage_ptr self, std::shared_ptr<
       db.record_robots(m.record);
       after_write(self);
     },
+    [self, &db](store_sitemap& m) {
+      db.record_sitemaps(m.rows, m.refusals);
+      after_write(self);
+    },
+    [self, &db](load_sitemaps& m) {
+      sitemap_history h{db.sitemaps_read(m.fetched_since_ms), db.sitemaps_due(m.fetched_since_ms)};
+      tell_committed(self);
+      return h;
+    },
     [self](tick_atom) {
       self->state.flush_scheduled = false;
       commit(self);
     },
     // Reads: each commits the open batch first (write_batch.h).
     [&db](resume_request& m) { return db.load_frontier_resume(m.query); },
+    [self, &db](due_revisits& m) {
+      frontier_rows rows{db.load_due(m.now_ms, m.revisit_after_ms, static_cast<std::size_t>(std::max(m.limit, 0)))};
+      tell_committed(self);
+      return rows;
+    },
+    [self, &db](lastmod_revisits& m) {
+      frontier_rows rows{db.load_due_by_lastmod(m.offered, m.now_ms)};
+      tell_committed(self);
+      return rows;
+    },
     [self, &db](relink_fetched& m) {
       fetched_links links{db.relink_fetched(m.entry)};
       after_write(self);

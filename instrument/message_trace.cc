@@ -144,6 +144,37 @@ void describe(const worker_hello& m, TraceRecord& r) {
   r.fields["capacity"] = m.capacity;
 }
 void describe(const frontier_rows& m, TraceRecord& r) { r.fields["rows"] = m.rows.size(); }
+// Sitemaps: the document's URL, and the page URLs it led to (so a URL's
+// journey starts at the sitemap that named it).
+void describe(const sitemap_fetch& m, TraceRecord& r) { add_url(r, m.job.url); }
+void describe(const sitemap_body& m, TraceRecord& r) {
+  add_url(r, m.job.url);
+  r.fields["status"] = m.status_code;
+  r.fields["bytes"] = m.body.size();
+  if (!m.error.empty())
+    r.fields["error"] = m.error;
+}
+void describe(const sitemap_parsed& m, TraceRecord& r) {
+  add_url(r, m.job.url);
+  r.fields["links"] = m.links.size();
+  if (!m.failure.empty())
+    r.fields["failure"] = m.failure;
+}
+void describe(const sitemap_links& m, TraceRecord& r) {
+  add_url(r, m.sitemap_url);
+  for (const auto& link : m.links)
+    add_url(r, link.url);
+  r.fields["links"] = m.links.size();
+}
+void describe(const sitemaps_open& m, TraceRecord& r) { r.fields["count"] = m.count; }
+void describe(const store_sitemap& m, TraceRecord& r) {
+  for (const auto& row : m.rows) {
+    add_url(r, row.url);
+    r.fields["status"] = row.status;
+    if (!row.reason.empty())
+      r.fields["reason"] = row.reason;
+  }
+}
 template <class T>
 void describe(const T&, TraceRecord&) {}
 

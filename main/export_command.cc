@@ -33,7 +33,7 @@ struct Interrupted {};
 
 void export_usage(std::ostream& out) {
   out << "usage: actorcrawl export --db FILE --format FORMAT [--graph GRAPH] [--kind KIND] [--output FILE]\n"
-         "                         [--quiet]\n\n"
+         "                         [--include-new] [--since RUN] [--quiet]\n\n"
          "Writes a crawl database out for other tools. Reads the database read-only, so\n"
          "it works while a crawl is writing it (what was committed when the export began).\n"
          "Streams: memory stays small whatever the size of the crawl.\n\n"
@@ -47,10 +47,14 @@ void export_usage(std::ostream& out) {
          "                               took from a page: {\"url\", \"kind\", \"item\"}\n"
          "                    items-csv  one kind's items, one row each: url, then the items'\n"
          "                               fields as columns (needs --kind)\n"
+         "                    changes    one JSON object per page a run's refetch found changed\n"
+         "                               or gone: {\"url\", \"run\", \"change\"}\n"
          "  --graph GRAPH     for graphml, gexf and dot: domains (default; hosts weighted by\n"
          "                    the pages linking them) or pages (every page and link target)\n"
          "  --kind KIND       for items and items-csv: only the items of this kind (a rule's\n"
          "                    or a processor's name); given once, one kind an export\n"
+         "  --include-new     for changes: pages fetched for the first time too (\"new\")\n"
+         "  --since RUN       for changes: only runs after RUN (crawl_runs.run_id)\n"
          "  --output FILE     where to write (default: stdout, also '-'); a file appears\n"
          "                    only when complete\n"
          "  --quiet           no progress bar (it is drawn only when stderr is a terminal)\n\n"
@@ -99,6 +103,8 @@ struct ExportArgs {
   ExportFormat format = ExportFormat::jsonl;
   ExportGraph graph = ExportGraph::domains;
   std::optional<std::string> kind;
+  ChangesFilter changes;
+  bool changes_options = false;  // --include-new or --since given
   std::string output = "-";
   bool quiet = false;
 };
@@ -136,6 +142,15 @@ std::optional<ExportArgs> parse_args(std::vector<std::string> words) {
       out.kind = value();
       if (out.kind->empty())
         throw ConfigError("--kind needs a kind's name (a rule's or a processor's)");
+    } else if (a == "--include-new") {
+      out.changes.include_new = true;
+      out.changes_options = true;
+    } else if (a == "--since") {
+      const std::string run = value();
+      if (run.empty() || run.size() > 18 || run.find_first_not_of("0123456789") != std::string::npos)
+        throw ConfigError("--since needs a run number (crawl_runs.run_id), got '" + run + "'");
+      out.changes.since_run = std::stoll(run);
+      out.changes_options = true;
     } else if (a == "--output" || a == "-o") {
       out.output = value();
       if (out.output.empty())
@@ -153,6 +168,9 @@ std::optional<ExportArgs> parse_args(std::vector<std::string> words) {
   out.format = *format;
   if (graph && !is_graph_format(out.format))
     throw ConfigError("--graph applies to graphml, gexf and dot, not to " +
+                      std::string{export_format_name(out.format)});
+  if (out.changes_options && out.format != ExportFormat::changes)
+    throw ConfigError("--include-new and --since apply to changes, not to " +
                       std::string{export_format_name(out.format)});
   if (out.kind && !is_items_format(out.format))
     throw ConfigError("--kind applies to items and items-csv, not to " + std::string{export_format_name(out.format)});
@@ -279,10 +297,10 @@ int export_command(std::vector<std::string> args) {
     const ExportProgress progress = [&bar](std::int64_t done, std::int64_t total) { bar(done, total); };
     if (a.output == "-") {
       std::ios::sync_with_stdio(false);
-      source.write(a.format, a.graph, std::cout, progress, a.kind);
+      source.write(a.format, a.graph, std::cout, progress, a.kind, a.changes);
     } else {
       PendingFile file(a.output, a.db);
-      source.write(a.format, a.graph, file.stream(), progress, a.kind);
+      source.write(a.format, a.graph, file.stream(), progress, a.kind, a.changes);
       file.commit();
     }
     return 0;

@@ -18,6 +18,7 @@
 #include "messages/fetch.h"
 #include "messages/frontier.h"
 #include "messages/interfaces.h"
+#include "messages/sitemap.h"
 #include "messages/storage.h"
 #include "messages/topology.h"
 
@@ -86,6 +87,22 @@ CAF_BEGIN_TYPE_ID_BLOCK(actorcrawl, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::dead_letter_actor))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::gatekeeper_actor))
   CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::crawl_observer_actor))
+  // Sitemaps (messages/sitemap.h).
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::SitemapLink))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::SitemapRow))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::SitemapOutcomeCount))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::sitemap_fetch))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::sitemap_body))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::sitemap_parsed))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::sitemap_links))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::sitemaps_open))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::store_sitemap))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::load_sitemaps))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::sitemap_history))
+
+  // Revisits in the middle of a run (freshness).
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::due_revisits))
+  CAF_ADD_TYPE_ID(actorcrawl, (actorcrawl::lastmod_revisits))
 
 CAF_END_TYPE_ID_BLOCK(actorcrawl)
 

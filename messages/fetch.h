@@ -47,6 +47,13 @@ struct fetch_result {
   std::string ip_address;     // the peer's address
   std::string request_head;   // as sent
   std::string response_head;  // as received
+  // The response's validators (FetchOutcome::etag, last_modified as
+  // received), stored with the page for the next revisit; and whether it
+  // is a 304 to the validators the job carried (no body: the stored page
+  // holds).
+  std::string etag;
+  std::string last_modified;
+  bool not_modified = false;
 };
 
 template <class Inspector>
@@ -54,7 +61,7 @@ typename Inspector::result_type inspect(Inspector& f, fetch_result& x) {
   return f(caf::meta::type_name("fetch_result"), x.job, x.status_code, x.content_type, x.charset,
            x.body, x.truncated, x.final_url, x.redirect_urls, x.redirect_statuses, x.fetch_ms,
            x.fetched_at_ms, x.attempts, x.x_robots_tag, x.sent_us, x.location, x.ip_address, x.request_head,
-           x.response_head);
+           x.response_head, x.etag, x.last_modified, x.not_modified);
 }
 
 // Processor -> HostSelector: a redirect the crawl follows. The job carries

@@ -15,7 +15,7 @@ namespace actorcrawl {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, CrawlJob& x) {
   return f(caf::meta::type_name("CrawlJob"), x.seq, x.url, x.host_key, x.depth, x.attempt, x.fetch_url, x.fetch_host_key,
-           x.hop_urls, x.hop_statuses);
+           x.hop_urls, x.hop_statuses, x.etag, x.last_modified, x.stored_digest);
 }
 
 template <class Inspector>

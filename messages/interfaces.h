@@ -25,6 +25,7 @@
 #include "messages/atoms.h"
 #include "messages/fetch.h"
 #include "messages/frontier.h"
+#include "messages/sitemap.h"
 #include "messages/storage.h"
 
 namespace actorcrawl {
@@ -37,7 +38,7 @@ struct worker_welcome;
 // thread while it waits, and CAF 0.17 gives typed interfaces to event-based
 // actors only (typed_actor has no blocking base). Its handle is therefore
 // dynamically typed — the one role that is. It accepts fetch_job,
-// robots_fetch, drain_atom, and timings_atom -> StageTimes; its own sends
+// robots_fetch, sitemap_fetch, drain_atom, and timings_atom -> StageTimes; its own sends
 // go through the typed handles of `topology`, so they are checked.
 using fetch_worker_actor = caf::actor;
 
@@ -55,7 +56,10 @@ using frontier_actor = caf::typed_actor<
   caf::reacts_to<leases_returned>,
   caf::reacts_to<deltas_written>,
   caf::reacts_to<stop_crawl>,
+  caf::reacts_to<sitemap_links>,
+  caf::reacts_to<sitemaps_open>,
   caf::reacts_to<tick_atom>,  // its own timer: a parked URL is due
+  caf::reacts_to<due_revisits>,  // its own timer: time to ask the Storage for due pages
   caf::replies_to<progress_atom>::with<crawl_progress>,
   caf::replies_to<timings_atom>::with<StageTimes>>;
 
@@ -67,6 +71,7 @@ using host_selector_actor = caf::typed_actor<
   caf::reacts_to<follow_redirect>,
   caf::reacts_to<fetch_done>,
   caf::reacts_to<robots_result>,
+  caf::reacts_to<sitemap_parsed>,
   caf::reacts_to<drain_atom>,
   caf::reacts_to<tick_atom>,  // its own timer: a host's politeness clock ran out
   caf::replies_to<workers_atom>::with<std::vector<fetch_worker_actor>>,
@@ -77,12 +82,14 @@ using processor_actor = caf::typed_actor<
   caf::reacts_to<topology>,
   caf::reacts_to<fetch_result>,
   caf::reacts_to<archive_exchange>,
+  caf::reacts_to<sitemap_body>,
   caf::replies_to<timings_atom>::with<StageTimes>>;
 
 // One parser lane, a child of the ProcessorActor (which wires it at spawn).
 using parse_lane_actor = caf::typed_actor<
   caf::reacts_to<fetch_result>,
   caf::reacts_to<archive_exchange>,
+  caf::reacts_to<sitemap_body>,
   caf::replies_to<timings_atom>::with<StageTimes>>;
 
 // StorageActor: writes (one-way, batched) and reads (answered after the
@@ -93,13 +100,17 @@ using storage_actor = caf::typed_actor<
   caf::reacts_to<store_page>,
   caf::reacts_to<store_dead_letter>,
   caf::reacts_to<store_robots>,
+  caf::reacts_to<store_sitemap>,
   caf::reacts_to<tick_atom>,  // its own timer: a batch is due
   caf::replies_to<resume_request>::with<FrontierResume>,
   caf::replies_to<load_frontier>::with<frontier_rows>,
+  caf::replies_to<due_revisits>::with<frontier_rows>,
+  caf::replies_to<lastmod_revisits>::with<frontier_rows>,
   caf::replies_to<relink_fetched>::with<fetched_links>,
   caf::replies_to<begin_run>::with<std::int64_t>,
   caf::replies_to<end_run>::with<ok_atom>,
   caf::replies_to<summary_request>::with<StoreSummary>,
+  caf::replies_to<load_sitemaps>::with<sitemap_history>,
   caf::replies_to<flush_atom>::with<ok_atom>,
   caf::replies_to<timings_atom>::with<StageTimes>>;
 

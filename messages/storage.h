@@ -15,7 +15,8 @@ namespace actorcrawl {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, FrontierEntry& x) {
-  return f(caf::meta::type_name("FrontierEntry"), x.seq, x.url, x.depth, x.parent_url);
+  return f(caf::meta::type_name("FrontierEntry"), x.seq, x.url, x.depth, x.parent_url, x.lastmod_ms, x.etag,
+           x.last_modified, x.content_digest);
 }
 
 template <class Inspector>
@@ -25,7 +26,8 @@ typename Inspector::result_type inspect(Inspector& f, FrontierRefusal& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, DomainNode& x) {
-  return f(caf::meta::type_name("DomainNode"), x.host_key, x.root_url, x.crawl_count);
+  return f(caf::meta::type_name("DomainNode"), x.host_key, x.root_url, x.crawl_count, x.etag, x.last_modified,
+           x.content_digest);
 }
 
 template <class Inspector>
@@ -50,7 +52,8 @@ typename Inspector::result_type inspect(Inspector& f, PageRow& x) {
   return f(caf::meta::type_name("PageRow"), x.url, x.host_key, x.depth, x.status_code,
            x.content_type, x.title, x.description, x.bytes, x.fetch_ms, x.fetched_at_ms, x.error,
            x.final_url, x.redirect_chain, x.truncated, x.canonical_url, x.attempts,
-           x.robots_directives, x.links, x.link_host_keys, x.links_dropped, x.items, x.processor_failures);
+           x.robots_directives, x.links, x.link_host_keys, x.links_dropped, x.items, x.processor_failures,
+           x.etag, x.last_modified, x.content_digest, x.not_modified);
 }
 
 template <class Inspector>
@@ -61,6 +64,11 @@ typename Inspector::result_type inspect(Inspector& f, ExtractedItem& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ProcessorFailureCount& x) {
   return f(caf::meta::type_name("ProcessorFailureCount"), x.processor, x.reason, x.count);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, SitemapOutcomeCount& x) {
+  return f(caf::meta::type_name("SitemapOutcomeCount"), x.outcome, x.count);
 }
 
 template <class Inspector>
@@ -88,7 +96,13 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StoreSummary& x) {
   return f(caf::meta::type_name("StoreSummary"), x.nodes_discovered, x.nodes_crawled,
            x.edges_recorded, x.pages_fetched, x.pages_failed, x.avg_fetch_time_ms, x.links_dropped,
-           x.urls_parked, x.items_stored, x.processor_failures, x.seed_refusals);
+           x.urls_parked, x.items_stored, x.processor_failures, x.seed_refusals, x.sitemap_urls_queued,
+           x.sitemap_outcomes, x.changes);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, PageChangeCounts& x) {
+  return f(caf::meta::type_name("PageChangeCounts"), x.new_pages, x.changed, x.unchanged, x.gone);
 }
 
 // Frontier -> Storage: new queued rows, rows queued again under a new seq
@@ -177,6 +191,37 @@ typename Inspector::result_type inspect(Inspector& f, store_dead_letter& x) {
   return f(caf::meta::type_name("store_dead_letter"), x.row);
 }
 
+// Frontier -> Storage (request): the pages whose revisit interval has passed
+// at `now_ms` (revisit_after, or a page's adaptive interval), at most
+// `limit`, with their validators; the rows are not changed. Also the
+// Frontier's own timer for asking (sent to itself, then to the Storage).
+struct due_revisits {
+  std::int64_t now_ms = 0;
+  std::int64_t revisit_after_ms = 0;
+  std::int32_t limit = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, due_revisits& x) {
+  return f(caf::meta::type_name("due_revisits"), x.now_ms, x.revisit_after_ms, x.limit);
+}
+
+// Frontier -> Storage (request): URLs a sitemap listed with a <lastmod>
+// that this crawl had fetched already (`offered`: url, depth, parent and
+// lastmod_ms). The reply holds those whose stored fetch is older than the
+// <lastmod>, with their validators, once revisit_min has passed since that
+// fetch (RevisitPolicy::due_by_lastmod); the rows are not changed: the
+// Frontier queues them again under new seqs, as due_revisits'.
+struct lastmod_revisits {
+  std::int64_t now_ms = 0;
+  std::vector<FrontierEntry> offered;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, lastmod_revisits& x) {
+  return f(caf::meta::type_name("lastmod_revisits"), x.now_ms, x.offered);
+}
+
 // Frontier -> Storage (request): queued rows to refill the window.
 struct load_frontier {
   std::int64_t from_seq = 0;
@@ -223,11 +268,15 @@ struct begin_run {
   std::int64_t started_at_ms = 0;
   std::string seeds_json;
   std::int64_t revisit_after_ms = 0;  // re-queue pages older than this
+  bool adaptive_revisit = false;      // ... or than their own interval
+  std::int64_t revisit_min_ms = 0;
+  std::int64_t revisit_max_ms = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, begin_run& x) {
-  return f(caf::meta::type_name("begin_run"), x.started_at_ms, x.seeds_json, x.revisit_after_ms);
+  return f(caf::meta::type_name("begin_run"), x.started_at_ms, x.seeds_json, x.revisit_after_ms, x.adaptive_revisit,
+           x.revisit_min_ms, x.revisit_max_ms);
 }
 
 struct end_run {

@@ -202,7 +202,8 @@ std::int64_t start_run(caf::scoped_actor& self, const CrawlTopology& t, const Cr
   std::int64_t run_id = 0;
   self->request(t.actors.storage, caf::infinite,
                 begin_run{result.start_ms, seeds_json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                          config.revisit_after_ms})
+                          config.revisit_after_ms, config.adaptive_revisit, config.revisit_min_ms,
+                          config.revisit_max_ms})
     .receive([&](std::int64_t id) { run_id = id; },
              [&](caf::error& err) { result.error = "cannot record the run: " + to_string(err); });
   if (!result.error.empty())
@@ -347,11 +348,14 @@ void report(const CrawlConfig& config, const crawl_progress& last, CrawlRunResul
         result.error = e.what();
     }
   }
-  char line[320];
+  char line[400];
+  const PageChangeCounts& changes = result.summary.changes;
   std::snprintf(line, sizeof line,
-                "crawl finished (%s): %lld pages fetched, %lld failed, %lld URLs parked to try again, %lld nodes, "
-                "%lld edges in %.1f s",
+                "crawl finished (%s): %lld pages fetched (%lld new, %lld changed, %lld unchanged, %lld gone), "
+                "%lld failed, %lld URLs parked to try again, %lld nodes, %lld edges in %.1f s",
                 result.termination_reason.c_str(), static_cast<long long>(result.summary.pages_fetched),
+                static_cast<long long>(changes.new_pages), static_cast<long long>(changes.changed),
+                static_cast<long long>(changes.unchanged), static_cast<long long>(changes.gone),
                 static_cast<long long>(result.summary.pages_failed), static_cast<long long>(result.summary.urls_parked),
                 static_cast<long long>(result.summary.nodes_discovered),
                 static_cast<long long>(result.summary.edges_recorded),

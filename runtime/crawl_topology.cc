@@ -58,7 +58,7 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   a.processor = spawn_processor(
     sys, ProcessorSettings{std::move(parts.pipeline), config.crawl_profile() == CrawlProfile::domains},
     parse_lanes(config));
-  a.host_selector = spawn_host_selector(sys, politeness_settings(config), settings);
+  a.host_selector = spawn_host_selector(sys, politeness_settings(config), settings, sitemap_settings(config));
   a.frontier = spawn_frontier(sys, frontier_settings(config), std::move(observer));
   // Each actor learns the others from the roster, before any other message.
   for_each_role(a, [&](const char*, const auto& actor) { caf::anon_send(actor, a); });

@@ -7,6 +7,7 @@
 #   scripts/install-deps.sh --test   also what the tests drive: Chromium and
 #                                    Node.js (the dashboard's browser test),
 #                                    the openssl tool (TLS between nodes),
+#                                    nginx (conditional requests, recrawls),
 #                                    networkx, Graphviz (dot, gvpr) and jq (the readers
 #                                    the export test checks exports with)
 set -euo pipefail
@@ -64,6 +65,9 @@ if [ "${1:-}" = "--test" ]; then
   command -v node >/dev/null 2>&1 || extras+=(nodejs)
   command -v npm >/dev/null 2>&1 || extras+=(npm)
   command -v openssl >/dev/null 2>&1 || extras+=(openssl)
+  # The static-file server of the conditional-request and recrawl tests
+  # (ETag, If-Modified-Since, its access log as the judge).
+  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || extras+=(nginx)
   # fonts for the browser test; real documentation sites (HTML pages of
   # every shape) for the HTML parsers' differential test; the outside
   # readers of the exports (networkx, Graphviz: dot and gvpr, jq).
@@ -74,6 +78,14 @@ if [ "${1:-}" = "--test" ]; then
   done
   if [ ${#extras[@]} -gt 0 ]; then
     echo "installing for the tests: ${extras[*]}" >&2
+    # Debian's nginx would start a system server on port 80: this policy
+    # (when none exists) keeps services from starting during the install.
+    policy=/usr/sbin/policy-rc.d
+    made_policy=0
+    if [ ! -e "$policy" ]; then
+      printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null && $SUDO chmod 755 "$policy" && made_policy=1
+    fi
     apt_install "${extras[@]}" || echo "warning: could not install ${extras[*]}; tests that need them are skipped" >&2
+    if [ "$made_policy" = 1 ]; then $SUDO rm -f "$policy"; fi
   fi
 fi

@@ -469,6 +469,13 @@ struct HttpApi::Impl {
     const auto items = count_items(row.db_path);
     job["items_total"] = items.items;
     job["processor_failures"] = failures_by_processor(items.failures);
+    // What the fetches found against the pages stored before (every run of
+    // the job's database): a recrawl's new, changed, unchanged, gone.
+    const PageChangeCounts changes = count_changes(row.db_path);
+    job["pages_new"] = changes.new_pages;
+    job["pages_changed"] = changes.changed;
+    job["pages_unchanged"] = changes.unchanged;
+    job["pages_gone"] = changes.gone;
     // The job's own fields are small but for its seed URL and error: the
     // pages get what they leave of the budget.
     const std::size_t fields = dump(job).size() + kEnvelopeBytes;
@@ -640,7 +647,7 @@ struct HttpApi::Impl {
       });
   }
 
-  // GET /crawl/:id/export?format=jsonl|csv|graphml|gexf|dot|items|items-csv[&graph=domains|pages][&kind=KIND]
+  // GET /crawl/:id/export?format=jsonl|csv|graphml|gexf|dot|items|items-csv|changes[&graph=domains|pages][&kind=KIND]
   void export_job(const httplib::Request& req, httplib::Response& res) {
     const auto format_text = query_param(req, "format");
     if (!format_text)
@@ -690,10 +697,12 @@ struct HttpApi::Impl {
       throw ApiError(503, "too_many_exports",
                      std::to_string(kMaxExports) + " exports are streaming; try again when one ends");
     }
-    // crawl_1.jsonl, crawl_1.graphml, crawl_1_pages.graphml, crawl_1_items.csv:
-    // the job's id is the service's own "crawl_<n>", nothing to quote.
+    // crawl_1.jsonl, crawl_1.graphml, crawl_1_pages.graphml, crawl_1_items.csv,
+    // crawl_1_changes.jsonl: the job's id is the service's own "crawl_<n>",
+    // nothing to quote.
     const std::string file = row.id + (is_graph_format(*format) && graph == ExportGraph::pages ? "_pages" : "") +
-                             (is_items_format(*format) ? "_items" : "") + "." + file_extension(*format);
+                             (is_items_format(*format) ? "_items" : "") +
+                             (*format == ExportFormat::changes ? "_changes" : "") + "." + file_extension(*format);
     res.set_header("Content-Disposition", "attachment; filename=\"" + file + "\"");
     res.set_header("Cache-Control", "no-store");
     res.set_chunked_content_provider(

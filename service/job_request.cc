@@ -60,7 +60,7 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
   if (!doc.is_object())
     throw bad("invalid_body", "the body must be a JSON object");
   static const char* const known[] = {"url", "max_pages", "max_depth", "profile", "scope", "politeness_delay_ms",
-                                      "allowed_domains", "respect_robots_txt", "extract"};
+                                      "allowed_domains", "respect_robots_txt", "sitemaps", "extract"};
   for (const auto& item : doc.items()) {
     bool ok = false;
     for (const char* k : known)
@@ -68,7 +68,7 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
     if (!ok)
       throw bad("unknown_field", "unknown field '" + clip_for_message(item.key(), 100) +
                                    "' (known: url, max_pages, max_depth, profile, scope, "
-                                   "politeness_delay_ms, allowed_domains, respect_robots_txt, extract)");
+                                   "politeness_delay_ms, allowed_domains, respect_robots_txt, sitemaps, extract)");
   }
   if (!doc.contains("url"))
     throw bad("missing_field", "'url' is required");
@@ -114,6 +114,12 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
       throw bad("invalid_type", "'respect_robots_txt' must be true or false");
     r.respect_robots_txt = v.get<bool>();
   }
+  if (doc.contains("sitemaps")) {
+    const json& v = doc.at("sitemaps");
+    if (!v.is_boolean())
+      throw bad("invalid_type", "'sitemaps' must be true or false");
+    r.sitemaps = v.get<bool>();
+  }
   if (doc.contains("allowed_domains")) {
     const json& v = doc.at("allowed_domains");
     if (!v.is_array())
@@ -145,6 +151,8 @@ std::string to_json(const JobRequest& r) {
     j["allowed_domains"] = *r.allowed_domains;
   if (r.respect_robots_txt)
     j["respect_robots_txt"] = *r.respect_robots_txt;
+  if (r.sitemaps)
+    j["sitemaps"] = *r.sitemaps;
   if (r.extract)
     j["extract"] = json::parse(*r.extract);
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -163,7 +171,12 @@ CrawlConfig job_config(const CrawlConfig& base, const JobRequest& r) {
   CrawlConfig c = base;
   // What the job asked for is what a profile may refuse to ignore; the
   // service's own keys serve jobs of either profile.
+  // `sitemaps` set in the service's configuration stays set (its default
+  // depends on the profile, so what was given must be known).
+  const auto sitemaps_given = base.given.find("sitemaps");
   c.given.clear();
+  if (sitemaps_given != base.given.end())
+    c.given.insert(*sitemaps_given);
   const auto set = [&c](const char* key) { c.given[key] = std::string{"job field '"} + key + "'"; };
   c.seeds = {r.url};
   c.max_pages = r.max_pages;
@@ -190,6 +203,10 @@ CrawlConfig job_config(const CrawlConfig& base, const JobRequest& r) {
   if (r.respect_robots_txt) {
     c.respect_robots_txt = *r.respect_robots_txt;
     set("respect_robots_txt");
+  }
+  if (r.sitemaps) {
+    c.sitemaps = *r.sitemaps;
+    set("sitemaps");
   }
   if (r.extract) {
     c.extract_rules = *r.extract;

@@ -2,7 +2,7 @@
 //
 // The body is a JSON object with "url" (required, http or https) and
 // optional "max_pages", "max_depth", "profile", "scope",
-// "politeness_delay_ms", "allowed_domains", "respect_robots_txt",
+// "politeness_delay_ms", "allowed_domains", "respect_robots_txt", "sitemaps",
 // "extract" (extraction rules, as the config's `extract`). Anything
 // else is refused: an
 // unknown field is more often a typo than an extension, and a crawl started
@@ -29,6 +29,7 @@ struct JobRequest {
   std::optional<std::int64_t> politeness_delay_ms;
   std::optional<std::vector<std::string>> allowed_domains;
   std::optional<bool> respect_robots_txt;
+  std::optional<bool> sitemaps;
   std::optional<std::string> extract;  // the rules as JSON text (an array)
 };
 

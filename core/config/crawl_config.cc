@@ -55,12 +55,17 @@ const std::vector<ConfigKey>& config_keys() {
     {"max_redirects", ValueKind::integer, "redirect hops followed", &C::max_redirects, 0, 50},
     {"user_agent", ValueKind::text, "User-Agent header", &C::user_agent},
     {"respect_robots_txt", ValueKind::boolean, "obey robots.txt", &C::respect_robots_txt},
+    {"sitemaps", ValueKind::boolean, "read the sitemaps each robots.txt names (and a seed host's /sitemap.xml when it names none); their URLs join the frontier at depth 1 (default: true in the site profile, false in the domains profile)", &C::sitemaps},
     {"scope", ValueKind::text, "site profile: which links are followed: domain (the seeds' registrable domains), host (the seeds' hosts only) or any (every http(s) link, bounded by max_pages and max_depth alone); allowed_domains narrows each",
      &C::scope, 0, 0, {"domain", "host", "any"}},
     {"allowed_domains", ValueKind::text_list, "site profile: hosts (and their subdomains) a link must be within; narrows scope (with scope domain, replaces the seeds' registrable domains)", &C::allowed_domains, 0, 0, {}, true},
     {"exclude_patterns", ValueKind::text_list, "RE2 patterns; matching URLs are not crawled", &C::exclude_patterns},
     {"strip_query_params", ValueKind::text_list, "query parameters removed before dedup (utm_* for a prefix)", &C::strip_query_params, 0, 0, {}, true},
     {"revisit_after", ValueKind::duration_ms, "re-fetch pages older than this on the next run (0: never)", &C::revisit_after_ms, 0, std::numeric_limits<std::int64_t>::max() / 2},
+    {"adaptive_revisit", ValueKind::boolean, "each page's revisit interval adapts: halved after a fetch that found it changed, 1.5 times after one that found it unchanged, within revisit_min and revisit_max", &C::adaptive_revisit},
+    {"revisit_min", ValueKind::duration_ms, "adaptive_revisit: the shortest interval (at most revisit_after)", &C::revisit_min_ms, 0, std::numeric_limits<std::int64_t>::max() / 2},
+    {"revisit_max", ValueKind::duration_ms, "adaptive_revisit: the longest interval (at least revisit_after)", &C::revisit_max_ms, 0, std::numeric_limits<std::int64_t>::max() / 2},
+    {"revisit_check_interval", ValueKind::duration_ms, "site profile, with revisit_after: how often a run queues again the pages that fell due while it goes on (0: only when a run begins)", &C::revisit_check_interval_ms, 0, 24 * kHour},
     {"db_path", ValueKind::text, "SQLite database", &C::db_path},
     {"metrics_path", ValueKind::text, "metrics written at the end of a crawl", &C::metrics_path},
     {"trace_path", ValueKind::text, "message trace (JSON Lines); empty: off", &C::trace_path},
@@ -741,6 +746,11 @@ void validate(const CrawlConfig& config, bool seeds_required) {
     check_resolve_entry(entry);
   if (config.db_path.empty())
     throw ConfigError("db_path must not be empty");
+  if (config.revisit_min_ms > 0 && config.revisit_max_ms > 0 && config.revisit_min_ms > config.revisit_max_ms)
+    throw ConfigError("revisit_min (" + std::to_string(config.revisit_min_ms) + " ms) must not exceed revisit_max (" +
+                      std::to_string(config.revisit_max_ms) + " ms)");
+  if (config.adaptive_revisit && config.revisit_after_ms == 0)
+    throw ConfigError("adaptive_revisit needs revisit_after: the interval it starts from");
   if (config.warc_dir.empty())
     throw ConfigError("warc_dir must not be empty");
   // The prefix names files: nothing that could leave warc_dir or need quoting.
@@ -762,7 +772,7 @@ std::optional<CrawlProfile> profile_using(const std::string& key) {
   // Read by the site profile's frontier (traps, leases) and link selection
   // (scope, patterns, parameters) only.
   static const char* const site_only[] = {
-    "scope", "allowed_domains", "exclude_patterns", "strip_query_params", "max_leases_per_host",
+    "scope", "allowed_domains", "exclude_patterns", "strip_query_params", "max_leases_per_host", "revisit_check_interval",
     "max_url_length", "max_repeated_path_segments", "max_pages_per_host", "max_query_variants_per_path"};
   // Read by the domain graph's frontier and link filter only.
   static const char* const domains_only[] = {"max_crawls_per_node", "max_subdomains_per_root", "max_outbound_links",

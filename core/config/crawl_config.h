@@ -43,12 +43,24 @@ struct CrawlConfig {
   std::int64_t max_redirects = 5;
   std::string user_agent = "actorcrawl/0.1 (polite web crawler)";
   bool respect_robots_txt = true;
+  // Key `sitemaps`: read the sitemaps robots.txt names (and a seed host's
+  // /sitemap.xml). Its default depends on the profile: sitemaps_enabled().
+  bool sitemaps = true;
   // Site profile: which links are followed (link_scope.h's CrawlScope).
   std::string scope = "domain";
   std::vector<std::string> allowed_domains;
   std::vector<std::string> exclude_patterns;
   std::vector<std::string> strip_query_params;
   std::int64_t revisit_after_ms = 0;  // key `revisit_after`; 0 = never
+  // Adaptive revisits (core/crawl/revisit_policy.h): each page's interval
+  // halves when it changed and grows by half when not, within
+  // [revisit_min, revisit_max].
+  bool adaptive_revisit = false;
+  std::int64_t revisit_min_ms = 3600LL * 1000;
+  std::int64_t revisit_max_ms = 30LL * 24 * 3600 * 1000;
+  // How often a run asks for pages that fell due while it goes on (site
+  // profile); 0: only when a run begins.
+  std::int64_t revisit_check_interval_ms = 10LL * 60 * 1000;
   std::string db_path = "actorcrawl.db";
   std::string metrics_path = "metrics.log";
   std::string trace_path;
@@ -131,6 +143,12 @@ struct CrawlConfig {
 
   // `profile` as the enum: what code branches on (never the text).
   CrawlProfile crawl_profile() const { return parse_crawl_profile(profile).value_or(CrawlProfile::site); }
+  // `sitemaps` as given, or by default on for the site profile and off for
+  // the domains profile, which fetches one root page per host and would
+  // gain nothing from a list of every page (docs/sitemaps.md).
+  bool sitemaps_enabled() const {
+    return given.count("sitemaps") != 0 ? sitemaps : crawl_profile() == CrawlProfile::site;
+  }
 };
 
 // A configuration that cannot be used. The message names the source (file

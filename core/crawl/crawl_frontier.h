@@ -51,6 +51,15 @@ class CrawlFrontier {
   // URLs met again closer to a seed since the last call: each with a new
   // seq and its smaller depth, to be persisted as queued again.
   virtual std::vector<FrontierEntry> take_lowered() = 0;
+  // A page fetched before whose revisit interval has passed (the store's
+  // due_for_revisit row, with its validators): queued again under a new seq,
+  // its row written through take_lowered(). False when it is not a fetched
+  // page of this frontier now (leased, queued already, a redirect's target),
+  // or the profile revisits only between runs (domains).
+  virtual bool revisit(const FrontierEntry& due) {
+    (void)due;
+    return false;
+  }
   // Fetched URLs met again closer to a seed since the last call, each with
   // its smaller depth and new parent (seq unused): the page is not fetched
   // again; its stored links are offered again at that depth plus one.

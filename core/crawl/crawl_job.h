@@ -28,6 +28,15 @@ struct CrawlJob {
   std::vector<std::string> hop_urls{};       // each URL that answered with a redirect
   std::vector<std::int32_t> hop_statuses{};  // and its status
 
+  // A revisit: the stored page's ETag and Last-Modified (as received), sent
+  // back as If-None-Match / If-Modified-Since with the request for `url`
+  // only, never with a redirect hop. Empty: an unconditional request.
+  std::string etag{};
+  std::string last_modified{};
+  // The stored page's content_digest: a response with the same payload is
+  // archived as a revisit (identical-payload-digest), not a second copy.
+  std::string stored_digest{};
+
   const std::string& target_url() const { return fetch_url.empty() ? url : fetch_url; }
   // The politeness, robots.txt and worker-affinity key of this fetch.
   const std::string& target_host() const { return fetch_url.empty() ? host_key : fetch_host_key; }
@@ -37,6 +46,24 @@ struct CrawlJob {
 struct DiscoveredLink {
   std::string url;
   std::string host_key;
+};
+
+// Sitemap documents are fetched under the HostScheduler's leases like
+// pages (their host's robots.txt and politeness clock apply), but they are
+// no frontier rows: their seqs carry this bit, which frontier seqs (row
+// keys counted from 1) never reach, and robots.txt transfer tokens (bit 63)
+// do not use.
+inline constexpr std::uint64_t kSitemapSeqBit = 1ULL << 62;
+inline bool is_sitemap_seq(std::uint64_t seq) { return (seq & kSitemapSeqBit) != 0; }
+
+// A URL a sitemap named: a page for the frontier (with its host key), or a
+// child sitemap of an index on its way back from a parse lane (host_key
+// empty). lastmod_ms is the entry's <lastmod> in Unix epoch milliseconds,
+// 0 when it had none or one that could not be read.
+struct SitemapLink {
+  std::string url;
+  std::string host_key;
+  std::int64_t lastmod_ms = 0;
 };
 
 }  // namespace actorcrawl

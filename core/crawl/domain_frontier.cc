@@ -36,7 +36,7 @@ bool DomainFrontier::resume(const DomainResume& state) {
     if (!admit_host(node.host_key))
       continue;
     if (node.crawl_count < limits_.max_crawls_per_node)
-      push(Entry{next_seq_++, node.root_url, node.host_key, 0});
+      push(Entry{next_seq_++, node.root_url, node.host_key, 0, 0, node.etag, node.last_modified, node.content_digest});
   }
   return true;
 }
@@ -93,8 +93,11 @@ std::vector<CrawlJob> DomainFrontier::take(std::size_t n) {
       continue;  // crawled enough since it was queued
     ++crawls;
     ++in_flight_;
-    jobs.push_back(
-      CrawlJob{static_cast<std::uint64_t>(e.seq), std::move(e.url), std::move(e.host_key), e.depth, e.attempts + 1});
+    CrawlJob job{static_cast<std::uint64_t>(e.seq), std::move(e.url), std::move(e.host_key), e.depth, e.attempts + 1};
+    job.etag = std::move(e.etag);
+    job.last_modified = std::move(e.last_modified);
+    job.stored_digest = std::move(e.stored_digest);
+    jobs.push_back(std::move(job));
   }
   return jobs;
 }
@@ -123,7 +126,8 @@ void DomainFrontier::give_back(std::vector<CrawlJob> jobs) {
       --it->second;
     queued_at_.emplace(job.host_key, job.depth);
     queue_.push_front(
-      Entry{static_cast<std::int64_t>(job.seq), std::move(job.url), std::move(job.host_key), job.depth, job.attempt});
+      Entry{static_cast<std::int64_t>(job.seq), std::move(job.url), std::move(job.host_key), job.depth, job.attempt,
+            std::move(job.etag), std::move(job.last_modified), std::move(job.stored_digest)});
   }
 }
 

@@ -73,6 +73,9 @@ class DomainFrontier : public CrawlFrontier {
     std::string host_key;
     std::int32_t depth;
     std::uint32_t attempts = 0;  // leases of the entry so far
+    std::string etag{};           // the stored root page's validators (a recrawl)
+    std::string last_modified{};
+    std::string stored_digest{};
   };
 
   // Whether the subdomain cap admits the host; registers it when it does.

@@ -61,6 +61,16 @@ void FingerprintSet::mark_fetched(std::uint64_t fp, std::int32_t depth) {
   fetched_[i / 64] |= std::uint64_t{1} << (i % 64);
 }
 
+void FingerprintSet::clear_fetched(std::uint64_t fp) {
+  if (fp == 0) {
+    zero_fetched_ = false;
+    return;
+  }
+  const std::size_t i = slot_index(fp);
+  if (i < slots_.size())
+    fetched_[i / 64] &= ~(std::uint64_t{1} << (i % 64));
+}
+
 bool FingerprintSet::fetched(std::uint64_t fp) const {
   if (fp == 0)
     return has_zero_ && zero_fetched_;

@@ -42,6 +42,8 @@ class FingerprintSet {
   // Records that `fp` (in the set, or added at `depth`) was fetched.
   void mark_fetched(std::uint64_t fp, std::int32_t depth = 0);
   bool fetched(std::uint64_t fp) const;
+  // Forgets that `fp` was fetched: a revisit queues it again.
+  void clear_fetched(std::uint64_t fp);
   bool contains(std::uint64_t fp) const { return find(fp) != nullptr; }
   // The smallest depth `fp` was met at (255 for any beyond 254); -1 if never.
   std::int32_t depth_of(std::uint64_t fp) const;

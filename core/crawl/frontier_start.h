@@ -37,6 +37,18 @@ struct FrontierSettings {
   // How long a URL parked after a transient failure waits at first
   // (transient_failure.h's park_delay doubles it).
   std::chrono::milliseconds host_backoff{5 * 60 * 1000};
+  // Revisits in the middle of a run: every `revisit_check` the Frontier
+  // asks the Storage for fetched pages whose interval (revisit_after, or
+  // the page's adaptive one) has passed, and queues them again. Zero
+  // revisit_after_ms or revisit_check: pages are revisited only when a run
+  // begins.
+  std::int64_t revisit_after_ms = 0;
+  std::chrono::milliseconds revisit_check{0};
+  // Sitemaps with revisits on: the HostSelector reads again at the start of
+  // a run the sitemaps an earlier run read, and the crawl is not over
+  // before it has said how many sitemaps are open (sitemaps_open), though
+  // nothing else may be queued.
+  bool await_sitemaps = false;
 };
 
 struct SeedTarget {

@@ -101,6 +101,21 @@ std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
   return entry;
 }
 
+bool FrontierWindow::revisit(const FrontierEntry& due) {
+  const std::uint64_t fp = url_fingerprint(due.url);
+  if (!seen_.fetched(fp) || leased_.count(fp) > 0 || redirect_origin_.count(fp) > 0)
+    return false;
+  auto url = Url::parse(due.url);
+  if (!url)
+    return false;
+  seen_.clear_fetched(fp);
+  FrontierEntry entry = due;
+  entry.seq = next_seq_++;
+  enqueue(entry, url->host_key());
+  lowered_.push_back(std::move(entry));
+  return true;
+}
+
 std::vector<FrontierEntry> FrontierWindow::take_relinks() {
   std::vector<FrontierEntry> out;
   out.swap(relinks_);
@@ -119,7 +134,8 @@ bool FrontierWindow::superseded(const std::string& url, std::int32_t depth) cons
 
 void FrontierWindow::enqueue(const FrontierEntry& entry, const std::string& host_key) {
   if (spilled_ == 0 && held() < limits_.window) {
-    window_.push_back(Queued{entry.seq, entry.url, host_key, entry.depth});
+    window_.push_back(Queued{entry.seq, entry.url, host_key, entry.depth, 0, entry.etag, entry.last_modified,
+                             entry.content_digest});
     // Nothing is spilled, so every stored queued row is in memory: moving the
     // cursor past this one keeps a later refill from loading it twice.
     refill_cursor_ = entry.seq + 1;
@@ -152,8 +168,11 @@ std::vector<CrawlJob> FrontierWindow::take(std::size_t n) {
     // Requested from now on: never queued again (a crawl asks a host for a
     // page once); met closer to a seed meanwhile, see offer().
     leased_.insert(fp);
-    jobs.push_back(CrawlJob{static_cast<std::uint64_t>(q.seq), std::move(q.url), std::move(q.host_key), q.depth,
-                            q.attempts + 1});
+    CrawlJob job{static_cast<std::uint64_t>(q.seq), std::move(q.url), std::move(q.host_key), q.depth, q.attempts + 1};
+    job.etag = std::move(q.etag);
+    job.last_modified = std::move(q.last_modified);
+    job.stored_digest = std::move(q.stored_digest);
+    jobs.push_back(std::move(job));
     ++in_flight_;
   }
   return jobs;
@@ -241,7 +260,8 @@ void FrontierWindow::park(const CrawlJob& job, Clock::time_point due) {
   const auto lowered = end_flight(url_fingerprint(job.url));
   release_lease(job.host_key);
   parked_.emplace(due, Queued{static_cast<std::int64_t>(job.seq), job.url, job.host_key,
-                              lowered ? lowered->depth : job.depth, job.attempt});
+                              lowered ? lowered->depth : job.depth, job.attempt, job.etag, job.last_modified,
+                              job.stored_digest});
 }
 
 std::size_t FrontierWindow::take_due(Clock::time_point now) {
@@ -270,8 +290,9 @@ void FrontierWindow::give_back(std::vector<CrawlJob> jobs) {
     const auto lowered = end_flight(url_fingerprint(job.url));
     release_lease(job.host_key);
     const std::int32_t depth = lowered ? lowered->depth : job.depth;
-    window_.push_front(Queued{static_cast<std::int64_t>(job.seq), std::move(job.url),
-                              std::move(job.host_key), depth, job.attempt});
+    window_.push_front(Queued{static_cast<std::int64_t>(job.seq), std::move(job.url), std::move(job.host_key), depth,
+                              job.attempt, std::move(job.etag), std::move(job.last_modified),
+                              std::move(job.stored_digest)});
   }
 }
 
@@ -295,7 +316,9 @@ void FrontierWindow::refilled(const std::vector<FrontierEntry>& rows, std::size_
     refill_cursor_ = std::max(refill_cursor_, row.seq + 1);
     // Rows store only the URL (a Url's text); the host key is derived again
     // from it.
-    window_.push_back(Queued{row.seq, row.url, Url::from_canonical(row.url).host_key(), row.depth});
+    window_.push_back(
+      Queued{row.seq, row.url, Url::from_canonical(row.url).host_key(), row.depth, 0, row.etag, row.last_modified,
+             row.content_digest});
   }
   // Fewer rows than asked for means the store held no more when it was read:
   // whatever the count said, only rows spilled after the request can remain.

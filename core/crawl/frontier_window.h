@@ -62,6 +62,7 @@ class FrontierWindow : public CrawlFrontier {
                                      std::int32_t depth, const std::string& parent_url) override;
   std::vector<FrontierRefusal> take_refused() override;
   std::vector<FrontierEntry> take_lowered() override;
+  bool revisit(const FrontierEntry& due) override;
   std::vector<FrontierEntry> take_relinks() override;
   std::vector<std::string> take_redirect_targets() override;
 
@@ -108,6 +109,9 @@ class FrontierWindow : public CrawlFrontier {
     std::string host_key;
     std::int32_t depth;
     std::uint32_t attempts = 0;  // leases of the row so far in this run
+    std::string etag{};          // a revisit's validators (FrontierEntry)
+    std::string last_modified{};
+    std::string stored_digest{};
   };
 
   Limits limits_;

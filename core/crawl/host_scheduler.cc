@@ -203,7 +203,8 @@ void HostScheduler::dispatch_ready(Clock::time_point now, std::vector<Dispatch>&
     ++host.in_flight;
     ++worker.active;
     leases_.emplace(job.seq, Lease{*worker_id, job});
-    out.push_back(Dispatch{*worker_id, std::move(job)});
+    const Kind kind = is_sitemap_seq(job.seq) ? Kind::sitemap : Kind::fetch;
+    out.push_back(Dispatch{*worker_id, std::move(job), kind});
     // Room for another request to this host now (politeness off): back
     // into the ready queue, due now, so this same pass may take it again.
     schedule(key, host);

@@ -40,7 +40,10 @@ class HostScheduler {
   using Clock = std::chrono::steady_clock;
   using WorkerId = std::uint64_t;
 
-  enum class Kind { fetch, robots };
+  // sitemap: a sitemap document (a job whose seq carries kSitemapSeqBit,
+  // crawl_job.h), queued, gated by robots.txt, paced and leased like a
+  // page of its host; its refusals and returns come back with that seq.
+  enum class Kind { fetch, robots, sitemap };
 
   struct Dispatch {
     WorkerId worker;

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/crawl/content_digest.h"
+
 #include <algorithm>
 #include <utility>
 
@@ -74,6 +76,22 @@ RedirectStep PagePipeline::redirect_step(const CrawlJob& job, std::int32_t statu
 }
 
 ProcessedPage PagePipeline::process(const CrawlJob& job, const FetchedPage& page, const FetchFacts& facts) const {
+  if (facts.not_modified) {
+    ProcessedPage out;
+    PageRow& row = out.row;
+    row.url = job.url;
+    row.host_key = job.host_key;
+    row.depth = job.depth;
+    row.status_code = page.status_code;
+    row.fetch_ms = facts.fetch_ms;
+    row.fetched_at_ms = facts.fetched_at_ms;
+    row.final_url = page.final_url;
+    row.attempts = facts.attempts;
+    row.etag = facts.etag;
+    row.last_modified = facts.last_modified;
+    row.not_modified = true;
+    return out;
+  }
   PageAnalysis analysis = chain_->run(page);
   const RobotsDirectives robots = page_directives(analysis, facts.x_robots_tag, product_token_);
   analysis.follow_links = !robots.nofollow;
@@ -93,6 +111,9 @@ ProcessedPage PagePipeline::process(const CrawlJob& job, const FetchedPage& page
   row.truncated = page.truncated;
   row.attempts = facts.attempts;
   row.robots_directives = robots.text();
+  row.etag = facts.etag;
+  row.last_modified = facts.last_modified;
+  row.content_digest = content_digest(page.body);
   // noindex: the page is recorded (it was fetched, its links count) but its
   // text is not kept.
   // Items are the page's text too.

@@ -28,6 +28,9 @@ struct FetchFacts {
   std::vector<std::int32_t> redirect_statuses;
   std::string x_robots_tag;                   // the header's value, if any
   std::string location;                       // a redirect's next hop, resolved
+  std::string etag;                           // the response's validators, as received
+  std::string last_modified;
+  bool not_modified = false;                  // a 304 to the job's validators
 };
 
 struct ProcessedPage {
@@ -75,9 +78,17 @@ class PagePipeline {
   // before redirect_step: hops and failed redirects are archived too.
   void archive(const HttpExchange& exchange) const;
 
+  // Whether the crawl's scope admits `url` (the profile's link selection,
+  // as for a redirect's target): a sitemap's page URLs pass it like links.
+  bool admits(const Url& url) const { return links_->follows_redirect_to(url); }
+
   RedirectStep redirect_step(const CrawlJob& job, std::int32_t status, const std::string& location) const;
   // A redirect that is not followed is recorded with its target as its one
-  // link and final_url, and its hop at the end of the chain.
+  // link and final_url, and its hop at the end of the chain. A 304 to the
+  // job's validators (facts.not_modified) is not parsed: its row says only
+  // that the stored page was fetched again and holds (PageRow::not_modified),
+  // and it leads to no links (the stored page's were offered when it was
+  // first fetched). Every other response's row carries its body's digest.
   ProcessedPage process(const CrawlJob& job, const FetchedPage& page, const FetchFacts& facts) const;
 
  private:

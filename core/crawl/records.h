@@ -22,6 +22,17 @@ struct FrontierEntry {
   std::string url;       // normalized
   std::int32_t depth = 0;
   std::string parent_url;  // page it was discovered on; empty for seeds
+  // The <lastmod> of the sitemap entry that offered the URL (Unix epoch
+  // ms), 0 when none did: kept with the row (frontier.lastmod) for the
+  // revisit policy.
+  std::int64_t lastmod_ms = 0;
+  // The stored page's validators when the URL was fetched before (a
+  // revisit): its ETag and Last-Modified as received, which make the next
+  // request conditional. Loaded with queued rows (load_queued); never
+  // written to the frontier table.
+  std::string etag{};
+  std::string last_modified{};
+  std::string content_digest{};  // the stored body's, for the archive's revisit records
 };
 
 // A URL the crawl will not fetch, and the rule that said so: robots_txt,
@@ -37,6 +48,11 @@ struct DomainNode {
   std::string host_key;
   std::string root_url;  // with the scheme it was discovered with
   std::int64_t crawl_count = 0;
+  // The stored root page's validators, when it was fetched before: the
+  // recrawl asks conditionally.
+  std::string etag{};
+  std::string last_modified{};
+  std::string content_digest{};
 };
 
 struct DomainResume {
@@ -114,6 +130,24 @@ struct PageRow {
   std::int64_t links_dropped = 0;  // hrefs past max_links_per_page, not read
   std::vector<ExtractedItem> items;                // written with the page, in one transaction
   std::vector<ProcessorFailure> processor_failures;
+  // Freshness (schema version 6): the response's validators as received
+  // ("" when absent) and content_digest() of the body as kept.
+  std::string etag;
+  std::string last_modified;
+  std::string content_digest;
+  // A 304 Not Modified to the validators the request carried: the stored
+  // page, its links and items still hold; only the fetch is recorded
+  // (fetched_at, fetch_ms, attempts, validators the 304 repeated).
+  bool not_modified = false;
+};
+
+// How the pages fetched in one run compare with what earlier runs stored
+// (core/crawl/page_change.h): counted from page_changes, by run.
+struct PageChangeCounts {
+  std::int64_t new_pages = 0;
+  std::int64_t changed = 0;
+  std::int64_t unchanged = 0;
+  std::int64_t gone = 0;
 };
 
 struct DeadLetterRow {
@@ -158,6 +192,28 @@ struct FrontierResume {
   DomainResume domains;
 };
 
+// One sitemap document's outcome (the sitemaps table, docs/sitemaps.md).
+// status: fetched (read to its end, or to a named parse error in `reason`
+// with the entries before it kept), failed (no body to read: http_404,
+// timeout, worker_lost, stopped, ...) or refused (not requested:
+// robots_txt, robots_unreachable, sitemap_depth, sitemap_host_cap, ...).
+struct SitemapRow {
+  std::string url;
+  std::string host_key;
+  std::string status;
+  std::string reason;
+  std::int64_t urls_found = 0;     // entries the document named
+  std::int64_t urls_accepted = 0;  // page URLs handed to the frontier, or child sitemaps queued
+  std::int64_t fetched_at_ms = 0;  // when the outcome was known
+};
+
+// How often one outcome ("fetched", "failed/http_404", "refused/robots_txt",
+// "sitemap_seen" for a URL named again) occurred, for metrics.log.
+struct SitemapOutcomeCount {
+  std::string outcome;
+  std::int64_t count = 0;
+};
+
 struct StoreSummary {
   std::int64_t nodes_discovered = 0;  // rows in nodes
   std::int64_t nodes_crawled = 0;     // nodes with crawl_count > 0
@@ -174,6 +230,14 @@ struct StoreSummary {
   // good, or its fetch refused its private address; "" otherwise (fetched,
   // queued, parked, failed with a response, or never offered).
   std::vector<std::string> seed_refusals;
+  // Sitemaps: frontier rows first found in a sitemap (over all runs), and
+  // this run's sitemap outcomes by status and reason, with the refusals of
+  // sitemap URLs that never became documents (named again, too deep).
+  std::int64_t sitemap_urls_queued = 0;
+  std::vector<SitemapOutcomeCount> sitemap_outcomes;
+  // The current run's pages by what their fetch found (new, changed,
+  // unchanged, gone), from page_changes.
+  PageChangeCounts changes;
 };
 
 }  // namespace actorcrawl

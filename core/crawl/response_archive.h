@@ -20,6 +20,13 @@ struct HttpExchange {
   std::string response_head;  // the status line and header lines as received
   std::string_view body;      // the decoded entity, as the crawler kept it
   bool truncated = false;     // the body was cut at max_body_bytes
+  // A revisit of a page the crawl stored before: the 304 answered to its
+  // validators (no body: the archive writes a server-not-modified revisit
+  // record), and the stored body's content_digest ("sha1:" + base32, the
+  // form of WARC-Payload-Digest), against which an identical payload is
+  // archived as a revisit. Neither for robots.txt, hops or first fetches.
+  bool not_modified = false;
+  std::string previous_digest{};
 };
 
 class ResponseArchive {

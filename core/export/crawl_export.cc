@@ -33,6 +33,7 @@ constexpr FormatInfo kFormats[] = {
   {ExportFormat::dot, "dot", "dot", "text/vnd.graphviz; charset=utf-8"},
   {ExportFormat::items, "items", "jsonl", "application/x-ndjson; charset=utf-8"},
   {ExportFormat::items_csv, "items-csv", "csv", "text/csv; charset=utf-8; header=present"},
+  {ExportFormat::changes, "changes", "jsonl", "application/x-ndjson; charset=utf-8"},
 };
 
 const FormatInfo& info_of(ExportFormat format) {
@@ -149,6 +150,19 @@ void write_items_csv(CrawlScan& scan, const std::string& kind, std::ostream& out
   tally.finish();
 }
 
+// One JSON Lines line per recorded change: {"url", "run", "change"}.
+void write_changes(CrawlScan& scan, const ChangesFilter& filter, std::ostream& out, const ExportProgress& progress) {
+  Tally tally(out, scan.page_change_count(filter.include_new, filter.since_run), progress);
+  std::string buffer;
+  scan.page_changes(filter.include_new, filter.since_run, [&](const ExportChange& change) {
+    append_jsonl_change(buffer, change);
+    write_when_full(out, buffer);
+    tally.row();
+  });
+  write_out(out, buffer);
+  tally.finish();
+}
+
 GraphFormat graph_format_of(ExportFormat format) {
   switch (format) {
     case ExportFormat::gexf: return GraphFormat::gexf;
@@ -236,7 +250,7 @@ std::optional<ExportGraph> export_graph_named(std::string_view name) {
   return std::nullopt;
 }
 
-const char* export_format_names() { return "jsonl, csv, graphml, gexf, dot, items, items-csv"; }
+const char* export_format_names() { return "jsonl, csv, graphml, gexf, dot, items, items-csv, changes"; }
 const char* export_graph_names() { return "domains, pages"; }
 
 const char* export_format_name(ExportFormat format) { return info_of(format).name; }
@@ -258,8 +272,10 @@ CrawlExport::CrawlExport(const std::string& db_path) : impl_(std::make_unique<Im
 CrawlExport::~CrawlExport() = default;
 
 void CrawlExport::write(ExportFormat format, ExportGraph graph, std::ostream& out, const ExportProgress& progress,
-                        const std::optional<std::string>& kind) {
-  if (format == ExportFormat::items)
+                        const std::optional<std::string>& kind, const ChangesFilter& changes) {
+  if (format == ExportFormat::changes)
+    write_changes(impl_->scan, changes, out, progress);
+  else if (format == ExportFormat::items)
     write_items(impl_->scan, kind, out, progress);
   else if (format == ExportFormat::items_csv && !kind)
     throw std::invalid_argument("items-csv is one kind's items: it needs a kind");

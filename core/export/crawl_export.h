@@ -19,14 +19,22 @@
 
 namespace actorcrawl {
 
-enum class ExportFormat { jsonl, csv, graphml, gexf, dot, items, items_csv };
+enum class ExportFormat { jsonl, csv, graphml, gexf, dot, items, items_csv, changes };
+
+// Which recorded changes `changes` writes: those of runs after `since_run`
+// (0: every run), changed and gone pages, and new ones too with
+// `include_new`.
+struct ChangesFilter {
+  bool include_new = false;
+  std::int64_t since_run = 0;
+};
 enum class ExportGraph { domains, pages };
 
 // By name as typed ("jsonl", "graphml", "items-csv", ...; "domains",
 // "pages"); nullopt for any other.
 std::optional<ExportFormat> export_format_named(std::string_view name);
 std::optional<ExportGraph> export_graph_named(std::string_view name);
-// "jsonl, csv, graphml, gexf, dot, items, items-csv", for messages that
+// "jsonl, csv, graphml, gexf, dot, items, items-csv, changes", for messages that
 // list the choices.
 const char* export_format_names();
 const char* export_graph_names();
@@ -68,7 +76,7 @@ class CrawlExport {
   // read). One call per CrawlExport; the item_kinds questions may come
   // before it, in the same snapshot.
   void write(ExportFormat format, ExportGraph graph, std::ostream& out, const ExportProgress& progress = {},
-             const std::optional<std::string>& kind = std::nullopt);
+             const std::optional<std::string>& kind = std::nullopt, const ChangesFilter& changes = {});
 
   // The kinds of items the database holds, sorted, at most `limit` (for
   // messages: each costs one index seek, whatever the number of items).

@@ -82,6 +82,7 @@ CrawlScan::CrawlScan(const std::string& db_path) : path_(db_path), db_(open_read
                       "'" + path_ + "' is not a crawl database: " + e.what());
   }
   has_items_ = tables.count("items") > 0;
+  has_changes_ = tables.count("page_changes") > 0;
   if (!page_columns.count("page_id") || !page_columns.count("url"))
     refuse("its pages table has no page_id or url column");
   page_columns_ = "page_id, url";
@@ -275,6 +276,44 @@ bool CrawlScan::has_items_of(const std::string& kind) {
     found = q.executeStep();
   });
   return found;
+}
+
+namespace {
+constexpr const char* kChangesWhere =
+  " WHERE run_id > ?1 AND (change IN ('changed', 'gone') OR (?2 AND change = 'new'))";
+}  // namespace
+
+std::int64_t CrawlScan::page_change_count(bool include_new, std::int64_t since_run) {
+  std::int64_t n = 0;
+  if (!has_changes_)
+    return n;
+  reading("counting page changes", [&] {
+    SQLite::Statement q(db_, std::string{"SELECT COUNT(*) FROM page_changes"} + kChangesWhere);
+    q.bind(1, since_run);
+    q.bind(2, include_new ? 1 : 0);
+    q.executeStep();
+    n = q.getColumn(0).getInt64();
+  });
+  return n;
+}
+
+void CrawlScan::page_changes(bool include_new, std::int64_t since_run,
+                             const std::function<void(const ExportChange&)>& visit) {
+  if (!has_changes_)
+    return;
+  reading("reading page changes", [&] {
+    SQLite::Statement q(db_, std::string{"SELECT url, run_id, change FROM page_changes"} + kChangesWhere +
+                               " ORDER BY run_id, rowid");
+    q.bind(1, since_run);
+    q.bind(2, include_new ? 1 : 0);
+    ExportChange change;
+    while (q.executeStep()) {
+      change.url = q.getColumn(0).getString();
+      change.run = q.getColumn(1).getInt64();
+      change.change = q.getColumn(2).getString();
+      visit(change);
+    }
+  });
 }
 
 }  // namespace actorcrawl

@@ -42,6 +42,13 @@ struct ExportItem {
   std::string item;  // the stored text: a JSON object as its processor wrote it
 };
 
+// A `page_changes` row: what one run's fetch of a page found.
+struct ExportChange {
+  std::string url;
+  std::int64_t run = 0;
+  std::string change;  // new, changed, unchanged, gone
+};
+
 struct DomainNode {
   std::string name;  // nodes.domain_name
   OptionalInt crawl_count;
@@ -93,6 +100,11 @@ class CrawlScan {
   std::vector<std::string> item_kinds(std::size_t limit);
   // Whether an item of `kind` exists: one seek, where a count reads them all.
   bool has_items_of(const std::string& kind);
+  // The recorded changes of runs after `since_run`, by run then in the order
+  // recorded: changed and gone, and new too when `include_new`. Nothing for
+  // a database from before schema 6, which records none.
+  void page_changes(bool include_new, std::int64_t since_run, const std::function<void(const ExportChange&)>& visit);
+  std::int64_t page_change_count(bool include_new, std::int64_t since_run);
 
  private:
   template <typename Body>
@@ -102,6 +114,7 @@ class CrawlScan {
   SQLite::Database db_;
   std::string page_columns_;  // the SELECT list, NULL for a column the file lacks
   bool has_items_ = false;    // schema 5 and later
+  bool has_changes_ = false;  // schema 6 and later
 };
 
 }  // namespace actorcrawl

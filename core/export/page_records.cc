@@ -104,4 +104,13 @@ void append_csv_page(std::string& out, const ExportPage& page) {
   out += "\r\n";
 }
 
+void append_jsonl_change(std::string& out, const ExportChange& change) {
+  ordered_json record = ordered_json::object();
+  record["url"] = change.url;
+  record["run"] = change.run;
+  record["change"] = change.change;
+  out += record.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+  out += '\n';
+}
+
 }  // namespace actorcrawl

@@ -14,6 +14,10 @@ namespace actorcrawl {
 // (invalid bytes become U+FFFD); never throws on content.
 void append_jsonl_page(std::string& out, const ExportPage& page);
 
+// {"url":...,"run":N,"change":"changed"} and "\n": one recorded change of
+// the `changes` export.
+void append_jsonl_change(std::string& out, const ExportChange& change);
+
 // The CSV's header row, and one page's row; both end in CRLF (RFC 4180).
 void append_csv_header(std::string& out);
 void append_csv_page(std::string& out, const ExportPage& page);

@@ -16,6 +16,7 @@
 
 #include "core/web/ascii.h"
 #include "core/web/http_status.h"
+#include "core/fetch/http_date.h"
 #include "core/fetch/net_guard.h"
 #include "core/web/url.h"
 
@@ -108,6 +109,20 @@ struct Transfer {
   bool loop_detected = false;
   std::string retry_after;
   std::string x_robots_tag;
+  // The validators of the response whose headers are arriving; the first of
+  // each kind counts (`*_seen`), one too long is dropped.
+  std::string etag;
+  std::string last_modified;
+  bool etag_seen = false;
+  bool last_modified_seen = false;
+  // The request's If-None-Match / If-Modified-Since lines (curl does not
+  // copy the list); null when the request carries no validator. Sent with
+  // the first request only: `follow_first_hop` says the engine, not curl,
+  // takes that request's redirect, and the hop goes without them.
+  curl_slist* validator_headers = nullptr;
+  bool follow_first_hop = false;
+  bool bad_first_hop = false;  // that redirect's Location is no http(s) URL
+  ~Transfer() { curl_slist_free_all(validator_headers); }
   // block_private_addresses: the address last refused while connecting for
   // the current hop; cleared once the hop has a connection it may use.
   std::string refused_address;
@@ -118,6 +133,44 @@ struct Transfer {
   std::string request_head;
   std::string response_head;
 };
+
+// A validator header's value: the first one of a response is kept (a second
+// ETag makes the response ambiguous, and the first is as good a guess as
+// any), one too long to send back is dropped.
+void keep_validator(std::string_view raw, std::string& into, bool& seen) {
+  if (seen)
+    return;
+  seen = true;
+  const std::string_view value = ascii::trim(raw);
+  if (value.size() <= kMaxValidatorBytes)
+    into.assign(value);
+}
+
+// A validator may go into a request header only as a field value: no CR,
+// LF, NUL or other control character (which would end the line or be
+// refused), not empty, not over the bound.
+bool sendable_validator(std::string_view value) {
+  if (value.empty() || value.size() > kMaxValidatorBytes)
+    return false;
+  for (char c : value) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t') || u == 0x7f)
+      return false;
+  }
+  return true;
+}
+
+// The If-None-Match and If-Modified-Since lines of a request; null when it
+// carries no validator that can be sent.
+curl_slist* validator_headers(const FetchRequest& r) {
+  curl_slist* list = nullptr;
+  if (sendable_validator(r.if_none_match))
+    list = curl_slist_append(list, ("If-None-Match: " + r.if_none_match).c_str());
+  const std::string date = format_http_date(r.if_modified_since_ms);
+  if (!date.empty())
+    list = curl_slist_append(list, ("If-Modified-Since: " + date).c_str());
+  return list;
+}
 
 bool is_malformed_http(const std::string& curl_text) {
   for (const char* sign : {"chunk", "header", "Header", "Chunk"})
@@ -158,6 +211,10 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
     t->current_location.clear();
     t->retry_after.clear();
     t->x_robots_tag.clear();
+    t->etag.clear();
+    t->last_modified.clear();
+    t->etag_seen = false;
+    t->last_modified_seen = false;
     return bytes;
   }
   if (ascii::starts_with_nocase(line, "location:")) {
@@ -168,6 +225,14 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
     // Several headers may carry directives; keep them all.
     std::string value{ascii::trim(line.substr(13))};
     t->x_robots_tag += (t->x_robots_tag.empty() ? "" : ", ") + value;
+    return bytes;
+  }
+  if (ascii::starts_with_nocase(line, "etag:")) {
+    keep_validator(line.substr(5), t->etag, t->etag_seen);
+    return bytes;
+  }
+  if (ascii::starts_with_nocase(line, "last-modified:")) {
+    keep_validator(line.substr(14), t->last_modified, t->last_modified_seen);
     return bytes;
   }
   if (ascii::starts_with_nocase(line, "retry-after:")) {
@@ -290,6 +355,7 @@ struct FetchEngine::Impl {
   CURLM* multi = nullptr;
   std::vector<CURL*> idle_handles;  // reused: keeps per-handle buffers warm
   std::unordered_set<Transfer*> live;
+  std::vector<Transfer*> resumed;  // hops taken by take_first_hop, added after collect's loop
   std::size_t running = 0;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending;
   std::uint64_t order = 0;
@@ -342,9 +408,22 @@ struct FetchEngine::Impl {
     t->current_url = t->request.url;
     t->visited.insert(t->request.url);
     t->started = Clock::now();
-    CURL* h = acquire_handle();
-    t->easy = h;
-    curl_easy_setopt(h, CURLOPT_URL, t->request.url.c_str());
+    t->validator_headers = validator_headers(t->request);
+    t->follow_first_hop = t->validator_headers != nullptr && t->request.max_redirects > 0;
+    t->easy = acquire_handle();
+    // Curl follows redirects itself, up to max_redirects, unless the first
+    // request is conditional: then the engine takes its hop (take_first_hop).
+    configure(t, t->request.url, !t->follow_first_hop && t->request.max_redirects > 0, t->request.max_redirects);
+    curl_multi_add_handle(multi, t->easy);
+    live.insert(t);
+    ++running;
+  }
+
+  // Sets up `t`'s handle to ask for `url`; the validators go along while
+  // the transfer still holds them (its first request).
+  void configure(Transfer* t, const std::string& url, bool follow, long max_redirects) {
+    CURL* h = t->easy;
+    curl_easy_setopt(h, CURLOPT_URL, url.c_str());
     curl_easy_setopt(h, CURLOPT_PRIVATE, t);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, t->error_text);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
@@ -354,8 +433,8 @@ struct FetchEngine::Impl {
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(t->request.timeout_ms));
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<std::int64_t>(t->request.timeout_ms, 10000)));
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, t->request.max_redirects > 0 ? 1L : 0L);
-    curl_easy_setopt(h, CURLOPT_MAXREDIRS, static_cast<long>(t->request.max_redirects));
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, follow ? 1L : 0L);
+    curl_easy_setopt(h, CURLOPT_MAXREDIRS, max_redirects);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     // Every encoding this libcurl decodes (gzip, deflate, br, zstd); the body
@@ -382,9 +461,48 @@ struct FetchEngine::Impl {
       // the connection to the private address on our behalf, unchecked.
       curl_easy_setopt(h, CURLOPT_PROXY, "");
     }
-    curl_multi_add_handle(multi, h);
-    live.insert(t);
-    ++running;
+    if (t->validator_headers != nullptr)
+      curl_easy_setopt(h, CURLOPT_HTTPHEADER, t->validator_headers);
+  }
+
+  // The first response of a conditional request with redirects allowed:
+  // when it is a redirect, the engine sends the hop, unconditionally, and
+  // curl follows the rest as for any request (the hop was recorded and
+  // checked for a loop by on_header, as curl's own hops are). True when the
+  // transfer goes on; false when `t` is done with this response.
+  bool take_first_hop(Transfer* t, CURLcode code) {
+    if (!t->follow_first_hop)
+      return false;
+    t->follow_first_hop = false;
+    long status = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    // A redirect's body over max_body_bytes stops the read, as for a page.
+    const bool answered = code == CURLE_OK || (code == CURLE_WRITE_ERROR && t->outcome.truncated);
+    if (!answered || t->loop_detected || !is_redirect_status(static_cast<int>(status)) ||
+        t->current_location.empty())
+      return false;
+    // on_header moved current_url on to the hop; it stays put when the
+    // Location is no http(s) URL, which curl would have refused as well.
+    auto base = Url::parse(t->request.url);
+    auto next = base ? base->resolve(t->current_location) : std::nullopt;
+    if (!next) {
+      t->bad_first_hop = true;
+      return false;
+    }
+    curl_multi_remove_handle(multi, t->easy);
+    curl_easy_reset(t->easy);
+    curl_slist_free_all(t->validator_headers);
+    t->validator_headers = nullptr;
+    t->outcome.body.clear();
+    t->outcome.truncated = false;
+    t->error_text[0] = '\0';
+    t->refused_address.clear();
+    const auto left = t->request.max_redirects - static_cast<std::int32_t>(t->outcome.redirects.size());
+    // With no hop left, curl refuses the next redirect as too many, as it
+    // would have in one go.
+    configure(t, t->current_url, true, std::max<long>(left, 0));
+    resumed.push_back(t);
+    return true;
   }
 
   void start_due(Clock::time_point now) {
@@ -416,6 +534,9 @@ struct FetchEngine::Impl {
           out.location = next->str();
     out.retry_after_ms = parse_retry_after(t->retry_after);
     out.x_robots_tag = std::move(t->x_robots_tag);
+    out.etag = std::move(t->etag);
+    out.last_modified = std::move(t->last_modified);
+    out.last_modified_ms = parse_http_date(out.last_modified);
     if (t->request.capture_http) {
       const char* ip = nullptr;
       curl_easy_getinfo(h, CURLINFO_PRIMARY_IP, &ip);
@@ -431,6 +552,9 @@ struct FetchEngine::Impl {
     if (t->loop_detected) {
       out.error = FetchError::redirect_loop;
       out.error_detail = "redirect loop back to " + t->current_url;
+    } else if (t->bad_first_hop) {
+      out.error = FetchError::bad_redirect;
+      out.error_detail = "redirect to a Location that is no http(s) URL: " + t->current_location;
     } else if (code != CURLE_OK && !t->refused_address.empty()) {
       // Refused by open_public_socket or check_connected_peer; curl itself
       // only saw a failed connect or an aborted callback.
@@ -468,7 +592,13 @@ struct FetchEngine::Impl {
     if (out.error != FetchError::none) {
       out.body.clear();
       out.truncated = false;
+      out.etag.clear();
+      out.last_modified.clear();
+      out.last_modified_ms = -1;
     }
+    // Only a request that still carried its validators (no hop taken) can
+    // be answered "not modified".
+    out.not_modified = out.error == FetchError::none && out.status_code == 304 && t->validator_headers != nullptr;
     curl_multi_remove_handle(multi, h);
     idle_handles.push_back(h);
     --running;
@@ -480,9 +610,21 @@ struct FetchEngine::Impl {
   void collect(std::vector<FetchOutcome>& out) {
     int queued = 0;
     while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
-      if (msg->msg == CURLMSG_DONE)
-        out.push_back(finish(msg->easy_handle, msg->data.result));
+      if (msg->msg != CURLMSG_DONE)
+        continue;
+      // Read before take_first_hop or finish removes the handle, which
+      // frees the message.
+      CURL* easy = msg->easy_handle;
+      const CURLcode code = msg->data.result;
+      Transfer* t = nullptr;
+      curl_easy_getinfo(easy, CURLINFO_PRIVATE, &t);
+      if (!take_first_hop(t, code))
+        out.push_back(finish(easy, code));
     }
+    // Handles go back in only once the done messages are all read.
+    for (Transfer* t : resumed)
+      curl_multi_add_handle(multi, t->easy);
+    resumed.clear();
   }
 };
 

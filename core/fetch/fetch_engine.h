@@ -35,6 +35,11 @@ enum class FetchError {
 };
 const char* to_string(FetchError e);
 
+// The longest ETag or Last-Modified value kept from a response (and sent
+// back in a conditional request). Real ones are tens of bytes; a longer one
+// is dropped rather than cut, since a cut validator matches nothing.
+inline constexpr std::size_t kMaxValidatorBytes = 1024;
+
 struct FetchRequest {
   std::uint64_t token = 0;  // the caller's key; returned in the outcome
   std::string url;
@@ -52,6 +57,26 @@ struct FetchRequest {
   // the peer's address (FetchOutcome's request_head, response_head,
   // ip_address), for the WARC archive. Off: nothing is captured or copied.
   bool capture_http = false;
+  // Validators from this URL's previous fetch, which make the request
+  // conditional (RFC 9110 13.1): a 304 Not Modified answers that the stored
+  // page still holds. `if_none_match` is the stored ETag, sent verbatim as
+  // If-None-Match (a weak one, W/"x", as is: If-None-Match compares weakly);
+  // `if_modified_since_ms` the stored Last-Modified (epoch ms, as
+  // FetchOutcome::last_modified_ms), sent as an IMF-fixdate
+  // If-Modified-Since, which is the server's own date again whenever it sent
+  // an IMF-fixdate. Both go when both are given (a server that knows
+  // If-None-Match ignores the other). Empty and -1: none, and the request is
+  // exactly what it is without this feature. A value with a control
+  // character or longer than kMaxValidatorBytes is not sent.
+  //
+  // A validator belongs to one URL, so it goes with the request for `url`
+  // only, never with a redirect hop: when validators are given the engine
+  // takes the first hop itself (curl does not follow the first response),
+  // and the hop and every later one are asked unconditionally. A caller that
+  // takes hops itself (max_redirects 0) must likewise not pass the first
+  // URL's validators to a hop's request.
+  std::string if_none_match;
+  std::int64_t if_modified_since_ms = -1;
 };
 
 struct RedirectHop {
@@ -77,6 +102,19 @@ struct FetchOutcome {
   std::int64_t elapsed_ms = 0;
   std::int64_t retry_after_ms = -1;  // from Retry-After (seconds or a date)
   std::string x_robots_tag;          // the final response's X-Robots-Tag
+  // The final response's validators, which belong to final_url: ETag and
+  // Last-Modified as received (trimmed; the first of several), "" when
+  // absent or longer than kMaxValidatorBytes; Last-Modified as epoch ms
+  // (parse_http_date: IMF-fixdate, RFC 850 or asctime), -1 when absent or
+  // no HTTP-date. A 304 carries them too when the server repeats them.
+  std::string etag;
+  std::string last_modified;
+  std::int64_t last_modified_ms = -1;
+  // The request was conditional and the answer is 304 Not Modified: a
+  // complete response (status_code 304, no error, no body, no redirect,
+  // `location` empty) saying the stored page still holds. A 304 to a
+  // request without validators leaves it false: it answers nothing asked.
+  bool not_modified = false;
   // capture_http only, of the final response (the last hop curl took):
   std::string ip_address;     // the peer's address (CURLINFO_PRIMARY_IP)
   std::string request_head;   // request line and header lines, as sent

@@ -23,11 +23,23 @@ std::string metrics_json(const RunMetrics& m) {
   j["links_dropped"] = m.summary.links_dropped;
   j["urls_parked"] = m.summary.urls_parked;
   j["items_stored"] = m.summary.items_stored;
+  // What this run's fetches found against the stored pages (page_changes).
+  j["pages_new"] = m.summary.changes.new_pages;
+  j["pages_changed"] = m.summary.changes.changed;
+  j["pages_unchanged"] = m.summary.changes.unchanged;
+  j["pages_gone"] = m.summary.changes.gone;
   // {"lang": {"timeout": 3}}: each processor's failures by reason.
   auto& failures = j["processor_failures"];
   failures = nlohmann::ordered_json::object();
   for (const auto& f : m.summary.processor_failures)
     failures[f.processor][f.reason] = f.count;
+  // URLs first found in a sitemap (frontier rows, over all runs), and this
+  // run's sitemap outcomes: {"fetched": 3, "failed/http_404": 1, ...}.
+  j["sitemap_urls_queued"] = m.summary.sitemap_urls_queued;
+  auto& sitemaps = j["sitemap_outcomes"];
+  sitemaps = nlohmann::ordered_json::object();
+  for (const auto& o : m.summary.sitemap_outcomes)
+    sitemaps[o.outcome] = o.count;
   j["urls_queued_at_end"] = m.urls_queued_at_end;
   j["termination_reason"] = m.termination_reason;
   if (!m.timings.empty()) {

@@ -9,8 +9,10 @@
 #include "core/extract/extraction_rules.h"
 #include "core/plugin/external_processor.h"
 #include "core/crawl/link_scope.h"
+#include "core/crawl/revisit_policy.h"
 #include "core/crawl/work_bounds.h"
 #include "core/web/robots_txt.h"
+#include "core/web/url.h"
 
 namespace actorcrawl {
 
@@ -117,9 +119,27 @@ HostScheduler::Settings politeness_settings(const CrawlConfig& config) {
   return s;
 }
 
+SitemapSettings sitemap_settings(const CrawlConfig& config) {
+  SitemapSettings s;
+  s.enabled = config.sitemaps_enabled();
+  // The per-host URL cap stays the walk's (100,000), not max_pages: a later
+  // run with a larger budget resumes from the frontier and does not read a
+  // sitemap again, so URLs left out now would be lost to it.
+  for (const auto& seed : config.seeds)
+    if (const auto url = Url::parse(seed))
+      s.ledger.seed_hosts.push_back(url->host_key());
+  if (config.revisit_after_ms > 0)
+    s.revisit_after_ms = RevisitPolicy{RevisitSettings{config.revisit_after_ms, config.revisit_min_ms,
+                                                       config.revisit_max_ms, config.adaptive_revisit}}
+                           .settings()
+                           .revisit_min_ms;
+  return s;
+}
+
 FrontierSettings frontier_settings(const CrawlConfig& config) {
   FrontierSettings f;
   f.profile = config.crawl_profile();
+  f.await_sitemaps = config.sitemaps_enabled() && config.revisit_after_ms > 0;
   f.site.window = static_cast<std::size_t>(config.frontier_window);
   f.site.max_pages = config.max_pages;
   f.site.max_depth = static_cast<std::int32_t>(config.max_depth);
@@ -137,6 +157,8 @@ FrontierSettings frontier_settings(const CrawlConfig& config) {
   f.domain.max_crawls_per_node = config.max_crawls_per_node;
   f.domain.max_subdomains_per_root = static_cast<std::size_t>(config.max_subdomains_per_root);
   f.host_backoff = std::chrono::milliseconds{config.host_backoff_ms};
+  f.revisit_after_ms = config.revisit_after_ms;
+  f.revisit_check = std::chrono::milliseconds{config.revisit_check_interval_ms};
   f.max_in_flight = config.max_in_flight > 0 ? static_cast<std::size_t>(config.max_in_flight)
                                              : default_max_in_flight(transfer_slots(config));
   return f;

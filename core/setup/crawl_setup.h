@@ -12,6 +12,7 @@
 #include "core/crawl/frontier_start.h"
 #include "core/crawl/host_scheduler.h"
 #include "core/crawl/page_pipeline.h"
+#include "core/crawl/sitemap_ledger.h"
 #include "core/config/crawl_config.h"
 
 namespace actorcrawl {
@@ -34,6 +35,9 @@ std::size_t parse_lanes(const CrawlConfig& config);
 HostScheduler::Settings politeness_settings(const CrawlConfig& config);
 
 FrontierSettings frontier_settings(const CrawlConfig& config);
+// Key `sitemaps` and what bounds them: seed hosts (whose /sitemap.xml is
+// tried), max_pages, revisit_after.
+SitemapSettings sitemap_settings(const CrawlConfig& config);
 
 // What the processor chain is built for: to run (external processors are
 // started), or only to be checked (their entries are read, nothing starts).

@@ -211,6 +211,28 @@ bool ItemReader::next(ItemView& item) {
   }
 }
 
+PageChangeCounts count_changes(const std::string& db_path) {
+  return read_db(db_path, "count page changes", [&](SQLite::Database& db) {
+    PageChangeCounts out;
+    if (!db.tableExists("page_changes"))
+      return out;
+    SQLite::Statement q(db, "SELECT change, COUNT(*) FROM page_changes GROUP BY change");
+    while (q.executeStep()) {
+      const std::string change = column_text(q.getColumn(0));
+      const std::int64_t n = q.getColumn(1).getInt64();
+      if (change == "new")
+        out.new_pages = n;
+      else if (change == "changed")
+        out.changed = n;
+      else if (change == "unchanged")
+        out.unchanged = n;
+      else if (change == "gone")
+        out.gone = n;
+    }
+    return out;
+  });
+}
+
 ItemCounts count_items(const std::string& db_path) {
   return read_db(db_path, "count items", [&](SQLite::Database& db) {
     ItemCounts out;

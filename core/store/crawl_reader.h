@@ -140,4 +140,9 @@ struct ItemCounts {
 };
 ItemCounts count_items(const std::string& db_path);
 
+// What the fetches of every run of the database found against the stored
+// pages (page_changes): new, changed, unchanged, gone. Zeros for a database
+// from before schema 6.
+PageChangeCounts count_changes(const std::string& db_path);
+
 }  // namespace actorcrawl

@@ -6,6 +6,28 @@ namespace actorcrawl {
 
 namespace {
 constexpr int kBusyTimeoutMs = 5000;
+
+bool has_table(SQLite::Database& db, const char* table) {
+  SQLite::Statement q(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1");
+  q.bind(1, table);
+  q.executeStep();
+  return q.getColumn(0).getInt() == 1;
+}
+
+bool has_column(SQLite::Database& db, const char* table, const char* column) {
+  SQLite::Statement q(db, "SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2");
+  q.bind(1, table);
+  q.bind(2, column);
+  q.executeStep();
+  return q.getColumn(0).getInt() == 1;
+}
+
+// Adds a column unless the table has it already: ALTER TABLE ADD COLUMN is
+// not idempotent, and a file may have been half migrated by hand.
+void add_column(SQLite::Database& db, const char* table, const char* column, const char* type) {
+  if (has_table(db, table) && !has_column(db, table, column))
+    db.exec(std::string{"ALTER TABLE "} + table + " ADD COLUMN " + column + " " + type);
+}
 }  // namespace
 
 SQLite::Database open_crawl_database(const std::string& path) {
@@ -42,6 +64,17 @@ SQLite::Database open_crawl_database(const std::string& path) {
     db.execAndGet("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'frontier'").getInt() == 1;
   if (rebuild_frontier)
     db.exec("DROP INDEX IF EXISTS idx_frontier_state; ALTER TABLE frontier RENAME TO frontier_v2");
+  // Version 6, freshness: the validators and digest of each page and the
+  // change counts of each run (page_changes is a new table, created by the
+  // schema file). Pages stored before have no digest: their first refetch
+  // counts as changed unless the server answers 304 (it got no validators).
+  if (version >= 1 && version < 6) {
+    for (const char* column : {"etag", "last_modified", "content_digest"})
+      add_column(db, "pages", column, "TEXT");
+    add_column(db, "pages", "revisit_interval_ms", "INTEGER");
+    for (const char* column : {"pages_new", "pages_changed", "pages_unchanged", "pages_gone"})
+      add_column(db, "crawl_runs", column, "INTEGER");
+  }
   // Version 5's items and processor_failures are new tables: the schema
   // file creates them in an older file as in a new one.
   db.exec(std::string{crawl_schema_sql()});
@@ -50,6 +83,12 @@ SQLite::Database open_crawl_database(const std::string& path) {
       "INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at, settled_at, refusal) "
       "SELECT seq, url, depth, parent_url, state, discovered_at, settled_at, refusal FROM frontier_v2; "
       "DROP TABLE frontier_v2");
+  // Version 6, sitemaps: the <lastmod> of the sitemap entry that offered a
+  // frontier row (NULL for rows found otherwise, and for every row of an
+  // older file); after the schema file, which rebuilds a version 2
+  // frontier. The sitemaps table is new and comes with the schema file.
+  if (version >= 1 && version < 6)
+    add_column(db, "frontier", "lastmod", "INTEGER");
   if (version == 0)
     db.exec(kCreateLinksToIndex);
   if (version != kCrawlSchemaVersion)

@@ -16,7 +16,13 @@ namespace actorcrawl {
 //   2 -> 3  frontier.state 4, parked (the table is rebuilt: a CHECK
 //           constraint cannot be altered in place)
 //   3 -> 4  links.followed (the links a fetch offered to the Frontier)
-constexpr int kCrawlSchemaVersion = 5;
+//   4 -> 5  items, processor_failures (new tables)
+//   5 -> 6  freshness: pages.etag, last_modified, content_digest,
+//           revisit_interval_ms; crawl_runs.pages_new, pages_changed,
+//           pages_unchanged, pages_gone; page_changes (new table);
+//           sitemaps: frontier.lastmod (a sitemap entry's <lastmod>) and
+//           the sitemaps table (each sitemap document's outcome)
+constexpr int kCrawlSchemaVersion = 6;
 
 // The text of crawl_schema.sql.
 std::string_view crawl_schema_sql();

@@ -46,7 +46,14 @@ CREATE TABLE IF NOT EXISTS pages (
     canonical_url TEXT,
     attempts INTEGER,
     robots_directives TEXT,
-    links_dropped INTEGER
+    links_dropped INTEGER,
+    -- Version 6, freshness: the last answer's validators as received, the
+    -- digest of its body (content_digest: "sha1:" + base32) and, with
+    -- adaptive_revisit, the page's own revisit interval.
+    etag TEXT,
+    last_modified TEXT,
+    content_digest TEXT,
+    revisit_interval_ms INTEGER
 );
 CREATE TABLE IF NOT EXISTS links (
     from_page_id INTEGER NOT NULL REFERENCES pages(page_id),
@@ -89,7 +96,8 @@ CREATE TABLE IF NOT EXISTS frontier (
     state INTEGER NOT NULL DEFAULT 0 CHECK (state IN (0, 1, 2, 3, 4)),
     discovered_at INTEGER,
     settled_at INTEGER,
-    refusal TEXT
+    refusal TEXT,
+    lastmod INTEGER
 );
 CREATE INDEX IF NOT EXISTS idx_frontier_state ON frontier(state, seq);
 
@@ -117,10 +125,40 @@ CREATE TABLE IF NOT EXISTS robots_txt (
     fetched_at INTEGER
 );
 
+-- One row per sitemap document (docs/sitemaps.md): status fetched, failed
+-- or refused, with the reason; a later run does not fetch a fetched one again.
+CREATE TABLE IF NOT EXISTS sitemaps (
+    url TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    urls_found INTEGER,
+    urls_accepted INTEGER,
+    fetched_at INTEGER
+);
+
 CREATE TABLE IF NOT EXISTS crawl_runs (
     run_id INTEGER PRIMARY KEY,
     started_at INTEGER,
     ended_at INTEGER,
     termination_reason TEXT,
-    seeds TEXT
+    seeds TEXT,
+    -- Version 6: what the run's fetches found (page_changes), written when
+    -- the run ends; NULL for a run that never ended (count page_changes).
+    pages_new INTEGER,
+    pages_changed INTEGER,
+    pages_unchanged INTEGER,
+    pages_gone INTEGER
 );
+
+-- Version 6: what each fetch of a page found compared with the stored page
+-- (core/crawl/page_change.h): new, changed, unchanged or gone. Written in
+-- the page's own transaction, so a change is recorded exactly when the page
+-- row that shows it is committed.
+CREATE TABLE IF NOT EXISTS page_changes (
+    run_id INTEGER NOT NULL,
+    url TEXT NOT NULL,
+    change TEXT NOT NULL CHECK (change IN ('new', 'changed', 'unchanged', 'gone')),
+    at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_page_changes_run ON page_changes(run_id, change);

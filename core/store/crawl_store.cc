@@ -7,12 +7,15 @@
 #include <chrono>
 #include <limits>
 #include <map>
+#include <optional>
+#include <tuple>
 #include <set>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 
 #include "core/clock/clock.h"
+#include "core/crawl/page_change.h"
 #include "core/store/crawl_schema.h"
 #include "core/store/database_lock.h"
 #include "core/store/sqlite_statements.h"
@@ -147,8 +150,61 @@ struct CrawlStore::Impl {
     s.bind(16, page.attempts);
     bind_text(s, 17, page.robots_directives);
     bind_nonzero(s, 18, page.links_dropped);
+    bind_text(s, 19, page.etag);
+    bind_text(s, 20, page.last_modified);
+    bind_text(s, 21, page.content_digest);
+    bind_nonzero(s, 22, revisit_interval_ms);
     s.executeStep();
     return s.getColumn(0).getInt64();
+  }
+
+  // -- freshness ---------------------------------------------------------------
+  // The page as stored before this fetch, read inside the page's own write
+  // (the batch's transaction), so the comparison is with what is committed
+  // together with it.
+  struct StoredAnswer {
+    StoredPage page;
+    std::int64_t revisit_interval_ms = 0;
+  };
+  StoredAnswer stored_answer(const std::string& url) {
+    StoredAnswer out;
+    StatementUse use(select_stored);
+    select_stored.bind(1, url);
+    if (!select_stored.executeStep())
+      return out;
+    // A row with an error (the private-address guard) got no answer.
+    out.page.exists = column_text(select_stored.getColumn(2)).empty() && !select_stored.getColumn(0).isNull();
+    out.page.status_code = select_stored.getColumn(0).getInt();
+    out.page.digest = column_text(select_stored.getColumn(1));
+    out.revisit_interval_ms = select_stored.getColumn(3).getInt64();
+    return out;
+  }
+
+  void record_change(const std::string& url, PageChange change, std::int64_t at_ms) {
+    if (change == PageChange::failed)
+      return;
+    StatementUse use(insert_change);
+    insert_change.bind(1, run_id);
+    insert_change.bind(2, url);
+    insert_change.bind(3, to_string(change));
+    insert_change.bind(4, at_ms);
+    insert_change.exec();
+  }
+
+  // A 304 to the stored validators: the row, its links and items stay; the
+  // fetch is recorded (it used a request and the budget like any fetch).
+  void refresh_not_modified(const PageRow& page) {
+    upsert_crawled_node(page);
+    StatementUse use(refresh_page);
+    refresh_page.bind(1, page.url);
+    refresh_page.bind(2, page.depth);
+    refresh_page.bind(3, page.fetch_ms);
+    refresh_page.bind(4, page.fetched_at_ms);
+    refresh_page.bind(5, page.attempts);
+    bind_text(refresh_page, 6, page.etag);
+    bind_text(refresh_page, 7, page.last_modified);
+    bind_nonzero(refresh_page, 8, revisit_interval_ms);
+    refresh_page.exec();
   }
 
   void replace_links(std::int64_t page_id, const std::vector<LinkRow>& links) {
@@ -195,6 +251,15 @@ struct CrawlStore::Impl {
   }
 
   void store_page(const PageRow& page) {
+    const StoredAnswer before = stored_answer(page.url);
+    const RefetchResult now{page.error.empty(), page.status_code, page.not_modified, page.content_digest};
+    const PageChange change = classify_change(before.page, now);
+    revisit_interval_ms = revisit ? revisit->next_interval(before.revisit_interval_ms, change) : 0;
+    record_change(page.url, change, page.fetched_at_ms);
+    if (page.not_modified && before.page.exists) {
+      refresh_not_modified(page);
+      return;
+    }
     const std::int64_t node_id = upsert_crawled_node(page);
     const std::int64_t page_id = upsert_page_row(page, node_id);
     replace_links(page_id, page.links);
@@ -235,6 +300,7 @@ struct CrawlStore::Impl {
     insert_frontier.bind(3, entry.depth);
     bind_text(insert_frontier, 4, entry.parent_url);
     insert_frontier.bind(5, discovered_at);
+    bind_nonzero(insert_frontier, 6, entry.lastmod_ms);
     insert_frontier.exec();
   }
 
@@ -250,6 +316,38 @@ struct CrawlStore::Impl {
     settle_frontier.exec();
   }
 
+  // The validators a revisit of `url` sends: those of its stored page when
+  // the page is the URL's own answer (not a redirect target's).
+  std::tuple<std::string, std::string, std::string> validators_of(const std::string& url) {
+    StatementUse use(select_validators);
+    select_validators.bind(1, url);
+    if (!select_validators.executeStep())
+      return {};
+    return {column_text(select_validators.getColumn(0)), column_text(select_validators.getColumn(1)),
+            column_text(select_validators.getColumn(2))};
+  }
+
+  std::vector<FrontierEntry> due_rows(std::int64_t now_ms, std::int64_t revisit_after_ms, std::size_t limit) {
+    std::vector<FrontierEntry> rows;
+    StatementUse use(select_due);
+    select_due.bind(1, now_ms);
+    select_due.bind(2, revisit_after_ms);
+    const auto max_limit = static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max());
+    select_due.bind(3, static_cast<std::int64_t>(std::min(limit, max_limit)));
+    while (select_due.executeStep()) {
+      FrontierEntry entry;
+      entry.seq = select_due.getColumn(0).getInt64();
+      entry.url = column_text(select_due.getColumn(1));
+      entry.depth = select_due.getColumn(2).getInt();
+      entry.parent_url = column_text(select_due.getColumn(3));
+      entry.etag = column_text(select_due.getColumn(4));
+      entry.last_modified = column_text(select_due.getColumn(5));
+      entry.content_digest = column_text(select_due.getColumn(6));
+      rows.push_back(std::move(entry));
+    }
+    return rows;
+  }
+
   std::vector<FrontierEntry> queued_rows(std::int64_t from_seq, std::size_t limit) {
     std::vector<FrontierEntry> rows;
     StatementUse use(select_queued);
@@ -262,6 +360,9 @@ struct CrawlStore::Impl {
       entry.url = column_text(select_queued.getColumn(1));
       entry.depth = select_queued.getColumn(2).getInt();
       entry.parent_url = column_text(select_queued.getColumn(3));
+      entry.etag = column_text(select_queued.getColumn(4));
+      entry.last_modified = column_text(select_queued.getColumn(5));
+      entry.content_digest = column_text(select_queued.getColumn(6));
       rows.push_back(std::move(entry));
     }
     return rows;
@@ -416,12 +517,59 @@ struct CrawlStore::Impl {
       summary_parked.executeStep();
       out.urls_parked = summary_parked.getColumn(0).getInt64();
     }
+    {
+      StatementUse use(summary_sitemap_urls);
+      summary_sitemap_urls.executeStep();
+      out.sitemap_urls_queued = summary_sitemap_urls.getColumn(0).getInt64();
+    }
+    {
+      StatementUse use(summary_sitemap_outcomes);
+      summary_sitemap_outcomes.bind(1, since_ms);
+      while (summary_sitemap_outcomes.executeStep()) {
+        std::string outcome = summary_sitemap_outcomes.getColumn(0).getString();
+        const std::string reason = summary_sitemap_outcomes.getColumn(1).getString();
+        if (!reason.empty())
+          outcome += "/" + reason;
+        out.sitemap_outcomes.push_back(SitemapOutcomeCount{std::move(outcome), summary_sitemap_outcomes.getColumn(2).getInt64()});
+      }
+      for (const auto& [name, count] : sitemap_refusals)
+        out.sitemap_outcomes.push_back(SitemapOutcomeCount{"not_fetched/" + name, count});
+    }
+    out.changes = change_counts(run_id);
     return out;
+  }
+
+  PageChangeCounts change_counts(std::int64_t of_run) {
+    PageChangeCounts counts;
+    StatementUse use(count_changes);
+    count_changes.bind(1, of_run);
+    while (count_changes.executeStep()) {
+      const auto change = parse_page_change(column_text(count_changes.getColumn(0)));
+      const std::int64_t n = count_changes.getColumn(1).getInt64();
+      if (!change)
+        continue;
+      switch (*change) {
+        case PageChange::new_page: counts.new_pages = n; break;
+        case PageChange::changed: counts.changed = n; break;
+        case PageChange::unchanged: counts.unchanged = n; break;
+        case PageChange::gone: counts.gone = n; break;
+        case PageChange::failed: break;
+      }
+    }
+    return counts;
   }
 
   std::string path;
   SQLite::Database db;
   std::unordered_map<std::string, std::int64_t> node_ids;
+  // The run begin_run opened: page_changes rows name it (0 before any).
+  std::int64_t run_id = 0;
+  // With adaptive revisits: each page's interval moves with what its fetch
+  // found. Without: none is stored (revisit_after applies to every page).
+  std::optional<RevisitPolicy> revisit;
+  // Whenever revisit_after is on: when a sitemap's <lastmod> makes a page due.
+  std::optional<RevisitPolicy> lastmod_policy;
+  std::int64_t revisit_interval_ms = 0;  // of the page being stored
   // Declared after db: its statements are finalized before the connection
   // closes.
   WriteBatch batch;
@@ -452,8 +600,10 @@ struct CrawlStore::Impl {
   SQLite::Statement upsert_page{db, R"sql(
       INSERT INTO pages(url, node_id, depth, status_code, content_type, title, description,
                         bytes, fetch_ms, fetched_at, error, final_url, redirect_chain,
-                        truncated, canonical_url, attempts, robots_directives, links_dropped)
-      VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
+                        truncated, canonical_url, attempts, robots_directives, links_dropped,
+                        etag, last_modified, content_digest, revisit_interval_ms)
+      VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+             ?19, ?20, ?21, ?22)
       ON CONFLICT(url) DO UPDATE SET
         node_id = excluded.node_id, depth = excluded.depth,
         status_code = excluded.status_code, content_type = excluded.content_type,
@@ -463,8 +613,35 @@ struct CrawlStore::Impl {
         final_url = excluded.final_url, redirect_chain = excluded.redirect_chain,
         truncated = excluded.truncated, canonical_url = excluded.canonical_url,
         attempts = excluded.attempts, robots_directives = excluded.robots_directives,
-        links_dropped = excluded.links_dropped
+        links_dropped = excluded.links_dropped,
+        etag = excluded.etag, last_modified = excluded.last_modified,
+        content_digest = excluded.content_digest, revisit_interval_ms = excluded.revisit_interval_ms
       RETURNING page_id)sql"};
+  SQLite::Statement select_stored{db, R"sql(
+      SELECT status_code, content_digest, error, COALESCE(revisit_interval_ms, 0) FROM pages WHERE url = ?1)sql"};
+  // A 304 may repeat the validators, or send newer ones (RFC 9110 15.4.5):
+  // those it sends replace the stored ones; the rest stay.
+  SQLite::Statement refresh_page{db, R"sql(
+      UPDATE pages SET depth = MIN(depth, ?2), fetch_ms = ?3, fetched_at = ?4, attempts = ?5,
+        etag = COALESCE(?6, etag), last_modified = COALESCE(?7, last_modified),
+        revisit_interval_ms = ?8
+      WHERE url = ?1)sql"};
+  SQLite::Statement insert_change{
+      db, "INSERT INTO page_changes(run_id, url, change, at) VALUES(?1, ?2, ?3, ?4)"};
+  SQLite::Statement count_changes{
+      db, "SELECT change, COUNT(*) FROM page_changes WHERE run_id = ?1 GROUP BY change"};
+  SQLite::Statement select_validators{db, R"sql(
+      SELECT etag, last_modified, content_digest FROM pages
+      WHERE url = ?1 AND COALESCE(error, '') = '' AND COALESCE(redirect_chain, '') = '')sql"};
+  // Each page's own interval when adaptive revisits stored one, else
+  // revisit_after (?2).
+  SQLite::Statement requeue_due_rows{db, R"sql(
+      UPDATE frontier SET state = 0, settled_at = NULL
+      WHERE state = 1 AND settled_at + COALESCE(
+        (SELECT NULLIF(p.revisit_interval_ms, 0) FROM pages p WHERE p.url = frontier.url), ?2) < ?1)sql"};
+  SQLite::Statement finish_run_counts{db, R"sql(
+      UPDATE crawl_runs SET pages_new = ?2, pages_changed = ?3, pages_unchanged = ?4, pages_gone = ?5
+      WHERE run_id = ?1)sql"};
   SQLite::Statement delete_links{db, "DELETE FROM links WHERE from_page_id = ?1"};
   SQLite::Statement delete_items{db, "DELETE FROM items WHERE page_id = ?1"};
   SQLite::Statement delete_failures{db, "DELETE FROM processor_failures WHERE page_id = ?1"};
@@ -478,9 +655,29 @@ struct CrawlStore::Impl {
       ON CONFLICT(from_page_id, to_url) DO NOTHING)sql"};
 
   SQLite::Statement insert_frontier{db, R"sql(
-      INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at)
-      VALUES(?1, ?2, ?3, ?4, 0, ?5)
+      INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at, lastmod)
+      VALUES(?1, ?2, ?3, ?4, 0, ?5, ?6)
       ON CONFLICT(url) DO NOTHING)sql"};
+  // A refusal (a URL never fetched) never replaces what a document's own
+  // fetch recorded; any other outcome does.
+  SQLite::Statement upsert_sitemap{db, R"sql(
+      INSERT INTO sitemaps(url, host, status, reason, urls_found, urls_accepted, fetched_at)
+      VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)
+      ON CONFLICT(url) DO UPDATE SET host = excluded.host, status = excluded.status, reason = excluded.reason,
+        urls_found = excluded.urls_found, urls_accepted = excluded.urls_accepted, fetched_at = excluded.fetched_at
+      WHERE excluded.status <> 'refused' OR sitemaps.status = 'refused')sql"};
+  SQLite::Statement sitemaps_read{db, R"sql(
+      SELECT url FROM sitemaps WHERE status = 'fetched' AND fetched_at >= ?1)sql"};
+  SQLite::Statement sitemaps_older{db, R"sql(
+      SELECT url FROM sitemaps WHERE status = 'fetched' AND fetched_at < ?1 ORDER BY url)sql"};
+  SQLite::Statement summary_sitemap_outcomes{db, R"sql(
+      SELECT status, reason, COUNT(*) FROM sitemaps WHERE fetched_at >= ?1 GROUP BY status, reason
+      ORDER BY status, reason)sql"};
+  SQLite::Statement summary_sitemap_urls{db, R"sql(
+      SELECT COUNT(*) FROM frontier WHERE parent_url IN (SELECT url FROM sitemaps))sql"};
+  // Sitemap URLs of this run refused before they became documents (named
+  // again, ...): counted, not rows.
+  std::map<std::string, std::int64_t> sitemap_refusals;
   SQLite::Statement refuse_row{db, R"sql(
       INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at, settled_at, refusal)
       VALUES(?1, ?2, ?3, ?4, 3, ?5, ?5, ?6)
@@ -521,10 +718,44 @@ struct CrawlStore::Impl {
   // A row settled after it was parked no longer names a failure.
   SQLite::Statement settle_frontier{
       db, "UPDATE frontier SET state = ?1, settled_at = ?2, refusal = NULL WHERE url = ?3"};
+  // With the stored page's validators, which make a revisit conditional:
+  // only when the page is the URL's own answer, not a redirect target's
+  // (a validator belongs to the URL that sent it).
   SQLite::Statement select_queued{db, R"sql(
-      SELECT seq, url, depth, parent_url FROM frontier
-      WHERE state = 0 AND seq >= ?1 ORDER BY seq LIMIT ?2)sql"};
+      SELECT f.seq, f.url, f.depth, f.parent_url,
+             CASE WHEN ok THEN p.etag END, CASE WHEN ok THEN p.last_modified END,
+             CASE WHEN ok THEN p.content_digest END
+      FROM frontier f
+      LEFT JOIN (SELECT url, etag, last_modified, content_digest,
+                        COALESCE(error, '') = '' AND COALESCE(redirect_chain, '') = '' AS ok FROM pages) p
+        ON p.url = f.url
+      WHERE f.state = 0 AND f.seq >= ?1 ORDER BY f.seq LIMIT ?2)sql"};
   SQLite::Statement scan_frontier{db, "SELECT seq, url, state, depth FROM frontier"};
+  // Done rows whose page's interval has passed: the same rule as
+  // requeue_due_rows, read instead of written. A scan of the done rows
+  // (idx_frontier_state), once per revisit check.
+  SQLite::Statement select_due{db, R"sql(
+      SELECT f.seq, f.url, f.depth, f.parent_url,
+             CASE WHEN ok THEN p.etag END, CASE WHEN ok THEN p.last_modified END,
+             CASE WHEN ok THEN p.content_digest END
+      FROM frontier f
+      JOIN (SELECT url, etag, last_modified, content_digest, revisit_interval_ms,
+                   COALESCE(error, '') = '' AND COALESCE(redirect_chain, '') = '' AS ok FROM pages) p
+        ON p.url = f.url
+      WHERE f.state = 1 AND f.settled_at + COALESCE(NULLIF(p.revisit_interval_ms, 0), ?2) < ?1
+      ORDER BY f.settled_at LIMIT ?3)sql"};
+
+  // One fetched page of the frontier, as select_due gives it, with its
+  // fetch history: for a sitemap's <lastmod>.
+  SQLite::Statement select_fetched{db, R"sql(
+      SELECT f.seq, f.url, f.depth, f.parent_url,
+             CASE WHEN ok THEN p.etag END, CASE WHEN ok THEN p.last_modified END,
+             CASE WHEN ok THEN p.content_digest END, p.fetched_at, p.revisit_interval_ms
+      FROM frontier f
+      JOIN (SELECT url, etag, last_modified, content_digest, revisit_interval_ms, fetched_at,
+                   COALESCE(error, '') = '' AND COALESCE(redirect_chain, '') = '' AS ok FROM pages) p
+        ON p.url = f.url
+      WHERE f.url = ?1 AND f.state = 1)sql"};
 
   SQLite::Statement insert_dead_letter{db, R"sql(
       INSERT INTO dead_letters(url, depth, reason, detail, attempts, status_code, failed_at)
@@ -646,6 +877,51 @@ void CrawlStore::record_robots(const RobotsRecord& r) {
   });
 }
 
+void CrawlStore::record_sitemaps(const std::vector<SitemapRow>& rows, const std::vector<SitemapOutcomeCount>& refusals) {
+  for (const auto& r : refusals)
+    impl_->sitemap_refusals[r.outcome] += r.count;
+  if (rows.empty())
+    return;
+  impl_->batch.write("record_sitemaps", rows.size(), [&] {
+    auto& st = impl_->upsert_sitemap;
+    for (const auto& r : rows) {
+      StatementUse use(st);
+      st.bind(1, r.url);
+      st.bind(2, r.host_key);
+      st.bind(3, r.status);
+      bind_text(st, 4, r.reason);
+      st.bind(5, r.urls_found);
+      st.bind(6, r.urls_accepted);
+      st.bind(7, r.fetched_at_ms);
+      st.exec();
+    }
+  });
+}
+
+std::vector<std::string> CrawlStore::sitemaps_read(std::int64_t fetched_since_ms) {
+  return impl_->batch.read("sitemaps_read", [&] {
+    std::vector<std::string> out;
+    StatementUse use(impl_->sitemaps_read);
+    impl_->sitemaps_read.bind(1, fetched_since_ms);
+    while (impl_->sitemaps_read.executeStep())
+      out.push_back(impl_->sitemaps_read.getColumn(0).getString());
+    return out;
+  });
+}
+
+std::vector<std::string> CrawlStore::sitemaps_due(std::int64_t fetched_since_ms) {
+  return impl_->batch.read("sitemaps_due", [&] {
+    std::vector<std::string> out;
+    if (fetched_since_ms <= 0)
+      return out;
+    StatementUse use(impl_->sitemaps_older);
+    impl_->sitemaps_older.bind(1, fetched_since_ms);
+    while (impl_->sitemaps_older.executeStep())
+      out.push_back(impl_->sitemaps_older.getColumn(0).getString());
+    return out;
+  });
+}
+
 DomainResume CrawlStore::load_domain_resume(const std::string& seed_host_key, std::int64_t max_crawls_per_node) {
   // root_url_of searches links by target; a run cut off by kill -9 left no
   // index for that (see begin_run).
@@ -679,6 +955,7 @@ DomainResume CrawlStore::load_domain_resume(const std::string& seed_host_key, st
         continue;
       }
       node.root_url = impl_->root_url_of(node.host_key);
+      std::tie(node.etag, node.last_modified, node.content_digest) = impl_->validators_of(node.root_url);
       out.nodes.push_back(std::move(node));
     }
     return out;
@@ -738,6 +1015,72 @@ std::int64_t CrawlStore::requeue_fetched_before(std::int64_t cutoff_ms) {
 void CrawlStore::settle_frontier(const std::string& url, FrontierState state) {
   impl_->batch.write("settle_frontier", 1, [&] { impl_->settle(url, state); });
 }
+
+void CrawlStore::set_revisit_settings(const RevisitSettings& settings) {
+  if (settings.revisit_after_ms > 0)
+    impl_->lastmod_policy.emplace(settings);
+  else
+    impl_->lastmod_policy.reset();
+  if (settings.adaptive && settings.revisit_after_ms > 0)
+    impl_->revisit.emplace(settings);
+  else
+    impl_->revisit.reset();
+}
+
+std::int64_t CrawlStore::requeue_due(std::int64_t now_ms, std::int64_t revisit_after_ms) {
+  std::int64_t changed = 0;
+  impl_->batch.write("requeue_due", 1, [&] {
+    StatementUse use(impl_->requeue_due_rows);
+    impl_->requeue_due_rows.bind(1, now_ms);
+    impl_->requeue_due_rows.bind(2, revisit_after_ms);
+    changed = impl_->requeue_due_rows.exec();
+  });
+  impl_->batch.flush("requeue_due");
+  return changed;
+}
+
+PageChangeCounts CrawlStore::change_counts(std::int64_t run_id) {
+  return impl_->batch.read("change_counts", [&] { return impl_->change_counts(run_id); });
+}
+
+std::vector<FrontierEntry> CrawlStore::load_due(std::int64_t now_ms, std::int64_t revisit_after_ms,
+                                                std::size_t limit) {
+  return impl_->batch.read("load_due", [&] { return impl_->due_rows(now_ms, revisit_after_ms, limit); });
+}
+
+std::vector<FrontierEntry> CrawlStore::load_due_by_lastmod(const std::vector<FrontierEntry>& offered,
+                                                           std::int64_t now_ms) {
+  return impl_->batch.read("load_due_by_lastmod", [&] {
+    std::vector<FrontierEntry> rows;
+    if (!impl_->lastmod_policy)
+      return rows;
+    auto& q = impl_->select_fetched;
+    for (const auto& candidate : offered) {
+      if (candidate.lastmod_ms <= 0)
+        continue;
+      StatementUse use(q);
+      q.bind(1, candidate.url);
+      if (!q.executeStep())
+        continue;
+      const FetchHistory history{q.getColumn(7).isNull() ? -1 : q.getColumn(7).getInt64(), q.getColumn(8).getInt64()};
+      if (!impl_->lastmod_policy->due_by_lastmod(history, candidate.lastmod_ms, now_ms))
+        continue;
+      FrontierEntry entry;
+      entry.seq = q.getColumn(0).getInt64();
+      entry.url = column_text(q.getColumn(1));
+      entry.depth = q.getColumn(2).getInt();
+      entry.parent_url = column_text(q.getColumn(3));
+      entry.lastmod_ms = candidate.lastmod_ms;
+      entry.etag = column_text(q.getColumn(4));
+      entry.last_modified = column_text(q.getColumn(5));
+      entry.content_digest = column_text(q.getColumn(6));
+      rows.push_back(std::move(entry));
+    }
+    return rows;
+  });
+}
+
+std::int64_t CrawlStore::current_run() const { return impl_->run_id; }
 
 std::vector<FrontierEntry> CrawlStore::load_queued(std::int64_t from_seq, std::size_t limit) {
   return impl_->batch.read("load_queued", [&] { return impl_->queued_rows(from_seq, limit); });
@@ -816,6 +1159,7 @@ std::int64_t CrawlStore::begin_run(std::int64_t started_at_ms, const std::string
     impl_->insert_run.exec();
     run_id = impl_->db.getLastInsertRowid();
   });
+  impl_->run_id = run_id;
   impl_->batch.flush("begin_run");
   return run_id;
 }
@@ -827,6 +1171,14 @@ void CrawlStore::end_run(std::int64_t run_id, std::int64_t ended_at_ms, const st
     impl_->finish_run.bind(2, ended_at_ms);
     bind_text(impl_->finish_run, 3, reason);
     impl_->finish_run.exec();
+    const PageChangeCounts counts = impl_->change_counts(run_id);
+    StatementUse use_counts(impl_->finish_run_counts);
+    impl_->finish_run_counts.bind(1, run_id);
+    impl_->finish_run_counts.bind(2, counts.new_pages);
+    impl_->finish_run_counts.bind(3, counts.changed);
+    impl_->finish_run_counts.bind(4, counts.unchanged);
+    impl_->finish_run_counts.bind(5, counts.gone);
+    impl_->finish_run_counts.exec();
   });
   impl_->batch.flush("end_run");
   impl_->build_links_index("end_run");

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/crawl/records.h"
+#include "core/crawl/revisit_policy.h"
 #include "core/store/store_error.h"
 
 namespace actorcrawl {
@@ -93,15 +94,49 @@ class CrawlStore {
   // Revisit policy: 'done' rows settled before `cutoff_ms` become 'queued'.
   // Returns how many.
   std::int64_t requeue_fetched_before(std::int64_t cutoff_ms);
+  // Revisit policy with each page's own interval: 'done' rows whose page's
+  // stored interval (adaptive revisits), or else `revisit_after_ms`, has
+  // passed at `now_ms` since they settled become 'queued'. Commits. Returns
+  // how many.
+  std::int64_t requeue_due(std::int64_t now_ms, std::int64_t revisit_after_ms);
+  // Pages due for a revisit in the middle of a run: up to `limit` 'done'
+  // rows whose interval (as requeue_due) has passed at `now_ms`, oldest
+  // settled first, with their validators as load_queued gives them. The
+  // rows are not changed: the Frontier queues them again under new seqs
+  // (requeue_frontier).
+  std::vector<FrontierEntry> load_due(std::int64_t now_ms, std::int64_t revisit_after_ms, std::size_t limit);
+  // Of `offered` (URLs a sitemap listed, each with its <lastmod>), the pages
+  // fetched before whose <lastmod> makes them due at `now_ms`
+  // (RevisitPolicy::due_by_lastmod under the run's revisit settings), as
+  // load_due gives rows: validators with them, the rows not changed. None
+  // when revisits are off.
+  std::vector<FrontierEntry> load_due_by_lastmod(const std::vector<FrontierEntry>& offered, std::int64_t now_ms);
+  // Adaptive revisits store each page's next interval with it (RevisitPolicy::
+  // next_interval of what its fetch found); otherwise none is stored.
+  void set_revisit_settings(const RevisitSettings& settings);
 
   // -- results -------------------------------------------------------------
-  // Upserts the page (by url), replaces its links, upserts its node
+  // Compares the fetch with the stored page (classify_change) and records
+  // what it found in page_changes under the current run, in the same
+  // transaction as the page. A 304 (page.not_modified) to a stored page
+  // keeps its row, links and items and updates only the fetch's fields and
+  // the validators the 304 sent; its node counts the crawl. Otherwise:
+  // upserts the page (by url), replaces its links, upserts its node
   // (crawl_count += 1; description from title/description when the node has
   // none yet or the page is the host's root "/"), upserts every target node
   // and edge in link_host_keys (weight += 1).
   void record_page(const PageRow& page);
   void record_dead_letter(const DeadLetterRow& row);
   void record_robots(const RobotsRecord& record);
+  // Sitemap outcomes (rows of the sitemaps table), and this run's refusals
+  // of sitemap URLs that never became documents (kept for summary()).
+  void record_sitemaps(const std::vector<SitemapRow>& rows, const std::vector<SitemapOutcomeCount>& refusals);
+  // Sitemaps read (status fetched) at or after `fetched_since_ms`: a later
+  // run does not fetch them again (docs/sitemaps.md).
+  std::vector<std::string> sitemaps_read(std::int64_t fetched_since_ms);
+  // The sitemaps an earlier run read before `fetched_since_ms` (none when it
+  // is 0): due to be read again.
+  std::vector<std::string> sitemaps_due(std::int64_t fetched_since_ms);
   // Re-drive: the dead letters the filter takes are marked re-driven and
   // their URLs' frontier rows queued again, in one transaction, so a crash
   // either keeps both or neither. A URL with no frontier row gets one. The
@@ -111,7 +146,11 @@ class CrawlStore {
   // -- runs ------------------------------------------------------------------
   // Returns the run id.
   std::int64_t begin_run(std::int64_t started_at_ms, const std::string& seeds_json);
+  // Also writes the run's change counts to its crawl_runs row.
   void end_run(std::int64_t run_id, std::int64_t ended_at_ms, const std::string& reason);
+  // The run begin_run opened (0 before any); its page_changes counts.
+  std::int64_t current_run() const;
+  PageChangeCounts change_counts(std::int64_t run_id);
 
   // Counts since `since_ms`, and for each of `seed_urls` (normalized) the
   // refusal of its frontier row if it was refused for good.

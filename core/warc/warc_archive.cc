@@ -36,7 +36,11 @@ void WarcArchive::write(const HttpExchange& x) {
   // A truncated body is never deduplicated: its record must say so itself.
   // An empty one gains nothing from a revisit.
   const bool dedupable = !x.truncated && !x.body.empty();
-  const std::optional<RevisitTarget> original = dedupable ? digests_.find(payload) : std::nullopt;
+  std::optional<RevisitTarget> original = dedupable ? digests_.find(payload) : std::nullopt;
+  // The same payload as the page an earlier run stored: a revisit of that
+  // page, whose record this archive does not know (another run's file).
+  if (!original && dedupable && !x.not_modified && payload == x.previous_digest)
+    original = RevisitTarget{std::string{}, x.target_uri, 0};
   RecordIds ids;
   ids.request_id = new_record_id();
   ids.response_id = new_record_id();
@@ -44,14 +48,17 @@ void WarcArchive::write(const HttpExchange& x) {
     ids.warcinfo_id = warcinfo_id;
     std::vector<WarcRecord> records;
     records.push_back(request_record(x, ids));
-    records.push_back(original ? revisit_record(x, ids, payload, *original) : response_record(x, ids));
+    if (x.not_modified)
+      records.push_back(not_modified_record(x, ids));
+    else
+      records.push_back(original ? revisit_record(x, ids, payload, *original) : response_record(x, ids));
     return records;
   });
   if (!error.empty()) {
     failed(error);
     return;
   }
-  if (original) {
+  if (original || x.not_modified) {
     ++revisits_;
     return;
   }

@@ -1,7 +1,6 @@
 #include "core/warc/warc_record.h"
 
 #include <openssl/rand.h>
-#include <openssl/sha.h>
 #include <libdeflate.h>
 
 #include <array>
@@ -9,36 +8,14 @@
 #include <stdexcept>
 
 #include "core/clock/utc_time.h"
+#include "core/crawl/content_digest.h"
 #include "core/web/ascii.h"
 
 namespace actorcrawl {
 
-std::string base32(std::string_view bytes) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  std::string out;
-  out.reserve((bytes.size() + 4) / 5 * 8);
-  std::uint64_t buffer = 0;
-  int bits = 0;
-  for (unsigned char c : bytes) {
-    buffer = (buffer << 8) | c;
-    bits += 8;
-    while (bits >= 5) {
-      out.push_back(kAlphabet[(buffer >> (bits - 5)) & 31]);
-      bits -= 5;
-    }
-  }
-  if (bits > 0)
-    out.push_back(kAlphabet[(buffer << (5 - bits)) & 31]);
-  while (out.size() % 8 != 0)
-    out.push_back('=');
-  return out;
-}
-
-std::string warc_sha1(std::string_view bytes) {
-  unsigned char digest[SHA_DIGEST_LENGTH];
-  SHA1(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
-  return "sha1:" + base32(std::string_view{reinterpret_cast<const char*>(digest), sizeof digest});
-}
+// The page digest the crawl stores is this one (content_digest): a page's
+// digest and its WARC-Payload-Digest are one value.
+std::string warc_sha1(std::string_view bytes) { return content_digest(bytes); }
 
 std::string warc_date(std::int64_t epoch_ms) { return iso8601_utc_ms(epoch_ms); }
 
@@ -190,12 +167,24 @@ WarcRecord revisit_record(const HttpExchange& x, const RecordIds& ids, const std
   WarcRecord r = exchange_record("revisit", ids.response_id, x, ids.warcinfo_id, ids.request_id);
   r.fields.emplace_back("WARC-Profile", "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest");
   r.fields.emplace_back("WARC-Refers-To-Target-URI", original.target_uri);
-  r.fields.emplace_back("WARC-Refers-To-Date", warc_date(original.date_ms));
-  r.fields.emplace_back("WARC-Refers-To", original.record_id);
+  if (original.date_ms > 0)
+    r.fields.emplace_back("WARC-Refers-To-Date", warc_date(original.date_ms));
+  if (!original.record_id.empty())
+    r.fields.emplace_back("WARC-Refers-To", original.record_id);
   r.fields.emplace_back("Content-Type", "application/http;msgtype=response");
   r.block = archived_response_head(x.response_head, x.body.size());
   r.fields.emplace_back("WARC-Block-Digest", warc_sha1(r.block));
   r.fields.emplace_back("WARC-Payload-Digest", payload_digest);
+  return r;
+}
+
+WarcRecord not_modified_record(const HttpExchange& x, const RecordIds& ids) {
+  WarcRecord r = exchange_record("revisit", ids.response_id, x, ids.warcinfo_id, ids.request_id);
+  r.fields.emplace_back("WARC-Profile", "http://netpreserve.org/warc/1.1/revisit/server-not-modified");
+  r.fields.emplace_back("WARC-Refers-To-Target-URI", x.target_uri);
+  r.fields.emplace_back("Content-Type", "application/http;msgtype=response");
+  r.block = archived_response_head(x.response_head, 0);
+  r.fields.emplace_back("WARC-Block-Digest", warc_sha1(r.block));
   return r;
 }
 

@@ -18,8 +18,6 @@
 
 namespace actorcrawl {
 
-// RFC 4648 base32 (A-Z, 2-7, '=' padding), as WARC digests spell SHA-1.
-std::string base32(std::string_view bytes);
 // "sha1:" + base32(SHA-1(bytes)): the labelled digest WARC fields carry.
 std::string warc_sha1(std::string_view bytes);
 // WARC-Date: UTC, millisecond precision ("2026-11-25T04:01:41.123Z"), the
@@ -72,8 +70,15 @@ struct RevisitTarget {
 };
 
 // A response whose payload repeats `original`'s: the response's header
-// block only, with the identical-payload-digest profile.
+// block only, with the identical-payload-digest profile. An original with
+// no record id or date (one archived by an earlier run, whose record the
+// archive does not know) leaves WARC-Refers-To and WARC-Refers-To-Date out.
 WarcRecord revisit_record(const HttpExchange& x, const RecordIds& ids, const std::string& payload_digest,
                           const RevisitTarget& original);
+
+// A 304 Not Modified to a conditional request: the response's header block,
+// with the server-not-modified profile (WARC 1.1, 6.7.3) referring to the
+// same target URI, whose stored copy the server said still holds.
+WarcRecord not_modified_record(const HttpExchange& x, const RecordIds& ids);
 
 }  // namespace actorcrawl

@@ -370,4 +370,37 @@ CAF_TEST(stop_waits_for_leases_out) {
   expect_finish(last, "signal");
 }
 
+// Sitemaps: while the HostSelector has sitemap documents open the crawl is
+// not over, even with nothing queued or leased; a sitemap's page URLs are
+// queued at depth 1 with the sitemap as parent and their lastmod.
+CAF_TEST(open_sitemaps_hold_the_end_and_their_urls_are_queued_at_depth_one) {
+  const std::string root = "http://a.test/";
+  const std::string listed = "http://a.test/listed";
+  start(site_settings(), {root});
+  deliver(selector, frontier, sitemaps_open{1});
+  CAF_CHECK_EQUAL(pending(), "");
+  demand(1);
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, root, "a.test")}})));
+  deliver(processor, frontier, page_links{job(1, root, "a.test"), {}, 0});
+  frontier_delta done_root;
+  done_root.done = {root};
+  expect((frontier_delta), from(frontier).to(storage).with(equals(done_root)));
+  // Nothing queued, nothing leased: still no flush, no end.
+  CAF_CHECK_EQUAL(pending(), "");
+  CAF_CHECK(!has_mail(observer));
+  deliver(selector, frontier,
+          sitemap_links{"http://a.test/sitemap.xml", {SitemapLink{listed, "a.test", 1704153600000}}});
+  expect((frontier_delta), from(frontier).to(storage)
+                             .with(equals(added({FrontierEntry{2, listed, 1, "http://a.test/sitemap.xml",
+                                                               1704153600000}}))));
+  deliver(selector, frontier, sitemaps_open{0});
+  CAF_CHECK_EQUAL(pending(), "");
+  demand(1);
+  expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(2, listed, "a.test", 1)}})));
+  deliver(processor, frontier, page_links{job(2, listed, "a.test", 1), {}, 0});
+  frontier_delta done_listed;
+  done_listed.done = {listed};
+  expect_finish(done_listed, "queue_empty");
+}
+
 CAF_TEST_FIXTURE_SCOPE_END()

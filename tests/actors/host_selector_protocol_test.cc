@@ -240,6 +240,119 @@ CAF_TEST(robots_txt_gates_first_request) {
   CAF_CHECK_EQUAL(pending(), "");
 }
 
+// Sitemaps: the ones robots.txt names are leased under their host like
+// pages (after its robots.txt, one request at a time, refused by its
+// rules), the Frontier hears how many are open before any URL of the host
+// can end, and a document's page URLs reach it before the count drops.
+CAF_TEST(robots_txt_sitemaps_are_scheduled_like_pages) {
+  auto politeness = impolite();
+  politeness.respect_robots = true;
+  SitemapSettings sitemaps;
+  sitemaps.enabled = true;
+  auto history = spawn_as("storage", storage_stub);
+  run();
+  selector = named(spawn_host_selector(sys, politeness, fetch, sitemaps), "host_selector");
+  topo = roster(frontier, selector, processor, history, dead_letter);
+  deliver(coordinator, selector, topo);
+  expect((load_sitemaps), from(selector).to(history));
+  expect((work_demand), from(selector).to(frontier).with(equals(work_demand{1024})));
+  expect((sitemap_history), from(history).to(selector));
+  // The first count, though nothing is open: a Frontier with nothing else
+  // to do waits for it (FrontierSettings::await_sitemaps).
+  expect((sitemaps_open), from(selector).to(frontier).with(equals(sitemaps_open{0})));
+  CAF_CHECK_EQUAL(pending(), "");
+  auto worker = add_worker("worker-1@test-node", 2);
+  deliver(frontier, selector, crawl_batch{{a1}});
+  expect((robots_fetch), from(selector).to(worker));
+  deliver(worker, selector,
+          robots_result{"a.test", "http://a.test/robots.txt", 200,
+                        "User-agent: *\nDisallow: /private/\nSitemap: http://a.test/s.xml\n"
+                        "Sitemap: http://a.test/private/s.xml\n",
+                        "", 7});
+  expect((sitemaps_open), from(selector).to(frontier).with(equals(sitemaps_open{2})));
+  expect((store_robots), from(selector).to(history));
+  expect((fetch_job), from(selector).to(worker).with(fetch_of(a1)));
+  CAF_CHECK_EQUAL(pending(), "");
+  // The host's next request is the sitemap: one at a time.
+  deliver(worker, selector, done(a1));
+  const auto first = CrawlJob{kSitemapSeqBit | 1, "http://a.test/s.xml", "a.test", 0, 1};
+  expect((sitemap_fetch), from(selector).to(worker).with(where<sitemap_fetch>("sitemap_fetch(s.xml)", [&](const sitemap_fetch& f) {
+           return caf::deep_to_string(f.job) == caf::deep_to_string(first) && !f.scope_origins.empty();
+         })));
+  CAF_CHECK_EQUAL(pending(), "");
+  // After it, robots.txt refuses the other: an outcome, no request.
+  deliver(worker, selector, fetch_done{first, false, 0, 3});
+  expect((store_sitemap), from(selector).to(history).with(where<store_sitemap>("refused private/s.xml", [](const store_sitemap& m) {
+           return m.rows.size() == 1 && m.rows[0].url == "http://a.test/private/s.xml" && m.rows[0].status == "refused" &&
+                  m.rows[0].reason == "robots_txt";
+         })));
+  expect((sitemaps_open), from(selector).to(frontier).with(equals(sitemaps_open{1})));
+  CAF_CHECK_EQUAL(pending(), "");
+  // The parse lane's answer: page URLs to the Frontier, then the outcome,
+  // then the count.
+  sitemap_parsed parsed;
+  parsed.job = first;
+  parsed.kind = static_cast<std::int32_t>(SitemapKind::urlset);
+  parsed.counts = {2, 2};
+  parsed.links = {SitemapLink{"http://a.test/p1", "", 86400000}, SitemapLink{"http://a.test/p2", "", 0}};
+  deliver(processor, selector, parsed);
+  expect((sitemap_links), from(selector).to(frontier).with(equals(sitemap_links{
+           "http://a.test/s.xml", {SitemapLink{"http://a.test/p1", "a.test", 86400000}, SitemapLink{"http://a.test/p2", "a.test", 0}}})));
+  expect((store_sitemap), from(selector).to(history).with(where<store_sitemap>("fetched s.xml", [](const store_sitemap& m) {
+           return m.rows.size() == 1 && m.rows[0].status == "fetched" && m.rows[0].urls_accepted == 2;
+         })));
+  expect((sitemaps_open), from(selector).to(frontier).with(equals(sitemaps_open{0})));
+  CAF_CHECK_EQUAL(pending(), "");
+  // A second answer for the same document changes nothing.
+  deliver(processor, selector, parsed);
+  CAF_CHECK_EQUAL(pending(), "");
+}
+
+// A worker that dies holding a sitemap's lease: the document is not lost;
+// it goes out again, as its next attempt, to the next worker.
+CAF_TEST(a_sitemap_lost_with_its_worker_goes_out_again) {
+  auto politeness = impolite();
+  politeness.respect_robots = true;
+  SitemapSettings sitemaps;
+  sitemaps.enabled = true;
+  auto history = spawn_as("storage", storage_stub);
+  run();
+  selector = named(spawn_host_selector(sys, politeness, fetch, sitemaps), "host_selector");
+  topo = roster(frontier, selector, processor, history, dead_letter);
+  deliver(coordinator, selector, topo);
+  expect((load_sitemaps), from(selector).to(history));
+  expect((work_demand), from(selector).to(frontier));
+  expect((sitemap_history), from(history).to(selector));
+  auto first = add_worker("worker-1@test-node", 1);
+  deliver(frontier, selector, crawl_batch{{a1}});
+  expect((robots_fetch), from(selector).to(first));
+  deliver(first, selector,
+          robots_result{"a.test", "http://a.test/robots.txt", 200, "User-agent: *\nSitemap: http://a.test/s.xml\n", "", 7});
+  expect((sitemaps_open), from(selector).to(frontier).with(equals(sitemaps_open{1})));
+  expect((store_robots), from(selector).to(history));
+  expect((fetch_job), from(selector).to(first).with(fetch_of(a1)));
+  deliver(first, selector, done(a1));
+  const auto lease = CrawlJob{kSitemapSeqBit | 1, "http://a.test/s.xml", "a.test", 0, 1};
+  expect((sitemap_fetch), from(selector).to(first).with(where<sitemap_fetch>("sitemap_fetch(s.xml, 1)", [&](const sitemap_fetch& f) {
+           return caf::deep_to_string(f.job) == caf::deep_to_string(lease);
+         })));
+  CAF_CHECK_EQUAL(pending(), "");
+  caf::anon_send_exit(first, caf::exit_reason::kill);
+  expect((caf::exit_msg), from(_).to(first));
+  expect((caf::down_msg), from(_).to(selector));
+  // Nothing to the Frontier: no page lease was lost, and the document is
+  // still open.
+  CAF_CHECK_EQUAL(pending(), "");
+  auto second = hello("worker-2@test-node", 1);
+  auto again = lease;
+  again.attempt = 2;
+  expect((sitemap_fetch), from(selector).to(second).with(where<sitemap_fetch>("sitemap_fetch(s.xml, 2)", [&](const sitemap_fetch& f) {
+           return caf::deep_to_string(f.job) == caf::deep_to_string(again);
+         })));
+  expect_welcome(second);
+  CAF_CHECK_EQUAL(pending(), "");
+}
+
 // A worker's capacity comes from another process: an absurd one is held to
 // what one worker can run, so the demand stays a positive int32.
 CAF_TEST(announced_capacity_is_bounded) {

@@ -118,6 +118,7 @@ inline caf::behavior sink_stub(caf::event_based_actor*) {
     [](crawl_batch&) {},    [](work_demand&) {},  [](leases_returned&) {}, [](url_refused&) {},
     [](crawl_finished&) {}, [](fetch_job&) {},    [](robots_fetch&) {},    [](drain_atom) {},
     [](frontier_delta&) {}, [](store_robots&) {},
+    [](sitemap_fetch&) {},  [](sitemap_links&) {}, [](sitemaps_open&) {}, [](store_sitemap&) {},
   };
 }
 
@@ -130,6 +131,8 @@ inline caf::behavior storage_stub(caf::event_based_actor*) {
     [](flush_atom) { return ok_atom_v; },
     [](frontier_delta&) {},
     [](store_robots&) {},
+    [](load_sitemaps&) { return sitemap_history{}; },
+    [](store_sitemap&) {},
   };
 }
 
@@ -144,6 +147,7 @@ inline caf::behavior worker_stub(caf::event_based_actor* self, std::string name,
     },
     [](fetch_job&) {},
     [](robots_fetch&) {},
+    [](sitemap_fetch&) {},
     [](drain_atom) {},
   };
 }

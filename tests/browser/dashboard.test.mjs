@@ -359,6 +359,13 @@ async function main() {
   if (!(job.pages_fetched > 5)) fail(`only ${job.pages_fetched} pages fetched from the demo web, expected more than 5`);
   const shownFailed = Number(((await page.locator('#count-failed').textContent()) || '').replace(/[^0-9]/g, ''));
   if (shownFailed !== job.pages_failed) fail(`#count-failed shows ${shownFailed}, the API says ${job.pages_failed}`);
+  // What the fetches found: a first crawl's pages are all new.
+  const changes = page.locator('#count-changes');
+  for (const k of ['new', 'changed', 'unchanged', 'gone']) {
+    const shown = Number(await changes.getAttribute(`data-${k}`));
+    if (shown !== job[`pages_${k}`]) fail(`#count-changes data-${k} is ${shown}, the API says ${job[`pages_${k}`]}`);
+  }
+  if (job.pages_new !== job.pages_fetched) fail(`pages_new is ${job.pages_new}, expected every page fetched (${job.pages_fetched})`);
   // The demo web has fewer pages than the form's max_pages: the job ran out
   // of pages in scope, and the progress bar says so, full.
   if (job.pages_fetched < job.max_pages) {
@@ -402,7 +409,8 @@ async function main() {
 
   // The download links: one per export, each answering the job's export.
   const exportLinks = await page.locator('#export-links a').evaluateAll((as) => as.map((a) => a.href));
-  if (exportLinks.length !== 7) fail(`#export-links has ${exportLinks.length} links, expected 7`);
+  if (exportLinks.length !== 8) fail(`#export-links has ${exportLinks.length} links, expected 8`);
+  if (!exportLinks.some((href) => /format=changes/.test(href))) fail('#export-links has no changes link');
   const jsonlLink = exportLinks.find((href) => /format=jsonl/.test(href));
   if (!jsonlLink) fail('#export-links has no JSON Lines link');
   const exported = await fetch(jsonlLink);

@@ -28,7 +28,8 @@ class ScratchDir {
 };
 
 // Politeness, retries and timeouts shortened so a test crawl takes well
-// under a second per host; everything else is the shipped default.
+// under a second per host, and sitemaps off (the test webs have none);
+// everything else is the shipped default.
 CrawlConfig fast_config(const ScratchDir& dir, const std::string& seed);
 
 // Runs a crawl quietly; REQUIREs that it ended without an error.
@@ -67,10 +68,11 @@ HostLoop three_host_loop(demoweb::LoopbackWeb& web, const std::vector<std::strin
 std::string closed_host(const std::string& ip);
 
 // Requests the web saw for pages, per target, for one host: /robots.txt
-// (fetched once per host by default) is left out; robots tests look at it
-// themselves.
+// (fetched once per host by default) and /sitemap.xml (tried once for a seed
+// host whose robots.txt names no sitemap) are left out; robots and sitemap
+// tests look at them themselves.
 std::map<std::string, int> targets_seen(const demoweb::LoopbackWeb& web, const std::string& host_key);
-// How many page requests (not /robots.txt) the web saw.
+// How many page requests (not /robots.txt or /sitemap.xml) the web saw.
 std::size_t page_requests(const demoweb::LoopbackWeb& web);
 
 }  // namespace actorcrawl::testing

@@ -288,7 +288,7 @@ TEST_CASE("export: bad input is named, exits 2 or 1, and leaves no file", "[inte
   r = run("--db x.db --format xml");
   CHECK(r.exit_code == 2);
   CHECK(r.output ==
-        "actorcrawl export: unknown format 'xml' (formats: jsonl, csv, graphml, gexf, dot, items, items-csv) (see "
+        "actorcrawl export: unknown format 'xml' (formats: jsonl, csv, graphml, gexf, dot, items, items-csv, changes) (see "
         "actorcrawl export --help)\n");
   r = run("--db x.db --format dot --graph hosts");
   CHECK(r.exit_code == 2);

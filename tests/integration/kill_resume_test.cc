@@ -108,12 +108,14 @@ struct KillWeb {
   // on every /a/ page and two on every /b/ page.
   static constexpr int links() { return (kHosts - 1) + kHosts * kPagesPerSection * (1 + 4 + 2); }
 
-  // Page requests (not robots.txt) in arrival order, as "url", by the
-  // crawler that sent `user_agent` (every request when it is empty).
+  // Page requests (not robots.txt, nor the seed host's /sitemap.xml, which
+  // this web has not) in arrival order, as "url", by the crawler that sent
+  // `user_agent` (every request when it is empty).
   std::vector<demoweb::ServedRequest> page_requests_of(const std::string& user_agent = "") const {
     std::vector<demoweb::ServedRequest> out;
     for (auto& r : web.requests())
-      if (r.target != "/robots.txt" && (user_agent.empty() || r.user_agent == user_agent))
+      if (r.target != "/robots.txt" && r.target != "/sitemap.xml" &&
+          (user_agent.empty() || r.user_agent == user_agent))
         out.push_back(std::move(r));
     return out;
   }

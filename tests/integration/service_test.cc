@@ -165,6 +165,11 @@ TEST_CASE("serve: the job API's request and response shapes", "[integration][ser
   // A crawl without extraction rules or external processors took no items.
   CHECK(job.at("items_total") == 0);
   CHECK(job.at("processor_failures") == json::object());
+  // A first crawl: every page new, nothing changed.
+  CHECK(job.at("pages_new") == 10);
+  CHECK(job.at("pages_changed") == 0);
+  CHECK(job.at("pages_unchanged") == 0);
+  CHECK(job.at("pages_gone") == 0);
   const auto no_items = body_of(c.Get("/crawl/crawl_1/items"));
   CHECK(no_items.at("items") == json::array());
   CHECK(no_items.at("items_total") == 0);
@@ -1008,7 +1013,7 @@ TEST_CASE("serve: GET /crawl/{id}/export streams what actorcrawl export writes",
   check_error(c.Get(("/crawl/" + id + "/export").c_str()), 400, "missing_parameter");
   check_error(c.Get(("/crawl/" + id + "/export?format=xlsx").c_str()), 400, "invalid_parameter");
   CHECK(json::parse(c.Get(("/crawl/" + id + "/export?format=xlsx").c_str())->body).at("error").at("message") ==
-        "format: 'xlsx' is not one of jsonl, csv, graphml, gexf, dot, items, items-csv");
+        "format: 'xlsx' is not one of jsonl, csv, graphml, gexf, dot, items, items-csv, changes");
   check_error(c.Get(("/crawl/" + id + "/export?format=dot&graph=hosts").c_str()), 400, "invalid_parameter");
   check_error(c.Get(("/crawl/" + id + "/export?format=csv&graph=pages").c_str()), 400, "invalid_parameter");
   check_error(c.Get(("/crawl/" + id + "/export?format=csv&kind=product").c_str()), 400, "invalid_parameter");

@@ -24,11 +24,13 @@
 #include <string>
 #include <thread>
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <nlohmann/json.hpp>
 
 #include "child_process.h"
 #include "core/warc/warc_writer.h"
 #include "crawl_fixture.h"
+#include "local_nginx.h"
 #include "tests/unit/warc/warc_files.h"
 
 using namespace actorcrawl;
@@ -364,4 +366,57 @@ TEST_CASE("warc: a worker on another process captures what the coordinator archi
   const auto archived = archived_uris(reading.report);
   check_every_page_archived(dir.path("crawl.db"), archived, 11);
   CHECK(archived.count(LoopbackWeb::url(host, "/robots.txt")) == 1);
+}
+
+TEST_CASE("warc: a recrawl archives 304s as server-not-modified and unchanged bodies as identical-payload revisits",
+          "[.][warc][integration][recrawl]") {
+  const auto nginx = find_nginx();
+  if (!nginx) {
+    WARN("skipped: nginx is not installed (Debian package nginx)");
+    return;
+  }
+  ScratchDir dir;
+  LocalNginx server(*nginx, dir.path("nginx"));
+  INFO("nginx's log: " << server.error_log());
+  REQUIRE(server.running());
+  const std::int64_t t1 = 1600000000;
+  const std::string home = "<html><title>Home</title><a href=\"same.html\">a</a> <a href=\"touched.html\">b</a> "
+                           "<a href=\"edited.html\">c</a></html>";
+  write_static_file(server.root() / "index.html", home, t1);
+  write_static_file(server.root() / "same.html", "<html><title>Same</title></html>", t1);
+  write_static_file(server.root() / "touched.html", "<html><title>Touched</title></html>", t1);
+  write_static_file(server.root() / "edited.html", "<html><title>Edited</title></html>", t1);
+  CrawlConfig c = fast_config(dir, server.url("/index.html"));
+  c.processors = {"html_links", "warc"};
+  c.warc_dir = dir.path("warc");
+  c.revisit_after_ms = 3600 * 1000;
+  crawl(c);
+  {
+    SQLite::Database db(c.db_path, SQLite::OPEN_READWRITE);
+    db.exec("UPDATE frontier SET settled_at = settled_at - 7200000 WHERE state = 1");
+  }
+  // Touched: a new time, the same body (nginx's ETag changes, so 200).
+  write_static_file(server.root() / "touched.html", "<html><title>Touched</title></html>", t1 + 60);
+  write_static_file(server.root() / "edited.html", "<html><title>Edited, twice as long</title></html>", t1 + 60);
+  crawl(c);
+
+  const Reading reading = read_warcs(c.warc_dir);
+  INFO(reading.report.dump(1));
+  CHECK(reading.report.at("errors") == json::array());
+  CHECK(reading.exit_code == 0);
+  std::map<std::string, std::string> second_run_profiles;
+  for (const auto& r : reading.report.at("revisits"))
+    second_run_profiles[r.at("uri").get<std::string>()] = r.at("profile").get<std::string>();
+  const std::string not_modified = "http://netpreserve.org/warc/1.1/revisit/server-not-modified";
+  CHECK(second_run_profiles[server.url("/index.html")] == not_modified);
+  CHECK(second_run_profiles[server.url("/same.html")] == not_modified);
+  CHECK(second_run_profiles[server.url("/touched.html")] ==
+        "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest");
+  CHECK(second_run_profiles.count(server.url("/edited.html")) == 0);
+  int edited_responses = 0;
+  for (const auto& r : reading.report.at("responses"))
+    edited_responses += r.at("uri") == server.url("/edited.html") ? 1 : 0;
+  CHECK(edited_responses == 2);
+  CHECK(count(c.db_path, "SELECT COUNT(*) FROM page_changes WHERE change = 'changed'") == 1);
+  CHECK(count(c.db_path, "SELECT COUNT(*) FROM page_changes WHERE change = 'unchanged'") == 3);
 }

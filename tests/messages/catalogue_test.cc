@@ -91,6 +91,10 @@ PageRow page() {
   p.links_dropped = 12;
   p.items = {ExtractedItem{"product", R"({"title":"A","price":"9.99"})"}};
   p.processor_failures = {ProcessorFailure{"lang", "timeout", "no answer in 5000 ms"}};
+  p.etag = "W/\"5f-1a\"";
+  p.last_modified = "Tue, 01 Sep 2026 10:00:00 GMT";
+  p.content_digest = "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ";
+  p.not_modified = true;
   return p;
 }
 
@@ -126,6 +130,9 @@ CrawlJob sample(tag<CrawlJob>, const caf::actor&) {
   j.fetch_host_key = "b.example";
   j.hop_urls = {"http://a.example/x?y=1"};
   j.hop_statuses = {301};
+  j.etag = "\"abc\"";
+  j.last_modified = "Tue, 01 Sep 2026 10:00:00 GMT";
+  j.stored_digest = "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ";
   return j;
 }
 follow_redirect sample(tag<follow_redirect>, const caf::actor& a) { return follow_redirect{sample(tag<CrawlJob>{}, a)}; }
@@ -159,18 +166,23 @@ fetch_result sample(tag<fetch_result>, const caf::actor&) {
   r.ip_address = "127.0.0.1";
   r.request_head = "GET /final HTTP/1.1\r\nHost: a\r\n\r\n";
   r.response_head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n";
+  r.etag = "\"5f-1a\"";
+  r.last_modified = "Tue, 01 Sep 2026 10:00:00 GMT";
+  r.not_modified = true;
   return r;
 }
 fetch_done sample(tag<fetch_done>, const caf::actor&) { return fetch_done{job(), true, 1500, 37}; }
 fetch_failure sample(tag<fetch_failure>, const caf::actor&) {
   return fetch_failure{job(), "http_503", "Service Unavailable", 503, 4, 12, 13};
 }
-FrontierEntry sample(tag<FrontierEntry>, const caf::actor&) { return FrontierEntry{7, "http://a/", 1, "http://p/"}; }
+FrontierEntry sample(tag<FrontierEntry>, const caf::actor&) {
+  return FrontierEntry{7, "http://a/", 1, "http://p/", 1704153600000, "\"e\"", "Tue, 01 Sep 2026 10:00:00 GMT", "sha1:AAAA"};
+}
 LinkRow sample(tag<LinkRow>, const caf::actor&) { return LinkRow{"http://a/", true, true}; }
 PageRow sample(tag<PageRow>, const caf::actor&) { return page(); }
 DeadLetterRow sample(tag<DeadLetterRow>, const caf::actor&) { return dead(); }
 ResumeState sample(tag<ResumeState>, const caf::actor&) { return ResumeState{{SeenUrl{1, 0, false}, SeenUrl{2, 3, true}, SeenUrl{0xffffffffffffffffULL, 255, false}}, 10, 3, 4}; }
-StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6, 7, 8, 9, {ProcessorFailureCount{"lang", "timeout", 3}}, {"", "private_address"}};
+StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6, 7, 8, 9, {ProcessorFailureCount{"lang", "timeout", 3}}, {"", "private_address"}, 10, {SitemapOutcomeCount{"fetched", 2}}, PageChangeCounts{10, 11, 12, 13}};
 }
 FrontierRefusal sample(tag<FrontierRefusal>, const caf::actor&) {
   return FrontierRefusal{FrontierEntry{3, "http://e/", 2, "http://a/"}, "max_url_length"};
@@ -183,8 +195,14 @@ frontier_delta sample(tag<frontier_delta>, const caf::actor& a) {
 store_page sample(tag<store_page>, const caf::actor&) { return store_page{page(), 8}; }
 store_dead_letter sample(tag<store_dead_letter>, const caf::actor&) { return store_dead_letter{dead()}; }
 load_frontier sample(tag<load_frontier>, const caf::actor&) { return load_frontier{10, 500}; }
+due_revisits sample(tag<due_revisits>, const caf::actor&) { return due_revisits{1700000000000, 3600000, 1000}; }
+lastmod_revisits sample(tag<lastmod_revisits>, const caf::actor& a) {
+  return lastmod_revisits{1700000000000, {sample(tag<FrontierEntry>{}, a)}};
+}
 frontier_rows sample(tag<frontier_rows>, const caf::actor&) { return frontier_rows{{FrontierEntry{1, "http://a/", 0, ""}}}; }
-begin_run sample(tag<begin_run>, const caf::actor&) { return begin_run{1, "[\"http://a/\"]", 3600000}; }
+begin_run sample(tag<begin_run>, const caf::actor&) {
+  return begin_run{1, "[\"http://a/\"]", 3600000, true, 60000, 86400000};
+}
 end_run sample(tag<end_run>, const caf::actor&) { return end_run{1, 2, "signal"}; }
 summary_request sample(tag<summary_request>, const caf::actor&) { return summary_request{5, {"http://127.0.0.1/"}}; }
 url_refused sample(tag<url_refused>, const caf::actor&) { return url_refused{job(), "robots_txt"}; }
@@ -192,7 +210,9 @@ robots_fetch sample(tag<robots_fetch>, const caf::actor&) { return robots_fetch{
 robots_result sample(tag<robots_result>, const caf::actor&) {
   return robots_result{"a.test", "http://a.test/robots.txt", 200, "User-agent: *\nDisallow: /x\n", "", 12};
 }
-DomainNode sample(tag<DomainNode>, const caf::actor&) { return DomainNode{"a.test", "https://a.test/", 1}; }
+DomainNode sample(tag<DomainNode>, const caf::actor&) {
+  return DomainNode{"a.test", "https://a.test/", 1, "\"e\"", "Tue, 01 Sep 2026 10:00:00 GMT", "sha1:AAAA"};
+}
 DomainResume sample(tag<DomainResume>, const caf::actor&) {
   return DomainResume{true, {DomainNode{"a.test", "https://a.test/", 1}}, {DomainNode{"b.test", "", 3}}, 7, 9};
 }
@@ -223,6 +243,34 @@ archive_exchange sample(tag<archive_exchange>, const caf::actor&) {
   return archive_exchange{"http://a.test/robots.txt", 1700000000000, "::1", "GET /robots.txt HTTP/1.1\r\n\r\n",
                           "HTTP/1.1 200 OK\r\n\r\n", std::string("User-agent: *\0", 14), true};
 }
+
+SitemapLink sample(tag<SitemapLink>, const caf::actor&) { return SitemapLink{"http://a/p", "a", 1704153600000}; }
+SitemapRow sample(tag<SitemapRow>, const caf::actor&) {
+  return SitemapRow{"http://a/sitemap.xml", "a", "failed", "gzip_bomb", 3, 2, 42};
+}
+SitemapOutcomeCount sample(tag<SitemapOutcomeCount>, const caf::actor&) {
+  return SitemapOutcomeCount{"refused/robots_txt", 2};
+}
+sitemap_fetch sample(tag<sitemap_fetch>, const caf::actor&) {
+  return sitemap_fetch{CrawlJob{kSitemapSeqBit | 1, "http://a/s.xml", "a", 0, 2}, {"http://a"}, {"/"}};
+}
+sitemap_body sample(tag<sitemap_body>, const caf::actor&) {
+  return sitemap_body{CrawlJob{kSitemapSeqBit | 1, "http://a/s.xml", "a", 0, 1}, {"http://a"}, {"/"}, 200, "",
+                      std::string("\x1f\x8b\0", 3), true, 17};
+}
+sitemap_parsed sample(tag<sitemap_parsed>, const caf::actor&) {
+  return sitemap_parsed{CrawlJob{kSitemapSeqBit | 1, "http://a/s.xml", "a", 0, 1}, "", 1, 5, "entity", true,
+                        {3, 2, 1, 0, 0, 0, 0, 1, 0, 0, 0}, 4, {SitemapLink{"http://a/p", "", 9}}};
+}
+sitemap_links sample(tag<sitemap_links>, const caf::actor&) {
+  return sitemap_links{"http://a/s.xml", {SitemapLink{"http://a/p", "a", 0}, SitemapLink{"http://a/q", "a", 7}}};
+}
+sitemaps_open sample(tag<sitemaps_open>, const caf::actor&) { return sitemaps_open{3}; }
+store_sitemap sample(tag<store_sitemap>, const caf::actor& a) {
+  return store_sitemap{{sample(tag<SitemapRow>{}, a)}, {SitemapOutcomeCount{"sitemap_seen", 1}}};
+}
+load_sitemaps sample(tag<load_sitemaps>, const caf::actor&) { return load_sitemaps{1700000000000}; }
+sitemap_history sample(tag<sitemap_history>, const caf::actor&) { return sitemap_history{{"http://a/s.xml"}, {"http://a/older.xml"}}; }
 
 template <caf::type_id_t... Is>
 void round_trip_every_type(const caf::actor& a, std::integer_sequence<caf::type_id_t, Is...>) {

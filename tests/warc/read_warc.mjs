@@ -151,6 +151,21 @@ async function main() {
                               payload_bytes: payload ? payload.length : -1, ip: r.h.get("WARC-IP-Address") || null,
                               content_encoding: r.httpHeaders ? r.httpHeaders.get("content-encoding") : null,
                               orig_content_encoding: r.httpHeaders ? r.httpHeaders.get("x-archive-orig-content-encoding") : null });
+    } else if (type === "revisit" && !r.h.get("WARC-Refers-To")) {
+      // A revisit of what an earlier run archived (WARC 1.1 makes
+      // WARC-Refers-To optional): some response read must be of the URI it
+      // names, and of its payload when it claims an identical one.
+      const profile = r.h.get("WARC-Profile") || "";
+      const target = r.h.get("WARC-Refers-To-Target-URI");
+      const digest = r.h.get("WARC-Payload-Digest");
+      const known = [...ids.values()].some((o) => o.h.get("WARC-Type") === "response" &&
+        o.h.get("WARC-Target-URI") === target &&
+        (!profile.endsWith("/identical-payload-digest") || o.h.get("WARC-Payload-Digest") === digest));
+      if (!known)
+        report.errors.push(`${where}: refers to ${target}, of which no response was read`);
+      if (!profile.endsWith("/server-not-modified") && !profile.endsWith("/identical-payload-digest"))
+        report.errors.push(`${where}: unknown revisit profile ${profile}`);
+      report.revisits.push({ uri, status: r.status, refers_to_uri: target, profile });
     } else if (type === "revisit") {
       const original = ids.get(r.h.get("WARC-Refers-To"));
       if (!original)

@@ -651,6 +651,23 @@ TEST_CASE("precedence: defaults < YAML < environment < command line", "[config]"
 // ---------------------------------------------------------------------------
 // validate and help
 
+TEST_CASE("validate: the adaptive revisit interval needs its base and a floor below its ceiling", "[config]") {
+  CrawlConfig c;
+  c.revisit_after_ms = 24 * 3600 * 1000;
+  c.adaptive_revisit = true;
+  CHECK_NOTHROW(validate(c, false));
+  c.revisit_min_ms = 7 * 24 * 3600 * 1000LL;
+  c.revisit_max_ms = 24 * 3600 * 1000;
+  CHECK(error_of([&] { validate(c, false); }) ==
+        "revisit_min (604800000 ms) must not exceed revisit_max (86400000 ms)");
+  c.revisit_min_ms = 3600 * 1000;
+  c.revisit_after_ms = 0;
+  CHECK(error_of([&] { validate(c, false); }) == "adaptive_revisit needs revisit_after: the interval it starts from");
+  c.adaptive_revisit = false;
+  CHECK_NOTHROW(validate(c, false));
+  CHECK(error_of([&] { apply_yaml("revisit_check_interval: soon\n", "test.yaml", c); }) != "");
+}
+
 TEST_CASE("validate: seeds are required when asked for and must be crawlable", "[config]") {
   CrawlConfig c;
   CHECK(error_of([&] { validate(c, true); }) ==

@@ -1,6 +1,7 @@
 // Exports of a small crawl database built by the store itself: the exact
 // bytes of every format, hostile page text and items, an empty crawl, and
 // the errors.
+#include "core/store/crawl_schema.h"
 #include "core/export/crawl_export.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/store/crawl_schema.h"
 #include "core/store/crawl_store.h"
 #include "core/export/export_text.h"
 #include "tests/unit/temp_database.h"
@@ -287,7 +289,7 @@ TEST_CASE("export: what is not a crawl database is named as such", "[store][expo
   } catch (const ExportError& e) {
     CHECK(std::string{e.what()} == "'" + newer.str() +
                                      "' is not a crawl database: its schema version 99 is newer than this build "
-                                     "reads (5)");
+                                     "reads (" + std::to_string(kCrawlSchemaVersion) + ")");
   }
 }
 
@@ -619,4 +621,67 @@ TEST_CASE("export: items nested too deep to rebuild, items of a missing page, a 
   CHECK(export_items(old.str(), ExportFormat::items_csv, "product") == "url\r\n");
   CHECK(CrawlExport(old.str()).item_kinds_listed().empty());
   CHECK_FALSE(CrawlExport(old.str()).has_items_of("product"));
+}
+
+namespace {
+
+std::string export_changes(const std::string& path, ChangesFilter filter) {
+  std::ostringstream out;
+  CrawlExport(path).write(ExportFormat::changes, ExportGraph::domains, out, {}, std::nullopt, filter);
+  return out.str();
+}
+
+PageRow changes_page(const std::string& url, const std::string& digest, int status = 200) {
+  PageRow page;
+  page.url = url;
+  page.host_key = "a.test";
+  page.status_code = status;
+  page.fetched_at_ms = 1000;
+  page.content_digest = digest;
+  return page;
+}
+
+}  // namespace
+
+TEST_CASE("export: changes, one line per page a later run found changed or gone", "[store][export][changes]") {
+  TempDbPath db;
+  {
+    CrawlStore store(db.str());
+    const auto first = store.begin_run(1, "[]");
+    for (const char* url : {"http://a.test/same", "http://a.test/edited", "http://a.test/deleted"})
+      store.record_page(changes_page(url, "sha1:A"));
+    store.end_run(first, 2, "queue_empty");
+    const auto second = store.begin_run(3, "[]");
+    store.record_page(changes_page("http://a.test/same", "sha1:A"));
+    store.record_page(changes_page("http://a.test/edited", "sha1:B"));
+    store.record_page(changes_page("http://a.test/deleted", "", 410));
+    store.record_page(changes_page("http://a.test/fresh", "sha1:C"));
+    store.end_run(second, 4, "queue_empty");
+    const auto third = store.begin_run(5, "[]");
+    store.record_page(changes_page("http://a.test/edited", "sha1:D"));
+    store.end_run(third, 6, "queue_empty");
+  }
+  CHECK(export_changes(db.str(), {}) ==
+        "{\"url\":\"http://a.test/edited\",\"run\":2,\"change\":\"changed\"}\n"
+        "{\"url\":\"http://a.test/deleted\",\"run\":2,\"change\":\"gone\"}\n"
+        "{\"url\":\"http://a.test/edited\",\"run\":3,\"change\":\"changed\"}\n");
+  CHECK(export_changes(db.str(), ChangesFilter{false, 2}) ==
+        "{\"url\":\"http://a.test/edited\",\"run\":3,\"change\":\"changed\"}\n");
+  CHECK(export_changes(db.str(), ChangesFilter{true, 1}) ==
+        "{\"url\":\"http://a.test/edited\",\"run\":2,\"change\":\"changed\"}\n"
+        "{\"url\":\"http://a.test/deleted\",\"run\":2,\"change\":\"gone\"}\n"
+        "{\"url\":\"http://a.test/fresh\",\"run\":2,\"change\":\"new\"}\n"
+        "{\"url\":\"http://a.test/edited\",\"run\":3,\"change\":\"changed\"}\n");
+  CHECK(export_format_named("changes") == ExportFormat::changes);
+  CHECK(std::string{file_extension(ExportFormat::changes)} == "jsonl");
+}
+
+TEST_CASE("export: changes of a database from before schema 6 is empty", "[store][export][changes]") {
+  TempDbPath db;
+  {
+    CrawlStore store(db.str());
+    store.record_page(changes_page("http://a.test/", "sha1:A"));
+  }
+  { SQLite::Database(db.str(), SQLite::OPEN_READWRITE).exec("DROP TABLE page_changes"); }
+  CHECK(export_changes(db.str(), ChangesFilter{true, 0}).empty());
 }

@@ -28,7 +28,10 @@ RunMetrics sample() {
   m.summary.links_dropped = 79000;
   m.summary.urls_parked = 12;
   m.summary.items_stored = 250;
+  m.summary.changes = PageChangeCounts{120, 30, 150, 4};
   m.summary.processor_failures = {{"lang", "crashed", 1}, {"lang", "timeout", 3}, {"wordcount", "bad_answer", 2}};
+  m.summary.sitemap_urls_queued = 480;
+  m.summary.sitemap_outcomes = {{"failed/http_404", 1}, {"fetched", 3}, {"not_fetched/sitemap_seen", 2}};
   m.termination_reason = "max_pages";
   m.urls_queued_at_end = 1234;
   return m;
@@ -49,6 +52,10 @@ const char* const kSampleJson = R"({
   "links_dropped": 79000,
   "urls_parked": 12,
   "items_stored": 250,
+  "pages_new": 120,
+  "pages_changed": 30,
+  "pages_unchanged": 150,
+  "pages_gone": 4,
   "processor_failures": {
     "lang": {
       "crashed": 1,
@@ -57,6 +64,12 @@ const char* const kSampleJson = R"({
     "wordcount": {
       "bad_answer": 2
     }
+  },
+  "sitemap_urls_queued": 480,
+  "sitemap_outcomes": {
+    "failed/http_404": 1,
+    "fetched": 3,
+    "not_fetched/sitemap_seen": 2
   },
   "urls_queued_at_end": 1234,
   "termination_reason": "max_pages"
@@ -100,7 +113,13 @@ TEST_CASE("metrics_json: a run with nothing done", "[metrics_report]") {
   "links_dropped": 0,
   "urls_parked": 0,
   "items_stored": 0,
+  "pages_new": 0,
+  "pages_changed": 0,
+  "pages_unchanged": 0,
+  "pages_gone": 0,
   "processor_failures": {},
+  "sitemap_urls_queued": 0,
+  "sitemap_outcomes": {},
   "urls_queued_at_end": 0,
   "termination_reason": "queue_empty"
 }

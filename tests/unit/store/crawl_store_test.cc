@@ -3,6 +3,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -759,4 +760,34 @@ TEST_CASE("100k frontier rows insert and resume", "[store]") {
   CHECK(state.next_seq == kRows + 1);
   CHECK(state.queued == kRows);
   CHECK(store.load_queued(kRows - 9, 100).size() == 10);
+}
+
+TEST_CASE("sitemaps: outcomes upserted by URL (a refusal never over a fetch), read ones for the next run, lastmod kept",
+          "[store][sitemaps]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+  FrontierEntry listed{1, "http://a.test/p", 1, "http://a.test/s.xml", 1704153600000};
+  store.add_frontier({listed, FrontierEntry{2, "http://a.test/q", 1, "http://a.test/", 0}});
+  store.record_sitemaps({SitemapRow{"http://a.test/s.xml", "a.test", "fetched", "", 2, 1, 100},
+                         SitemapRow{"http://a.test/old.xml", "a.test", "fetched", "", 0, 0, 10},
+                         SitemapRow{"http://a.test/gone.xml", "a.test", "failed", "http_404", 0, 0, 100}},
+                        {SitemapOutcomeCount{"sitemap_seen", 2}});
+  // Named again and refused: the document's own outcome stays.
+  store.record_sitemaps({SitemapRow{"http://a.test/s.xml", "a.test", "refused", "sitemap_depth", 0, 0, 200}}, {});
+  store.flush();
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM sitemaps WHERE url = 'http://a.test/s.xml' AND status = 'fetched'") == 1);
+  CHECK(scalar(path.str(), "SELECT lastmod FROM frontier WHERE seq = 1") == 1704153600000);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM frontier WHERE seq = 2 AND lastmod IS NULL") == 1);
+  // Fetched ones only; with revisit_after, only the recent ones.
+  auto all = store.sitemaps_read(0);
+  std::sort(all.begin(), all.end());
+  CHECK(all == std::vector<std::string>{"http://a.test/old.xml", "http://a.test/s.xml"});
+  CHECK(store.sitemaps_read(50) == std::vector<std::string>{"http://a.test/s.xml"});
+  const auto summary = store.summary(50);
+  CHECK(summary.sitemap_urls_queued == 1);
+  std::map<std::string, std::int64_t> outcomes;
+  for (const auto& o : summary.sitemap_outcomes)
+    outcomes[o.outcome] = o.count;
+  CHECK(outcomes == std::map<std::string, std::int64_t>{
+                      {"fetched", 1}, {"failed/http_404", 1}, {"not_fetched/sitemap_seen", 2}});
 }

@@ -185,3 +185,35 @@ TEST_CASE("a torn tail is cut back to the last whole request and response pair",
     CHECK(repair_warc_tail(copy).kept_bytes == static_cast<std::int64_t>(ends[6]));
   }
 }
+
+TEST_CASE("a recrawl's 304 is a server-not-modified revisit, an unchanged payload an identical-payload one",
+          "[warc][freshness]") {
+  TempDir dir{"warc_recrawl"};
+  WarcArchive archive{settings_for(dir.str())};
+  HttpExchange not_modified = exchange("http://a.test/same", "", 1700000000000);
+  not_modified.response_head = "HTTP/1.1 304 Not Modified\r\nETag: \"abc\"\r\n\r\n";
+  not_modified.not_modified = true;
+  archive.archive(not_modified);
+  HttpExchange unchanged = exchange("http://a.test/unchanged", "stored body", 1700000001000);
+  unchanged.previous_digest = warc_sha1("stored body");
+  archive.archive(unchanged);
+  HttpExchange changed = exchange("http://a.test/changed", "new body", 1700000002000);
+  changed.previous_digest = warc_sha1("old body");
+  archive.archive(changed);
+  CHECK(archive.counts().revisits == 2);
+  CHECK(archive.counts().responses == 1);
+  const auto records = read_warc_file(archive.writer().current_path());
+  REQUIRE(records.size() == 7);
+  const auto& by_server = records[2];
+  CHECK(by_server.field("WARC-Type") == "revisit");
+  CHECK(by_server.field("WARC-Profile") == "http://netpreserve.org/warc/1.1/revisit/server-not-modified");
+  CHECK(by_server.field("WARC-Refers-To-Target-URI") == "http://a.test/same");
+  CHECK(by_server.field("WARC-Payload-Digest").empty());
+  const auto& by_digest = records[4];
+  CHECK(by_digest.field("WARC-Type") == "revisit");
+  CHECK(by_digest.field("WARC-Profile") == "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest");
+  CHECK(by_digest.field("WARC-Refers-To-Target-URI") == "http://a.test/unchanged");
+  CHECK(by_digest.field("WARC-Refers-To").empty());  // an earlier run's record
+  CHECK(by_digest.field("WARC-Payload-Digest") == warc_sha1("stored body"));
+  CHECK(records[6].field("WARC-Type") == "response");
+}

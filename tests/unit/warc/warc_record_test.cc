@@ -1,4 +1,4 @@
-// WARC/1.1 records byte for byte: digests, base32, dates, ids, the HTTP
+// WARC/1.1 records byte for byte: digests, dates, ids, the HTTP
 // blocks as stored and the gzip member each record becomes.
 #include "core/warc/warc_record.h"
 
@@ -30,16 +30,6 @@ const RecordIds kIds{"<urn:uuid:00000000-0000-4000-8000-000000000000>",
                      "<urn:uuid:22222222-2222-4222-8222-222222222222>"};
 
 }  // namespace
-
-TEST_CASE("base32 is RFC 4648's, with its test vectors", "[warc]") {
-  CHECK(base32("") == "");
-  CHECK(base32("f") == "MY======");
-  CHECK(base32("fo") == "MZXQ====");
-  CHECK(base32("foo") == "MZXW6===");
-  CHECK(base32("foob") == "MZXW6YQ=");
-  CHECK(base32("fooba") == "MZXW6YTB");
-  CHECK(base32("foobar") == "MZXW6YTBOI======");
-}
 
 TEST_CASE("a WARC digest is sha1: and the base32 of the SHA-1", "[warc]") {
   CHECK(warc_sha1("") == "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ");

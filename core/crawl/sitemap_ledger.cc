@@ -1,0 +1,220 @@
+#include "core/crawl/sitemap_ledger.h"
+
+#include <utility>
+
+#include "core/web/url.h"
+
+namespace actorcrawl {
+
+namespace {
+
+// Refusals that get a row of their own: the URL was never fetched and the
+// reason is about it (not about a name repeated).
+bool refusal_has_row(const std::string& reason) {
+  return reason == "sitemap_depth" || reason == "sitemap_host_cap";
+}
+
+}  // namespace
+
+SitemapLedger::SitemapLedger(SitemapLedgerSettings settings)
+    : settings_(std::move(settings)), walk_(settings_.limits),
+      seed_hosts_(settings_.seed_hosts.begin(), settings_.seed_hosts.end()) {
+  if (settings_.max_attempts < 1)
+    settings_.max_attempts = 1;
+}
+
+void SitemapLedger::history_loaded(const std::vector<std::string>& read_before) {
+  read_before_.insert(read_before.begin(), read_before.end());
+  history_ready_ = true;
+}
+
+void SitemapLedger::reread(const std::vector<std::string>& due) {
+  for (const auto& url : due)
+    walk_.add_sitemap(url);
+}
+
+void SitemapLedger::note_refusals(const std::map<std::string, std::uint64_t>& before) {
+  for (const auto& [name, count] : walk_.counts().sitemaps_refused) {
+    const auto was = before.find(name);
+    const std::uint64_t grew = count - (was == before.end() ? 0 : was->second);
+    if (grew > 0 && !refusal_has_row(name))
+      refusals_[name] += static_cast<std::int64_t>(grew);
+  }
+}
+
+void SitemapLedger::on_robots(const std::string& robots_url, const std::vector<std::string>& sitemaps) {
+  const auto url = Url::parse(robots_url);
+  if (!url)
+    return;
+  const auto before = walk_.counts().sitemaps_refused;
+  walk_.on_robots(*url, sitemaps, seed_hosts_.count(url->host_key()) != 0);
+  note_refusals(before);
+}
+
+std::vector<CrawlJob> SitemapLedger::take_jobs() {
+  std::vector<CrawlJob> jobs;
+  if (!history_ready_)
+    return jobs;
+  while (auto fetch = walk_.next()) {
+    if (read_before_.count(fetch->url) != 0) {
+      // Read by an earlier run, whose URLs are in the frontier already.
+      walk_.fetch_failed(*fetch, "sitemap_read_before");
+      ++refusals_["sitemap_read_before"];
+      continue;
+    }
+    const std::uint64_t seq = kSitemapSeqBit | next_seq_++;
+    jobs.push_back(CrawlJob{seq, fetch->url, fetch->host_key, 0, 1});
+    open_.emplace(seq, Open{std::move(*fetch), 1});
+  }
+  return jobs;
+}
+
+const SitemapScope* SitemapLedger::scope_of(std::uint64_t seq) const {
+  const auto it = open_.find(seq);
+  return it == open_.end() ? nullptr : &it->second.fetch.scope;
+}
+
+SitemapRow SitemapLedger::row_of(const SitemapFetch& fetch, std::string status, std::string reason,
+                                 std::int64_t now_ms) const {
+  SitemapRow row;
+  row.url = fetch.url;
+  row.host_key = fetch.host_key;
+  row.status = std::move(status);
+  row.reason = std::move(reason);
+  row.fetched_at_ms = now_ms;
+  return row;
+}
+
+std::optional<SitemapLedger::Read> SitemapLedger::read(std::uint64_t seq, SitemapParse parse, std::int64_t now_ms) {
+  auto it = open_.find(seq);
+  if (it == open_.end())
+    return std::nullopt;
+  const SitemapFetch fetch = std::move(it->second.fetch);
+  open_.erase(it);
+  Read out;
+  if (!parse.failure.empty()) {
+    walk_.fetch_failed(fetch, parse.failure);
+    out.row = row_of(fetch, "failed", parse.failure, now_ms);
+    return out;
+  }
+  const SitemapReport& report = parse.report;
+  std::int64_t accepted = 0;
+  if (report.kind == SitemapKind::index) {
+    // One child at a time, so each refusal is known by its URL.
+    for (auto& link : parse.links) {
+      const auto before = walk_.counts().sitemaps_refused;
+      const auto queued_before = walk_.counts().sitemaps_queued;
+      const std::string url = link.url;
+      walk_.take(fetch, SitemapKind::index, {SitemapEntry{std::move(link.url), std::nullopt, {}, std::nullopt}});
+      if (walk_.counts().sitemaps_queued > queued_before) {
+        ++accepted;
+        continue;
+      }
+      for (const auto& [name, count] : walk_.counts().sitemaps_refused) {
+        const auto was = before.find(name);
+        if (count > (was == before.end() ? 0 : was->second) && refusal_has_row(name)) {
+          SitemapRow row;
+          row.url = url;
+          row.host_key = Url::from_canonical(url).host_key();
+          row.status = "refused";
+          row.reason = name;
+          row.fetched_at_ms = now_ms;
+          refused_rows_.push_back(std::move(row));
+        }
+      }
+      note_refusals(before);
+    }
+  } else {
+    std::vector<SitemapEntry> entries;
+    entries.reserve(parse.links.size());
+    for (auto& link : parse.links)
+      entries.push_back(SitemapEntry{std::move(link.url),
+                                     link.lastmod_ms != 0 ? std::optional<std::int64_t>{link.lastmod_ms} : std::nullopt,
+                                     {}, std::nullopt});
+    const auto dropped_before = walk_.counts().urls_dropped;
+    for (auto& entry : walk_.take(fetch, report.kind, std::move(entries))) {
+      std::string host = Url::from_canonical(entry.url).host_key();
+      out.pages.push_back(SitemapLink{std::move(entry.url), std::move(host), entry.lastmod_ms.value_or(0)});
+    }
+    accepted = static_cast<std::int64_t>(out.pages.size());
+    for (const auto& [name, count] : walk_.counts().urls_dropped) {
+      const auto was = dropped_before.find(name);
+      const std::uint64_t grew = count - (was == dropped_before.end() ? 0 : was->second);
+      if (grew > 0)
+        refusals_["url_" + name] += static_cast<std::int64_t>(grew);
+    }
+  }
+  // What the parser dropped: child sitemaps of an index, page URLs of the rest.
+  const std::string prefix = report.kind == SitemapKind::index ? "sitemap_" : "url_";
+  for (int i = 0; i < kSitemapDropCount; ++i)
+    if (report.counts.dropped[static_cast<std::size_t>(i)] > 0)
+      refusals_[prefix + to_string(static_cast<SitemapDrop>(i))] +=
+        static_cast<std::int64_t>(report.counts.dropped[static_cast<std::size_t>(i)]);
+  if (parse.out_of_scope > 0)
+    refusals_["url_out_of_scope"] += static_cast<std::int64_t>(parse.out_of_scope);
+  walk_.finish(fetch, report);
+  // A document cut short by a named error keeps what came before it.
+  out.row = report.error == SitemapError::none ? row_of(fetch, "fetched", "", now_ms)
+                                               : row_of(fetch, "failed", to_string(report.error), now_ms);
+  out.row.urls_found = static_cast<std::int64_t>(report.counts.urls_found);
+  out.row.urls_accepted = accepted;
+  return out;
+}
+
+std::optional<SitemapRow> SitemapLedger::end(std::uint64_t seq, const std::string& status, const std::string& reason,
+                                             std::int64_t now_ms) {
+  auto it = open_.find(seq);
+  if (it == open_.end())
+    return std::nullopt;
+  const SitemapFetch fetch = std::move(it->second.fetch);
+  open_.erase(it);
+  walk_.fetch_failed(fetch, reason);
+  return row_of(fetch, status, reason, now_ms);
+}
+
+std::optional<SitemapRow> SitemapLedger::refused(std::uint64_t seq, const std::string& reason, std::int64_t now_ms) {
+  return end(seq, "refused", reason, now_ms);
+}
+
+std::optional<SitemapRow> SitemapLedger::failed(std::uint64_t seq, const std::string& reason, std::int64_t now_ms) {
+  return end(seq, "failed", reason, now_ms);
+}
+
+SitemapLedger::Lost SitemapLedger::lost(const CrawlJob& job, std::int64_t now_ms) {
+  Lost out;
+  auto it = open_.find(job.seq);
+  if (it == open_.end() || it->second.attempt != job.attempt)
+    return out;  // ended already, or an earlier attempt's lease
+  if (it->second.attempt >= settings_.max_attempts) {
+    out.row = end(job.seq, "failed", "worker_lost", now_ms);
+    return out;
+  }
+  ++it->second.attempt;
+  out.retry = CrawlJob{job.seq, it->second.fetch.url, it->second.fetch.host_key, 0, it->second.attempt};
+  return out;
+}
+
+std::vector<SitemapRow> SitemapLedger::stop(std::int64_t now_ms) {
+  std::vector<SitemapRow> rows;
+  while (auto fetch = walk_.next()) {
+    walk_.fetch_failed(*fetch, "stopped");
+    rows.push_back(row_of(*fetch, "failed", "stopped", now_ms));
+  }
+  return rows;
+}
+
+std::vector<SitemapOutcomeCount> SitemapLedger::take_refusals() {
+  std::vector<SitemapOutcomeCount> out;
+  for (auto& [name, count] : refusals_)
+    out.push_back(SitemapOutcomeCount{name, count});
+  refusals_.clear();
+  return out;
+}
+
+std::vector<SitemapRow> SitemapLedger::take_refused_rows() {
+  std::vector<SitemapRow> out;
+  out.swap(refused_rows_);
+  return out;
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,155 @@
+// Messages of the crawl's sitemaps (docs/sitemaps.md): the HostSelector
+// schedules each sitemap document under its host's robots.txt and
+// politeness clock and a FetchWorker fetches it; a parse lane of the
+// Processor reads the body (off the HostSelector's thread) and sends what it
+// named back; the HostSelector's walk turns that into page URLs for the
+// Frontier, child sitemaps to fetch, and an outcome for Storage.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/meta/type_name.hpp>
+
+#include "core/crawl/crawl_job.h"
+#include "core/crawl/records.h"
+#include "messages/frontier.h"
+
+namespace actorcrawl {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, SitemapLink& x) {
+  return f(caf::meta::type_name("SitemapLink"), x.url, x.host_key, x.lastmod_ms);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, SitemapRow& x) {
+  return f(caf::meta::type_name("SitemapRow"), x.url, x.host_key, x.status, x.reason, x.urls_found, x.urls_accepted,
+           x.fetched_at_ms);
+}
+
+// HostSelector -> FetchWorker: fetch one sitemap document (job.seq carries
+// kSitemapSeqBit). One try, no retries: a failure is the document's outcome,
+// and the next run tries again. `scope_origins[i]` with `scope_paths[i]` are
+// the grants of where its URLs may point (SitemapScope), passed on to the
+// parse lane.
+struct sitemap_fetch {
+  CrawlJob job;
+  std::vector<std::string> scope_origins;
+  std::vector<std::string> scope_paths;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sitemap_fetch& x) {
+  return f(caf::meta::type_name("sitemap_fetch"), x.job, x.scope_origins, x.scope_paths);
+}
+
+// FetchWorker -> Processor (-> a parse lane): the response to a
+// sitemap_fetch. status 0: no response (error names why).
+struct sitemap_body {
+  CrawlJob job;
+  std::vector<std::string> scope_origins;
+  std::vector<std::string> scope_paths;
+  std::int32_t status_code = 0;
+  std::string error;
+  std::string body;  // moved, never copied, inside one process
+  bool truncated = false;
+  std::int64_t fetch_ms = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sitemap_body& x) {
+  return f(caf::meta::type_name("sitemap_body"), x.job, x.scope_origins, x.scope_paths, x.status_code, x.error,
+           x.body, x.truncated, x.fetch_ms);
+}
+
+// Parse lane -> HostSelector: what the document named, and how it ended.
+// `failure` is set when there was no body to read (http_404, timeout,
+// sitemap_too_large for a transfer cut at the cap, ...); otherwise `kind`
+// and `error` are SitemapKind and SitemapError as numbers, `links` its
+// child sitemaps (an index) or its in-scope page URLs (a urlset or text),
+// `counts` SitemapCounts as numbers (urls_found, urls_accepted,
+// lastmod_missing, lastmod_invalid, then one per SitemapDrop), and
+// `out_of_scope` the page URLs the crawl's scope (LinkScope) refused.
+struct sitemap_parsed {
+  CrawlJob job;
+  std::string failure;
+  std::int32_t kind = 0;
+  std::int32_t error = 0;
+  std::string error_detail;
+  bool gzipped = false;
+  std::vector<std::uint64_t> counts;
+  std::uint64_t out_of_scope = 0;
+  std::vector<SitemapLink> links;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sitemap_parsed& x) {
+  return f(caf::meta::type_name("sitemap_parsed"), x.job, x.failure, x.kind, x.error, x.error_detail, x.gzipped,
+           x.counts, x.out_of_scope, x.links);
+}
+
+// HostSelector -> Frontier: page URLs a sitemap named, offered like links
+// (traps, dedup) at depth 1, with their <lastmod>.
+struct sitemap_links {
+  std::string sitemap_url;
+  std::vector<SitemapLink> links;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sitemap_links& x) {
+  return f(caf::meta::type_name("sitemap_links"), x.sitemap_url, x.links);
+}
+
+// HostSelector -> Frontier: how many sitemap documents have not ended yet
+// (queued, fetching or being parsed). The crawl is not over while any has
+// not: its URLs may still come. Sent after the sitemap_links of a
+// document, whenever the number changes.
+struct sitemaps_open {
+  std::int64_t count = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sitemaps_open& x) {
+  return f(caf::meta::type_name("sitemaps_open"), x.count);
+}
+
+// HostSelector -> Storage: sitemap outcomes (rows), and refusals of sitemap
+// URLs that never became documents (named again: sitemap_seen), counted.
+struct store_sitemap {
+  std::vector<SitemapRow> rows;
+  std::vector<SitemapOutcomeCount> refusals;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, store_sitemap& x) {
+  return f(caf::meta::type_name("store_sitemap"), x.rows, x.refusals);
+}
+
+// HostSelector -> Storage (request): the sitemaps an earlier run read that
+// this one does not fetch again: fetched ones, and with revisit_after only
+// those fetched at or after `fetched_since_ms`.
+struct load_sitemaps {
+  std::int64_t fetched_since_ms = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, load_sitemaps& x) {
+  return f(caf::meta::type_name("load_sitemaps"), x.fetched_since_ms);
+}
+
+// Storage -> HostSelector: the answer to load_sitemaps.
+struct sitemap_history {
+  std::vector<std::string> urls;
+  // Fetched by an earlier run before `fetched_since_ms` (with revisits on):
+  // read again at the start of this run, for their <lastmod>s.
+  std::vector<std::string> due;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sitemap_history& x) {
+  return f(caf::meta::type_name("sitemap_history"), x.urls, x.due);
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,314 @@
+// Sitemaps in a crawl, end to end: robots.txt names them, the crawl fetches
+// each once under its host's robots.txt and politeness, and the pages they
+// list (which nothing links to) are crawled. Hostile sitemaps end with named
+// outcomes and the crawl still finishes. The test web's record of requests
+// is the judge of what was fetched; the database of what was recorded.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <thread>
+
+#include "crawl_fixture.h"
+#include "tests/unit/sitemap/sitemap_test_support.h"
+
+using namespace actorcrawl;
+using namespace actorcrawl::testing;
+using demoweb::Response;
+using demoweb::LoopbackWeb;
+
+namespace {
+
+Response body_of(std::string body, std::string content_type) {
+  Response r;
+  r.content_type = std::move(content_type);
+  r.body = std::move(body);
+  return r;
+}
+
+Response xml(std::string body) { return body_of(std::move(body), "application/xml"); }
+Response text_response(std::string body) { return body_of(std::move(body), "text/plain"); }
+
+// fast_config with sitemaps as the site profile has them by default.
+CrawlConfig sitemap_config(const ScratchDir& dir, const std::string& seed) {
+  auto config = fast_config(dir, seed);
+  config.given.erase("sitemaps");
+  REQUIRE(config.sitemaps_enabled());
+  return config;
+}
+
+// "<status>[/<reason>]" -> count, from what the run reported.
+std::map<std::string, std::int64_t> outcomes(const CrawlRunResult& result) {
+  std::map<std::string, std::int64_t> out;
+  for (const auto& o : result.summary.sitemap_outcomes)
+    out[o.outcome] += o.count;
+  return out;
+}
+
+// A gzip of `size` bytes of whitespace inside a <urlset>, made a megabyte
+// at a time: about a megabyte compressed, 1 GiB when inflated.
+std::string gzip_bomb(std::size_t size) {
+  Gzipper g(1);  // fast: the inflated size is what matters
+  std::string out = g.add(std::string{"<?xml version=\"1.0\"?><urlset xmlns=\""} + kSitemapNs + "\">");
+  const std::string spaces(1 << 20, ' ');
+  for (std::size_t done = 0; done < size; done += spaces.size())
+    out += g.add(spaces);
+  out += g.add("</urlset>");
+  return out + g.end();
+}
+
+}  // namespace
+
+TEST_CASE("robots.txt sitemaps lead the crawl to pages nothing links to, each sitemap fetched once",
+          "[integration][sitemaps]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto a = web.add_host("127.0.0.1");
+  const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
+  web.route(a, "/robots.txt",
+            text_response("User-agent: *\nDisallow: /private/\nSitemap: " + u("/sitemap_index.xml") +
+                          "\nSitemap: " + u("/private/sitemap.xml") + "\n"));
+  web.route(a, "/", html(page("Root", {})));
+  web.route(a, "/sitemap_index.xml",
+            xml(sitemapindex("<sitemap><loc>" + u("/maps/pages.xml.gz") + "</loc></sitemap>"
+                             "<sitemap><loc>" + u("/maps/more.txt") + "</loc></sitemap>")));
+  web.route(a, "/maps/pages.xml.gz",
+            body_of(gzip(urlset(url_entry(u("/hidden/1.html"), "<lastmod>2024-01-02</lastmod>") +
+                                url_entry(u("/hidden/2.html")))),
+                    "application/gzip"));
+  web.route(a, "/maps/more.txt", body_of(u("/hidden/3.html") + "\n" + u("/hidden/4.html") + "\n", "text/plain"));
+  // Named by robots.txt, but robots.txt disallows it.
+  web.route(a, "/private/sitemap.xml", xml(urlset(url_entry(u("/hidden/5.html")))));
+  for (int i = 1; i <= 5; ++i)
+    web.route(a, "/hidden/" + std::to_string(i) + ".html", html(page("Hidden " + std::to_string(i), {})));
+
+  auto config = sitemap_config(dir, u("/"));
+  const auto result = crawl(config);
+  CHECK(result.termination_reason == "queue_empty");
+
+  // Every sitemap once; the disallowed one, and what only it lists, never.
+  CHECK(web.count(a, "/sitemap_index.xml") == 1);
+  CHECK(web.count(a, "/maps/pages.xml.gz") == 1);
+  CHECK(web.count(a, "/maps/more.txt") == 1);
+  CHECK(web.count(a, "/private/sitemap.xml") == 0);
+  CHECK(web.count(a, "/sitemap.xml") == 0);  // robots.txt named sitemaps: nothing guessed
+  CHECK(targets_seen(web, a) == std::map<std::string, int>{{"/", 1},
+                                                            {"/hidden/1.html", 1},
+                                                            {"/hidden/2.html", 1},
+                                                            {"/hidden/3.html", 1},
+                                                            {"/hidden/4.html", 1},
+                                                            {"/maps/more.txt", 1},
+                                                            {"/maps/pages.xml.gz", 1},
+                                                            {"/sitemap_index.xml", 1}});
+
+  const auto db = config.db_path;
+  CHECK(count(db, "SELECT COUNT(*) FROM pages WHERE url LIKE '%/hidden/%' AND status_code = 200") == 4);
+  // At depth 1, the sitemap as their parent, <lastmod> kept.
+  CHECK(column(db, "SELECT depth || ' ' || parent_url || ' ' || IFNULL(lastmod, '-') FROM frontier "
+                   "WHERE url LIKE '%/hidden/1.html'") ==
+        std::vector<std::string>{"1 " + u("/maps/pages.xml.gz") + " 1704153600000"});
+  CHECK(column(db, "SELECT IFNULL(lastmod, '-') FROM frontier WHERE url LIKE '%/hidden/3.html'") ==
+        std::vector<std::string>{"-"});
+  CHECK(column(db, "SELECT url || ' ' || status || ' ' || IFNULL(reason, '-') || ' ' || urls_found || ' ' || "
+                   "urls_accepted FROM sitemaps ORDER BY url") ==
+        std::vector<std::string>{u("/maps/more.txt") + " fetched - 2 2", u("/maps/pages.xml.gz") + " fetched - 2 2",
+                                 u("/private/sitemap.xml") + " refused robots_txt 0 0",
+                                 u("/sitemap_index.xml") + " fetched - 2 2"});
+  CHECK(result.summary.sitemap_urls_queued == 4);
+  CHECK(outcomes(result) == std::map<std::string, std::int64_t>{{"fetched", 3}, {"refused/robots_txt", 1}});
+}
+
+TEST_CASE("a seed host whose robots.txt names no sitemap has its /sitemap.xml read", "[integration][sitemaps]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto a = web.add_host("127.0.0.1");
+  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\n"));
+  web.route(a, "/", html(page("Root", {})));
+  web.route(a, "/sitemap.xml", xml(urlset(url_entry(LoopbackWeb::url(a, "/only-in-sitemap")))));
+  web.route(a, "/only-in-sitemap", html(page("Listed", {})));
+
+  auto config = sitemap_config(dir, LoopbackWeb::url(a, "/"));
+  const auto result = crawl(config);
+  CHECK(web.count(a, "/sitemap.xml") == 1);
+  CHECK(web.count(a, "/only-in-sitemap") == 1);
+
+  // Off: neither guessed nor read.
+  ScratchDir dir2;
+  LoopbackWeb web2;
+  auto b = web2.add_host("127.0.0.1");
+  web2.route(b, "/robots.txt", text_response("User-agent: *\nDisallow:\nSitemap: " + LoopbackWeb::url(b, "/s.xml") + "\n"));
+  web2.route(b, "/", html(page("Root", {})));
+  web2.route(b, "/s.xml", xml(urlset(url_entry(LoopbackWeb::url(b, "/only-in-sitemap")))));
+  auto off = sitemap_config(dir2, LoopbackWeb::url(b, "/"));
+  off.sitemaps = false;
+  off.given["sitemaps"] = "test";
+  crawl(off);
+  CHECK(web2.count(b, "/s.xml") == 0);
+  CHECK(web2.count(b, "/sitemap.xml") == 0);
+  CHECK(web2.count(b, "/only-in-sitemap") == 0);
+}
+
+TEST_CASE("hostile sitemaps end with named outcomes and the crawl finishes", "[integration][sitemaps]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
+  web.route(a, "/robots.txt",
+            text_response("User-agent: *\nDisallow:\nSitemap: " + u("/entities.xml") + "\nSitemap: " +
+                          u("/loop-a.xml") + "\nSitemap: " + u("/bomb.xml.gz") + "\nSitemap: " + u("/other.xml") +
+                          "\n"));
+  web.route(a, "/", html(page("Root", {})));
+  // Billion laughs: entities that expand to a gigabyte.
+  std::string laughs = "<?xml version=\"1.0\"?>\n<!DOCTYPE urlset [\n<!ENTITY lol \"lol\">\n";
+  for (int i = 1; i <= 9; ++i)
+    laughs += "<!ENTITY lol" + std::to_string(i) + " \"" + [&] {
+      std::string refs;
+      for (int k = 0; k < 10; ++k)
+        refs += i == 1 ? "&lol;" : "&lol" + std::to_string(i - 1) + ";";
+      return refs;
+    }() + "\">\n";
+  laughs += "]>\n<urlset xmlns=\"" + std::string{kSitemapNs} + "\"><url><loc>" + u("/x") + "&lol9;</loc></url></urlset>";
+  web.route(a, "/entities.xml", xml(laughs));
+  // A loop of indexes: each names the other.
+  web.route(a, "/loop-a.xml", xml(sitemapindex("<sitemap><loc>" + u("/loop-b.xml") + "</loc></sitemap>")));
+  web.route(a, "/loop-b.xml", xml(sitemapindex("<sitemap><loc>" + u("/loop-a.xml") + "</loc></sitemap>")));
+  web.route(a, "/bomb.xml.gz", body_of(gzip_bomb(std::size_t{1} << 30), "application/gzip"));
+  // Pages of another host, which this sitemap may not list.
+  web.route(a, "/other.xml", xml(urlset(url_entry(LoopbackWeb::url(b, "/p1")) + url_entry(LoopbackWeb::url(b, "/p2")))));
+  web.route(b, "/p1", html(page("P1", {})));
+  web.route(b, "/p2", html(page("P2", {})));
+
+  auto config = sitemap_config(dir, u("/"));
+  config.scope = "any";  // the crawl's scope would take b: the sitemap protocol must not
+  const auto result = crawl(config);
+  CHECK(result.termination_reason == "queue_empty");
+
+  for (const char* path : {"/entities.xml", "/loop-a.xml", "/loop-b.xml", "/bomb.xml.gz", "/other.xml"}) {
+    INFO(path);
+    CHECK(web.count(a, path) == 1);
+  }
+  CHECK(web.count(a, "/x") == 0);
+  CHECK(web.count(b, "/p1") == 0);
+  CHECK(web.count(b, "/p2") == 0);
+  const auto db = config.db_path;
+  CHECK(column(db, "SELECT url || ' ' || status || ' ' || IFNULL(reason, '-') || ' ' || urls_accepted FROM sitemaps "
+                   "ORDER BY url") ==
+        std::vector<std::string>{u("/bomb.xml.gz") + " failed gzip_bomb 0", u("/entities.xml") + " failed sitemap_entities 0",
+                                 u("/loop-a.xml") + " fetched - 1", u("/loop-b.xml") + " fetched - 0",
+                                 u("/other.xml") + " fetched - 0"});
+  const auto seen = outcomes(result);
+  CHECK(seen.at("not_fetched/sitemap_seen") == 1);
+  CHECK(seen.at("not_fetched/url_other_host") == 2);
+  CHECK(seen.at("failed/gzip_bomb") == 1);
+  CHECK(seen.at("failed/sitemap_entities") == 1);
+}
+
+TEST_CASE("a later run on the same database does not fetch a sitemap an earlier run read", "[integration][sitemaps]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto a = web.add_host("127.0.0.1");
+  const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
+  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\nSitemap: " + u("/s.xml") + "\n"));
+  web.route(a, "/", html(page("Root", {})));
+  std::string entries;
+  for (int i = 1; i <= 4; ++i) {
+    entries += url_entry(u("/listed/" + std::to_string(i)));
+    web.route(a, "/listed/" + std::to_string(i), html(page("Listed", {})));
+  }
+  web.route(a, "/s.xml", xml(urlset(entries)));
+
+  // The first run's budget ends before the listed pages do.
+  auto config = sitemap_config(dir, u("/"));
+  config.max_pages = 2;
+  const auto first = crawl(config);
+  CHECK(first.termination_reason == "max_pages");
+  CHECK(web.count(a, "/s.xml") == 1);
+  // Every URL the sitemap listed is kept for later, though the budget ended.
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM frontier WHERE url LIKE '%/listed/%'") == 4);
+  // The second resumes the queued pages; robots.txt is read again, and the
+  // sitemap it names is not.
+  config.max_pages = 10;
+  const auto second = crawl(config);
+  CHECK(second.termination_reason == "queue_empty");
+  CHECK(web.count(a, "/s.xml") == 1);
+  for (int i = 1; i <= 4; ++i)
+    CHECK(web.count(a, "/listed/" + std::to_string(i)) == 1);
+  CHECK(outcomes(second) == std::map<std::string, std::int64_t>{{"not_fetched/sitemap_read_before", 1}});
+}
+
+TEST_CASE("a sitemap on another host waits for that host's robots.txt and may list the naming host's pages",
+          "[integration][sitemaps]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  // a's robots.txt vouches for a sitemap kept on b (cross-submission).
+  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\nSitemap: " + LoopbackWeb::url(b, "/cross.xml") + "\n"));
+  web.route(a, "/", html(page("Root", {})));
+  web.route(a, "/from-b", html(page("Listed on b", {})));
+  web.route(b, "/robots.txt", text_response("User-agent: *\nDisallow: /private/\n"));
+  web.route(b, "/cross.xml", xml(urlset(url_entry(LoopbackWeb::url(a, "/from-b")))));
+
+  auto config = sitemap_config(dir, LoopbackWeb::url(a, "/"));
+  crawl(config);
+  std::vector<std::string> on_b;
+  for (const auto& r : web.requests())
+    if (r.host_key == b)
+      on_b.push_back(r.target);
+  CHECK(on_b == std::vector<std::string>{"/robots.txt", "/cross.xml"});
+  CHECK(web.count(a, "/from-b") == 1);
+}
+
+// A <lastmod> later than the page's last fetch brings the page back in a
+// later run, before revisit_after would: the sitemap is read again once
+// revisit_min has passed, and only the page it says changed is fetched.
+TEST_CASE("a sitemap's later <lastmod> brings back only the page it says changed", "[integration][sitemaps]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto a = web.add_host("127.0.0.1");
+  const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
+  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\nSitemap: " + u("/s.xml") + "\n"));
+  web.route(a, "/", html(page("Root", {})));
+  const auto sitemap = [&](const std::string& second_lastmod) {
+    std::string entries;
+    for (int i = 1; i <= 3; ++i)
+      entries += url_entry(u("/listed/" + std::to_string(i)),
+                           "<lastmod>" + (i == 2 ? second_lastmod : std::string{"2020-01-01"}) + "</lastmod>");
+    return xml(urlset(entries));
+  };
+  for (int i = 1; i <= 3; ++i)
+    web.route(a, "/listed/" + std::to_string(i), html(page("Listed", {})));
+  web.route(a, "/s.xml", sitemap("2020-01-01"));
+
+  auto config = sitemap_config(dir, u("/"));
+  config.revisit_after_ms = 24LL * 3600 * 1000;  // no page is due by its interval in this test
+  config.revisit_min_ms = 1;
+  CHECK(crawl(config).termination_reason == "queue_empty");
+  for (int i = 1; i <= 3; ++i)
+    CHECK(web.count(a, "/listed/" + std::to_string(i)) == 1);
+
+  // The site says /listed/2 changed after the first run fetched it (a
+  // <lastmod> a second later than the run's end, in whole seconds, and no
+  // later than now when the second run reads it).
+  const auto changed_at = std::chrono::system_clock::now() + std::chrono::seconds{1};
+  const std::time_t t = std::chrono::system_clock::to_time_t(changed_at);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  web.route(a, "/s.xml", sitemap(stamp));
+  std::this_thread::sleep_until(changed_at + std::chrono::milliseconds{100});
+
+  const auto second = crawl(config);
+  CHECK(second.termination_reason == "queue_empty");
+  std::string told;
+  for (const auto& [outcome, n] : outcomes(second))
+    told += outcome + "=" + std::to_string(n) + " ";
+  INFO("sitemap outcomes of the second run: " << told);
+  CHECK(web.count(a, "/s.xml") == 2);
+  CHECK(web.count(a, "/listed/1") == 1);
+  CHECK(web.count(a, "/listed/2") == 2);
+  CHECK(web.count(a, "/listed/3") == 1);
+  CHECK(web.count(a, "/") == 1);
+}

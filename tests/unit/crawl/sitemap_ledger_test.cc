@@ -1,0 +1,151 @@
+// The HostSelector's sitemap bookkeeping without actors: documents as
+// leases, each ending once with its row; what earlier runs read is not
+// fetched again; a lost worker's document goes out again, then fails.
+#include <catch2/catch.hpp>
+
+#include "core/crawl/sitemap_ledger.h"
+#include "core/crawl/sitemap_reading.h"
+
+using namespace actorcrawl;
+
+namespace {
+
+SitemapLedger ready_ledger(std::vector<std::string> read_before = {}) {
+  SitemapLedgerSettings settings;
+  settings.seed_hosts = {"a.test"};
+  SitemapLedger ledger(settings);
+  ledger.history_loaded(read_before);
+  return ledger;
+}
+
+SitemapParse parsed(SitemapKind kind, std::vector<std::string> urls) {
+  SitemapParse p;
+  p.report.kind = kind;
+  p.report.counts.urls_found = urls.size();
+  for (auto& u : urls)
+    p.links.push_back(SitemapLink{std::move(u), "", 0});
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("sitemaps named by robots.txt become leases with sitemap seqs, once each", "[sitemap_ledger]") {
+  auto ledger = ready_ledger();
+  ledger.on_robots("http://a.test/robots.txt", {"http://a.test/s.xml", "http://a.test/s.xml"});
+  const auto jobs = ledger.take_jobs();
+  REQUIRE(jobs.size() == 1);
+  CHECK(is_sitemap_seq(jobs[0].seq));
+  CHECK(jobs[0].url == "http://a.test/s.xml");
+  CHECK(jobs[0].host_key == "a.test");
+  CHECK(ledger.open() == 1);
+  auto read = ledger.read(jobs[0].seq, parsed(SitemapKind::urlset, {"http://a.test/p"}), 5);
+  REQUIRE(read);
+  CHECK(read->row.status == "fetched");
+  REQUIRE(read->pages.size() == 1);
+  CHECK(read->pages[0].host_key == "a.test");
+  CHECK(ledger.open() == 0);
+  // A second answer for the same document: nothing.
+  CHECK_FALSE(ledger.read(jobs[0].seq, parsed(SitemapKind::urlset, {"http://a.test/p"}), 6));
+}
+
+TEST_CASE("a seed host without Sitemap lines has its /sitemap.xml tried and others do not", "[sitemap_ledger]") {
+  auto ledger = ready_ledger();
+  ledger.on_robots("http://a.test/robots.txt", {});
+  ledger.on_robots("http://b.test/robots.txt", {});
+  const auto jobs = ledger.take_jobs();
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].url == "http://a.test/sitemap.xml");
+}
+
+TEST_CASE("nothing is handed out before the history and what an earlier run read is skipped", "[sitemap_ledger]") {
+  SitemapLedger ledger;
+  ledger.on_robots("http://a.test/robots.txt", {"http://a.test/old.xml", "http://a.test/new.xml"});
+  CHECK(ledger.take_jobs().empty());
+  CHECK(ledger.open() == 2);
+  ledger.history_loaded({"http://a.test/old.xml"});
+  const auto jobs = ledger.take_jobs();
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].url == "http://a.test/new.xml");
+  const auto refusals = ledger.take_refusals();
+  REQUIRE(refusals.size() == 1);
+  CHECK(refusals[0].outcome == "sitemap_read_before");
+}
+
+TEST_CASE("a loop of indexes ends: each fetched once, the repeat counted", "[sitemap_ledger]") {
+  auto ledger = ready_ledger();
+  ledger.on_robots("http://a.test/robots.txt", {"http://a.test/a.xml"});
+  auto a = ledger.take_jobs();
+  REQUIRE(a.size() == 1);
+  REQUIRE(ledger.read(a[0].seq, parsed(SitemapKind::index, {"http://a.test/b.xml"}), 1)->row.urls_accepted == 1);
+  auto b = ledger.take_jobs();
+  REQUIRE(b.size() == 1);
+  CHECK(b[0].url == "http://a.test/b.xml");
+  CHECK(ledger.read(b[0].seq, parsed(SitemapKind::index, {"http://a.test/a.xml"}), 2)->row.urls_accepted == 0);
+  CHECK(ledger.take_jobs().empty());
+  CHECK(ledger.open() == 0);
+  const auto refusals = ledger.take_refusals();
+  REQUIRE(refusals.size() == 1);
+  CHECK(refusals[0].outcome == "sitemap_seen");
+  CHECK(refusals[0].count == 1);
+}
+
+TEST_CASE("a document too deep below robots.txt is refused with a row", "[sitemap_ledger]") {
+  SitemapLedgerSettings settings;
+  settings.limits.max_depth = 0;
+  SitemapLedger ledger(settings);
+  ledger.history_loaded({});
+  ledger.on_robots("http://a.test/robots.txt", {"http://a.test/i.xml"});
+  auto jobs = ledger.take_jobs();
+  REQUIRE(jobs.size() == 1);
+  ledger.read(jobs[0].seq, parsed(SitemapKind::index, {"http://a.test/deep.xml"}), 1);
+  const auto rows = ledger.take_refused_rows();
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].url == "http://a.test/deep.xml");
+  CHECK(rows[0].status == "refused");
+  CHECK(rows[0].reason == "sitemap_depth");
+}
+
+TEST_CASE("a document whose worker died goes out again, then fails as worker_lost", "[sitemap_ledger]") {
+  SitemapLedgerSettings settings;
+  settings.max_attempts = 2;
+  SitemapLedger ledger(settings);
+  ledger.history_loaded({});
+  ledger.on_robots("http://a.test/robots.txt", {"http://a.test/s.xml"});
+  auto jobs = ledger.take_jobs();
+  REQUIRE(jobs.size() == 1);
+  auto lost = ledger.lost(jobs[0], 1);
+  REQUIRE(lost.retry);
+  CHECK(lost.retry->attempt == 2);
+  CHECK_FALSE(lost.row);
+  // A report of the first attempt's lease is stale now.
+  CHECK_FALSE(ledger.lost(jobs[0], 2).retry);
+  auto last = ledger.lost(*lost.retry, 3);
+  CHECK_FALSE(last.retry);
+  REQUIRE(last.row);
+  CHECK(last.row->status == "failed");
+  CHECK(last.row->reason == "worker_lost");
+  CHECK(ledger.open() == 0);
+}
+
+TEST_CASE("stopping ends what was not handed out as stopped", "[sitemap_ledger]") {
+  SitemapLedger ledger;
+  ledger.on_robots("http://a.test/robots.txt", {"http://a.test/s.xml"});
+  const auto rows = ledger.stop(9);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].reason == "stopped");
+  CHECK(ledger.open() == 0);
+}
+
+TEST_CASE("a parse lane fails a non-2xx response by its status and holds page URLs to the crawl's scope",
+          "[sitemap_ledger]") {
+  const auto scope = SitemapScope::of_location(*Url::parse("http://a.test/s.xml"));
+  const auto in_scope = [](const Url& url) { return url.str().find("/out") == std::string::npos; };
+  CHECK(read_sitemap(scope, SitemapResponse{404, "", ""}, in_scope).failure == "http_404");
+  CHECK(read_sitemap(scope, SitemapResponse{0, "timeout", ""}, in_scope).failure == "timeout");
+  const auto read = read_sitemap(scope, SitemapResponse{200, "", "http://a.test/in\nhttp://a.test/out\n"}, in_scope);
+  CHECK(read.failure.empty());
+  CHECK(read.report.kind == SitemapKind::text);
+  REQUIRE(read.links.size() == 1);
+  CHECK(read.links[0].url == "http://a.test/in");
+  CHECK(read.out_of_scope == 1);
+}
