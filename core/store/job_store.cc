@@ -182,8 +182,8 @@ bool JobStore::request_cancel(const std::string& id, std::int64_t now_ms) {
 bool JobStore::reopen(const std::string& id) {
   return impl_->guarded("reopen job", [&] {
     SQLite::Statement q(impl_->db,
-                        "UPDATE jobs SET cancel_requested_at = NULL "
-                        "WHERE id = ? AND status NOT IN ('queued', 'running')");
+                        "UPDATE jobs SET status = 'queued', cancel_requested_at = NULL, ended_at = NULL, "
+                        "error = NULL WHERE id = ? AND status NOT IN ('queued', 'running')");
     q.bind(1, id);
     return q.exec() > 0;
   });

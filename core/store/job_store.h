@@ -62,9 +62,11 @@ class JobStore {
   // queued or running (a second request keeps the first time); false for an
   // unknown or finished job, which is left as it is.
   bool request_cancel(const std::string& id, std::int64_t now_ms);
-  // Takes back an earlier cancel of a job that has ended, so that it can
-  // run again (a re-drive asked for that). False for an unknown job or one
-  // still queued or running, which keeps its cancel.
+  // A job that has ended queued again (a re-drive asked for that): its
+  // status is 'queued' from here on, so whoever reads the job next sees it
+  // will run (and a second re-drive is refused as running), and an earlier
+  // cancel is taken back. False for an unknown job or one still queued or
+  // running, which keeps its cancel.
   bool reopen(const std::string& id);
   // A final status, with the counts the crawl ended with.
   void set_finished(const std::string& id, JobStatus status, std::int64_t now_ms, const std::string& error,

@@ -708,6 +708,8 @@ TEST_CASE("serve: POST /crawl/{id}/redrive queues a finished job's dead letters 
   CHECK(report.at("requeued") == 1);
   CHECK(report.at("by_reason").at("redirect_loop") == 1);
   CHECK(report.at("restarted") == true);
+  // The job is queued again before the answer (JobStore::reopen), so this
+  // waits for the re-driven run, not the first one's "completed".
   job = wait_for_status(c, id, {"completed"});
   CHECK(web.count(h, "/moved") == 2);
   CHECK(job.at("pages").size() == 2);

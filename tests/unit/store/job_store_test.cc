@@ -110,6 +110,11 @@ TEST_CASE("job store: a cancel is written when asked for, and no restart resumes
   CHECK_FALSE(jobs.reopen("crawl_99"));
   CHECK(jobs.reopen("crawl_2"));
   CHECK_FALSE(jobs.get("crawl_2")->cancel_requested_at.has_value());
+  // Queued again at once: a reader after the re-drive sees it will run,
+  // before its thread has started it, and a second re-drive is refused.
+  CHECK(jobs.get("crawl_2")->status == JobStatus::queued);
+  CHECK_FALSE(jobs.get("crawl_2")->ended_at.has_value());
+  CHECK_FALSE(jobs.reopen("crawl_2"));
   CHECK(jobs.set_running("crawl_2", 2100));
   CHECK(jobs.get("crawl_2")->status == JobStatus::running);
 }
