@@ -648,6 +648,7 @@ struct HttpApi::Impl {
   }
 
   // GET /crawl/:id/export?format=jsonl|csv|graphml|gexf|dot|items|items-csv|changes[&graph=domains|pages][&kind=KIND]
+  //   [&include_new=true|false][&since=RUN] (the last two: changes only, as `actorcrawl export`'s flags)
   void export_job(const httplib::Request& req, httplib::Response& res) {
     const auto format_text = query_param(req, "format");
     if (!format_text)
@@ -674,6 +675,19 @@ struct HttpApi::Impl {
                      "kind: applies to items and items-csv, not to " + std::string{export_format_name(*format)});
     if (kind && kind->empty())
       throw ApiError(400, "invalid_parameter", "kind: names a kind of items (a rule's or a processor's)");
+    ChangesFilter changes;
+    const auto include_new = query_param(req, "include_new");
+    const auto since = query_param(req, "since");
+    if ((include_new || since) && *format != ExportFormat::changes)
+      throw ApiError(400, "invalid_parameter", std::string{include_new ? "include_new" : "since"} +
+                                                 ": applies to changes, not to " + export_format_name(*format));
+    if (include_new) {
+      if (*include_new != "true" && *include_new != "false")
+        throw ApiError(400, "invalid_parameter",
+                       "include_new: '" + clip_for_message(*include_new, 40) + "' is not true or false");
+      changes.include_new = *include_new == "true";
+    }
+    changes.since_run = query_integer("since", since, 0, 0, std::numeric_limits<std::int64_t>::max());
     const auto row = known_job(req.matches[1]);
     // Opened before the answer starts, so a database that cannot be read
     // is an error status, not a cut body.
@@ -707,7 +721,7 @@ struct HttpApi::Impl {
     res.set_header("Cache-Control", "no-store");
     res.set_chunked_content_provider(
       media_type(*format),
-      [source, format = *format, graph, kind](std::size_t, httplib::DataSink& sink) {
+      [source, format = *format, graph, kind, changes](std::size_t, httplib::DataSink& sink) {
         // The whole export in one call, written as it is read. Past the
         // route's guard: a failure (the client gone, the database unreadable
         // midway) ends the body without its last chunk, so the client sees
@@ -715,7 +729,7 @@ struct HttpApi::Impl {
         ChunkStreamBuf chunks(sink);
         std::ostream out(&chunks);
         try {
-          source->write(format, graph, out, {}, kind);
+          source->write(format, graph, out, {}, kind, changes);
         } catch (...) {
           return false;
         }

@@ -1035,6 +1035,29 @@ TEST_CASE("serve: GET /crawl/{id}/export streams what actorcrawl export writes",
   CHECK(items->status == 200);
   CHECK(items->get_header_value("Content-Disposition") == "attachment; filename=\"crawl_1_items.jsonl\"");
   CHECK(items->body.empty());
+  // What changed, as `actorcrawl export --format changes` writes it: one run,
+  // every page new, so nothing unless new pages are asked for, and none
+  // after run 1.
+  const auto changes_of = [&](const std::string& query) {
+    auto r = c.Get(("/crawl/" + id + "/export?format=changes" + query).c_str());
+    REQUIRE(r);
+    CHECK(r->status == 200);
+    return r->body;
+  };
+  CHECK(changes_of("").empty());
+  CHECK(changes_of("&include_new=false").empty());
+  const std::string with_new = changes_of("&include_new=true");
+  CHECK(std::count(with_new.begin(), with_new.end(), '\n') == 12);
+  for (std::size_t at = 0, end; (end = with_new.find('\n', at)) != std::string::npos; at = end + 1) {
+    const auto line = json::parse(with_new.substr(at, end - at));
+    CHECK(line.at("change") == "new");
+    CHECK(line.at("run") == 1);
+  }
+  CHECK(changes_of("&include_new=true&since=1").empty());
+  check_error(c.Get(("/crawl/" + id + "/export?format=jsonl&since=1").c_str()), 400, "invalid_parameter");
+  check_error(c.Get(("/crawl/" + id + "/export?format=csv&include_new=true").c_str()), 400, "invalid_parameter");
+  check_error(c.Get(("/crawl/" + id + "/export?format=changes&include_new=yes").c_str()), 400, "invalid_parameter");
+  check_error(c.Get(("/crawl/" + id + "/export?format=changes&since=-1").c_str()), 400, "invalid_parameter");
   check_error(c.Get("/crawl/crawl_99/export?format=csv"), 404, "job_not_found");
   check_error(c.Post(("/crawl/" + id + "/export?format=csv").c_str(), "", "text/plain"), 405, "method_not_allowed");
   auto anonymous = service.client();
