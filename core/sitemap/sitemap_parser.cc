@@ -232,7 +232,7 @@ class SitemapParser::Impl {
     }
     if (error_ == SitemapError::none && gunzip_ &&
         gunzip_->finish() == BoundedGunzip::Status::truncated)
-      fail(SitemapError::gzip_truncated, "the body ended inside a gzip member");
+      fail_after_pending(SitemapError::gzip_truncated, "the body ended inside a gzip member");
     if (error_ == SitemapError::none) {
       if (body_ == Body::xml) {
         push_xml(pending_, true);
@@ -308,9 +308,10 @@ class SitemapParser::Impl {
       });
       if (error_ == SitemapError::none) {
         if (status == BoundedGunzip::Status::over_cap)
-          fail(SitemapError::gzip_bomb, "inflates past " + std::to_string(options_.max_bytes) + " bytes");
+          fail_after_pending(SitemapError::gzip_bomb,
+                             "inflates past " + std::to_string(options_.max_bytes) + " bytes");
         else if (status == BoundedGunzip::Status::corrupt)
-          fail(SitemapError::gzip_corrupt, gunzip_->message());
+          fail_after_pending(SitemapError::gzip_corrupt, gunzip_->message());
       }
       return;
     }
@@ -318,7 +319,7 @@ class SitemapParser::Impl {
     if (bytes.size() > room) {
       decoded(bytes.substr(0, room));
       if (error_ == SitemapError::none)
-        fail(SitemapError::too_large, "more than " + std::to_string(options_.max_bytes) + " bytes");
+        fail_after_pending(SitemapError::too_large, "more than " + std::to_string(options_.max_bytes) + " bytes");
       return;
     }
     decoded(bytes);
@@ -642,6 +643,18 @@ class SitemapParser::Impl {
     if (error_ != SitemapError::none) return;
     error_ = error;
     detail_ = std::move(detail);
+  }
+
+  // An error of the body itself (its gzip, its size), found with XML still
+  // held back for libxml2 (xml_push_bytes): what was inflated before it is
+  // read first, so the entries it completes are delivered however the body
+  // was cut, as a late error promises.
+  void fail_after_pending(SitemapError error, std::string detail) {
+    if (error_ == SitemapError::none && body_ == Body::xml && !pending_.empty()) {
+      push_xml(pending_, false);
+      pending_.clear();
+    }
+    fail(error, std::move(detail));
   }
 
   // From inside a SAX callback: the error, and libxml2 told to stop.

@@ -149,6 +149,16 @@ TEST_CASE("sitemap: truncated or corrupt gzip is refused, keeping what came befo
   // Cut inside the trailer: all the XML arrived, the checksum did not.
   const auto no_trailer = parse(zipped.substr(0, zipped.size() - 4));
   CHECK(no_trailer.report.error == SitemapError::gzip_truncated);
+  // Every entry inflated before the end is read, though libxml2 had not
+  // been handed the last of it yet (xml_push_bytes): fed whole or a byte
+  // at a time, the same entries.
+  CHECK(no_trailer.entries.size() == 2000);
+  const std::string small = gzip(urlset(url_entry("https://example.com/a") + url_entry("https://example.com/b")));
+  for (std::size_t chunk : {std::size_t{0}, std::size_t{1}}) {
+    const auto cut = parse(small.substr(0, small.size() - 1), "https://example.com/sitemap.xml", chunk);
+    CHECK(cut.report.error == SitemapError::gzip_truncated);
+    CHECK(cut.entries.size() == 2);
+  }
 
   // A deflate block of the reserved type 11 (RFC 1951 3.2.3) right after
   // the 10-byte gzip header.
