@@ -24,7 +24,7 @@
 #include "child_process.h"
 #include "core/export/crawl_export.h"
 #include "crawl_fixture.h"
-#include "local_nginx.h"
+#include "tests/support/local_nginx.h"
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;

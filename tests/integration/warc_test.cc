@@ -30,7 +30,7 @@
 #include "child_process.h"
 #include "core/warc/warc_writer.h"
 #include "crawl_fixture.h"
-#include "local_nginx.h"
+#include "tests/support/local_nginx.h"
 #include "tests/unit/warc/warc_files.h"
 
 using namespace actorcrawl;

@@ -16,9 +16,12 @@
 
 #include "core/fetch/fetch_engine.h"
 #include "core/fetch/http_date.h"
+#include "fetch_test_support.h"
 
 using namespace actorcrawl;
 using Clock = std::chrono::steady_clock;
+using actorcrawl::testing::fetch;
+using actorcrawl::testing::request_for;
 using namespace std::chrono_literals;
 
 namespace {
@@ -99,33 +102,6 @@ class RecordingServer {
   std::map<std::string, Handler> handlers_;
   std::vector<Seen> seen_;
 };
-
-void no_proxies() {
-  for (const char* var : {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"})
-    ::unsetenv(var);
-}
-
-FetchRequest request_for(std::string url, std::uint64_t token = 1) {
-  no_proxies();
-  FetchRequest r;
-  r.token = token;
-  r.url = std::move(url);
-  r.timeout_ms = 3000;
-  r.max_redirects = 5;
-  r.user_agent = "actorcrawl-test/1.0";
-  return r;
-}
-
-FetchOutcome fetch(FetchEngine& engine, FetchRequest request) {
-  engine.start(std::move(request));
-  std::vector<FetchOutcome> done;
-  const auto deadline = Clock::now() + 5s;
-  while (done.empty() && Clock::now() < deadline)
-    for (auto& out : engine.perform(50ms))
-      done.push_back(std::move(out));
-  REQUIRE(done.size() == 1);
-  return std::move(done.front());
-}
 
 const std::string kLastModified = "Sun, 06 Nov 1994 08:49:37 GMT";
 constexpr std::int64_t kLastModifiedMs = 784111777000;

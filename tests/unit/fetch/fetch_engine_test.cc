@@ -20,11 +20,16 @@
 
 #include "testweb/fault_web.h"
 #include "demoweb/loopback_web.h"
+#include "fetch_test_support.h"
 
 using namespace actorcrawl;
 using actorcrawl::demoweb::Response;
 using actorcrawl::demoweb::LoopbackWeb;
 using Clock = std::chrono::steady_clock;
+using actorcrawl::testing::drive;
+using actorcrawl::testing::fetch;
+using actorcrawl::testing::no_proxies;
+using actorcrawl::testing::request_for;
 using namespace std::chrono_literals;
 
 // Every test declares its LoopbackWeb before its FetchEngine, so the engine (and
@@ -32,48 +37,6 @@ using namespace std::chrono_literals;
 // destructor does not wait for idle clients.
 
 namespace {
-
-// libcurl honours http_proxy and friends from the environment; these tests
-// must only ever talk to the loopback servers they start.
-void no_proxies() {
-  static const bool done = [] {
-    for (const char* var : {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"})
-      ::unsetenv(var);
-    return true;
-  }();
-  (void)done;
-}
-
-FetchRequest request_for(std::string url, std::uint64_t token = 1) {
-  no_proxies();
-  FetchRequest r;
-  r.token = token;
-  r.url = std::move(url);
-  r.timeout_ms = 3000;
-  r.max_body_bytes = 1 << 20;
-  r.max_redirects = 5;
-  r.user_agent = "actorcrawl-test/1.0";
-  return r;
-}
-
-// Calls perform() until `expected` outcomes arrived or the deadline passed.
-std::vector<FetchOutcome> drive(FetchEngine& engine, std::size_t expected,
-                                std::chrono::milliseconds budget = 5000ms) {
-  std::vector<FetchOutcome> done;
-  const auto deadline = Clock::now() + budget;
-  while (done.size() < expected && Clock::now() < deadline) {
-    for (auto& outcome : engine.perform(50ms))
-      done.push_back(std::move(outcome));
-  }
-  return done;
-}
-
-FetchOutcome fetch(FetchEngine& engine, FetchRequest request) {
-  engine.start(std::move(request));
-  auto done = drive(engine, 1);
-  REQUIRE(done.size() == 1);
-  return std::move(done.front());
-}
 
 Response page(std::string body, std::string content_type = "text/html; charset=utf-8") {
   Response r;

@@ -1,4 +1,4 @@
-#include "local_nginx.h"
+#include "tests/support/local_nginx.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
