@@ -25,6 +25,33 @@
 namespace actorcrawl {
 namespace {
 
+// A frontier row as the Frontier takes it back (FrontierEntry): its own
+// columns, then its page's validators and digest when that page was stored
+// under the URL itself (no error, no redirect: they belong to another URL
+// then): ACTORCRAWL_FRONTIER_ENTRY_COLUMNS over `frontier f` joined with
+// ACTORCRAWL_PAGES_WITH_VALIDATORS as `p`; frontier_entry_of() reads them
+// back, and what a statement selects after them starts at
+// kFrontierEntryColumnCount.
+#define ACTORCRAWL_FRONTIER_ENTRY_COLUMNS                                                     \
+  "f.seq, f.url, f.depth, f.parent_url, CASE WHEN ok THEN p.etag END, "                      \
+  "CASE WHEN ok THEN p.last_modified END, CASE WHEN ok THEN p.content_digest END"
+#define ACTORCRAWL_PAGES_WITH_VALIDATORS                                                      \
+  "(SELECT url, etag, last_modified, content_digest, revisit_interval_ms, fetched_at, "      \
+  "COALESCE(error, '') = '' AND COALESCE(redirect_chain, '') = '' AS ok FROM pages)"
+constexpr int kFrontierEntryColumnCount = 7;
+
+FrontierEntry frontier_entry_of(SQLite::Statement& q) {
+  FrontierEntry entry;
+  entry.seq = q.getColumn(0).getInt64();
+  entry.url = column_text(q.getColumn(1));
+  entry.depth = q.getColumn(2).getInt();
+  entry.parent_url = column_text(q.getColumn(3));
+  entry.etag = column_text(q.getColumn(4));
+  entry.last_modified = column_text(q.getColumn(5));
+  entry.content_digest = column_text(q.getColumn(6));
+  return entry;
+}
+
 // A row fetched and failed with a definite answer.
 bool for_good_failure(int row_state) { return row_state == static_cast<int>(FrontierState::failed); }
 
@@ -334,17 +361,8 @@ struct CrawlStore::Impl {
     select_due.bind(2, revisit_after_ms);
     const auto max_limit = static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max());
     select_due.bind(3, static_cast<std::int64_t>(std::min(limit, max_limit)));
-    while (select_due.executeStep()) {
-      FrontierEntry entry;
-      entry.seq = select_due.getColumn(0).getInt64();
-      entry.url = column_text(select_due.getColumn(1));
-      entry.depth = select_due.getColumn(2).getInt();
-      entry.parent_url = column_text(select_due.getColumn(3));
-      entry.etag = column_text(select_due.getColumn(4));
-      entry.last_modified = column_text(select_due.getColumn(5));
-      entry.content_digest = column_text(select_due.getColumn(6));
-      rows.push_back(std::move(entry));
-    }
+    while (select_due.executeStep())
+      rows.push_back(frontier_entry_of(select_due));
     return rows;
   }
 
@@ -354,17 +372,8 @@ struct CrawlStore::Impl {
     select_queued.bind(1, from_seq);
     const auto max_limit = static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max());
     select_queued.bind(2, static_cast<std::int64_t>(std::min(limit, max_limit)));
-    while (select_queued.executeStep()) {
-      FrontierEntry entry;
-      entry.seq = select_queued.getColumn(0).getInt64();
-      entry.url = column_text(select_queued.getColumn(1));
-      entry.depth = select_queued.getColumn(2).getInt();
-      entry.parent_url = column_text(select_queued.getColumn(3));
-      entry.etag = column_text(select_queued.getColumn(4));
-      entry.last_modified = column_text(select_queued.getColumn(5));
-      entry.content_digest = column_text(select_queued.getColumn(6));
-      rows.push_back(std::move(entry));
-    }
+    while (select_queued.executeStep())
+      rows.push_back(frontier_entry_of(select_queued));
     return rows;
   }
 
@@ -721,41 +730,25 @@ struct CrawlStore::Impl {
   // With the stored page's validators, which make a revisit conditional:
   // only when the page is the URL's own answer, not a redirect target's
   // (a validator belongs to the URL that sent it).
-  SQLite::Statement select_queued{db, R"sql(
-      SELECT f.seq, f.url, f.depth, f.parent_url,
-             CASE WHEN ok THEN p.etag END, CASE WHEN ok THEN p.last_modified END,
-             CASE WHEN ok THEN p.content_digest END
-      FROM frontier f
-      LEFT JOIN (SELECT url, etag, last_modified, content_digest,
-                        COALESCE(error, '') = '' AND COALESCE(redirect_chain, '') = '' AS ok FROM pages) p
-        ON p.url = f.url
-      WHERE f.state = 0 AND f.seq >= ?1 ORDER BY f.seq LIMIT ?2)sql"};
+  SQLite::Statement select_queued{db, "SELECT " ACTORCRAWL_FRONTIER_ENTRY_COLUMNS
+                                      " FROM frontier f LEFT JOIN " ACTORCRAWL_PAGES_WITH_VALIDATORS " p"
+                                      " ON p.url = f.url"
+                                      " WHERE f.state = 0 AND f.seq >= ?1 ORDER BY f.seq LIMIT ?2"};
   SQLite::Statement scan_frontier{db, "SELECT seq, url, state, depth FROM frontier"};
   // Done rows whose page's interval has passed: the same rule as
   // requeue_due_rows, read instead of written. A scan of the done rows
   // (idx_frontier_state), once per revisit check.
-  SQLite::Statement select_due{db, R"sql(
-      SELECT f.seq, f.url, f.depth, f.parent_url,
-             CASE WHEN ok THEN p.etag END, CASE WHEN ok THEN p.last_modified END,
-             CASE WHEN ok THEN p.content_digest END
-      FROM frontier f
-      JOIN (SELECT url, etag, last_modified, content_digest, revisit_interval_ms,
-                   COALESCE(error, '') = '' AND COALESCE(redirect_chain, '') = '' AS ok FROM pages) p
-        ON p.url = f.url
-      WHERE f.state = 1 AND f.settled_at + COALESCE(NULLIF(p.revisit_interval_ms, 0), ?2) < ?1
-      ORDER BY f.settled_at LIMIT ?3)sql"};
+  SQLite::Statement select_due{db, "SELECT " ACTORCRAWL_FRONTIER_ENTRY_COLUMNS
+                                   " FROM frontier f JOIN " ACTORCRAWL_PAGES_WITH_VALIDATORS " p ON p.url = f.url"
+                                   " WHERE f.state = 1 AND f.settled_at +"
+                                   " COALESCE(NULLIF(p.revisit_interval_ms, 0), ?2) < ?1"
+                                   " ORDER BY f.settled_at LIMIT ?3"};
 
   // One fetched page of the frontier, as select_due gives it, with its
   // fetch history: for a sitemap's <lastmod>.
-  SQLite::Statement select_fetched{db, R"sql(
-      SELECT f.seq, f.url, f.depth, f.parent_url,
-             CASE WHEN ok THEN p.etag END, CASE WHEN ok THEN p.last_modified END,
-             CASE WHEN ok THEN p.content_digest END, p.fetched_at, p.revisit_interval_ms
-      FROM frontier f
-      JOIN (SELECT url, etag, last_modified, content_digest, revisit_interval_ms, fetched_at,
-                   COALESCE(error, '') = '' AND COALESCE(redirect_chain, '') = '' AS ok FROM pages) p
-        ON p.url = f.url
-      WHERE f.url = ?1 AND f.state = 1)sql"};
+  SQLite::Statement select_fetched{db, "SELECT " ACTORCRAWL_FRONTIER_ENTRY_COLUMNS ", p.fetched_at, p.revisit_interval_ms"
+                                       " FROM frontier f JOIN " ACTORCRAWL_PAGES_WITH_VALIDATORS " p ON p.url = f.url"
+                                       " WHERE f.url = ?1 AND f.state = 1"};
 
   SQLite::Statement insert_dead_letter{db, R"sql(
       INSERT INTO dead_letters(url, depth, reason, detail, attempts, status_code, failed_at)
@@ -1062,18 +1055,13 @@ std::vector<FrontierEntry> CrawlStore::load_due_by_lastmod(const std::vector<Fro
       q.bind(1, candidate.url);
       if (!q.executeStep())
         continue;
-      const FetchHistory history{q.getColumn(7).isNull() ? -1 : q.getColumn(7).getInt64(), q.getColumn(8).getInt64()};
+      const auto fetched_at = q.getColumn(kFrontierEntryColumnCount);
+      const FetchHistory history{fetched_at.isNull() ? -1 : fetched_at.getInt64(),
+                                 q.getColumn(kFrontierEntryColumnCount + 1).getInt64()};
       if (!impl_->lastmod_policy->due_by_lastmod(history, candidate.lastmod_ms, now_ms))
         continue;
-      FrontierEntry entry;
-      entry.seq = q.getColumn(0).getInt64();
-      entry.url = column_text(q.getColumn(1));
-      entry.depth = q.getColumn(2).getInt();
-      entry.parent_url = column_text(q.getColumn(3));
+      FrontierEntry entry = frontier_entry_of(q);
       entry.lastmod_ms = candidate.lastmod_ms;
-      entry.etag = column_text(q.getColumn(4));
-      entry.last_modified = column_text(q.getColumn(5));
-      entry.content_digest = column_text(q.getColumn(6));
       rows.push_back(std::move(entry));
     }
     return rows;
