@@ -114,18 +114,25 @@ class fetch_worker : public caf::blocking_actor {
     }
   }
 
-  FetchRequest request_for(const CrawlJob& job, std::int32_t attempt, std::uint64_t token) const {
+  // What every request of this worker has, from the crawl's fetch
+  // settings; each kind of request sets its own time and size bounds.
+  FetchRequest base_request(std::uint64_t token, std::string url) const {
     FetchRequest r;
     r.token = token;
-    r.url = job.target_url();
+    r.url = std::move(url);
+    r.user_agent = settings_.user_agent;
+    r.block_private_addresses = settings_.block_private_addresses;
+    r.capture_http = settings_.capture_http;
+    return r;
+  }
+
+  FetchRequest request_for(const CrawlJob& job, std::int32_t attempt, std::uint64_t token) const {
+    FetchRequest r = base_request(token, job.target_url());
     r.timeout_ms = policy_.timeout_for(attempt);
     r.max_body_bytes = settings_.max_body_bytes;
     // The crawler takes redirect hops itself, each scheduled like any URL
     // (the Processor decides, the HostSelector paces): curl follows none.
     r.max_redirects = 0;
-    r.user_agent = settings_.user_agent;
-    r.block_private_addresses = settings_.block_private_addresses;
-    r.capture_http = settings_.capture_http;
     // A revisit asks conditionally, for the job's own URL only: a validator
     // belongs to the URL that sent it, never to a redirect hop.
     if (job.fetch_url.empty()) {
@@ -145,15 +152,10 @@ class fetch_worker : public caf::blocking_actor {
   // robots.txt is tried once here: the HostSelector owns the decision to try
   // again (RFC 9309 2.3.1.3). The size and redirect limits are the RFC's.
   void start_robots(robots_fetch r) {
-    FetchRequest req;
-    req.token = kRobotsToken | next_robots_++;
-    req.url = r.url;
+    FetchRequest req = base_request(kRobotsToken | next_robots_++, r.url);
     req.timeout_ms = settings_.request_timeout_ms;
     req.max_body_bytes = static_cast<std::int64_t>(RobotsRules::kMaxBodyBytes);
     req.max_redirects = RobotsRules::kMaxRedirects;
-    req.user_agent = settings_.user_agent;
-    req.block_private_addresses = settings_.block_private_addresses;
-    req.capture_http = settings_.capture_http;
     robots_[req.token] = std::move(r);
     engine_.start(std::move(req));
   }
@@ -164,16 +166,12 @@ class fetch_worker : public caf::blocking_actor {
   // larger one; gzip is inflated by the parser, which stops a bomb. curl
   // follows no redirect: each request is scheduled by the HostSelector.
   void start_sitemap(sitemap_fetch s) {
-    FetchRequest req;
-    req.token = s.job.seq;  // kSitemapSeqBit set: neither a page's seq nor a robots.txt token
-    req.url = s.job.url;
+    // kSitemapSeqBit set: neither a page's seq nor a robots.txt token.
+    FetchRequest req = base_request(s.job.seq, s.job.url);
     // A document of tens of megabytes needs longer than a page.
     req.timeout_ms = std::max<std::int64_t>(settings_.request_timeout_ms, kSitemapMinTimeoutMs);
     req.max_body_bytes = static_cast<std::int64_t>(SitemapParser::kMaxBytes) + 1;
     req.max_redirects = 0;
-    req.user_agent = settings_.user_agent;
-    req.block_private_addresses = settings_.block_private_addresses;
-    req.capture_http = settings_.capture_http;
     sitemaps_[req.token] = std::move(s);
     engine_.start(std::move(req));
   }
