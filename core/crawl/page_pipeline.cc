@@ -75,21 +75,32 @@ RedirectStep PagePipeline::redirect_step(const CrawlJob& job, std::int32_t statu
   return step;
 }
 
+namespace {
+
+// What every fetch's row says, whatever its answer: where, when, how.
+PageRow fetch_row(const CrawlJob& job, const FetchedPage& page, const FetchFacts& facts) {
+  PageRow row;
+  row.url = job.url;
+  row.host_key = job.host_key;
+  row.depth = job.depth;
+  row.status_code = page.status_code;
+  row.fetch_ms = facts.fetch_ms;
+  row.fetched_at_ms = facts.fetched_at_ms;
+  row.final_url = page.final_url;
+  row.attempts = facts.attempts;
+  row.etag = facts.etag;
+  row.last_modified = facts.last_modified;
+  return row;
+}
+
+}  // namespace
+
 ProcessedPage PagePipeline::process(const CrawlJob& job, const FetchedPage& page, const FetchFacts& facts) const {
   if (facts.not_modified) {
+    // A 304: nothing to parse, the stored page stands (CrawlStore keeps it).
     ProcessedPage out;
-    PageRow& row = out.row;
-    row.url = job.url;
-    row.host_key = job.host_key;
-    row.depth = job.depth;
-    row.status_code = page.status_code;
-    row.fetch_ms = facts.fetch_ms;
-    row.fetched_at_ms = facts.fetched_at_ms;
-    row.final_url = page.final_url;
-    row.attempts = facts.attempts;
-    row.etag = facts.etag;
-    row.last_modified = facts.last_modified;
-    row.not_modified = true;
+    out.row = fetch_row(job, page, facts);
+    out.row.not_modified = true;
     return out;
   }
   PageAnalysis analysis = chain_->run(page);
@@ -97,22 +108,13 @@ ProcessedPage PagePipeline::process(const CrawlJob& job, const FetchedPage& page
   analysis.follow_links = !robots.nofollow;
 
   ProcessedPage out;
+  out.row = fetch_row(job, page, facts);
   PageRow& row = out.row;
-  row.url = job.url;
-  row.host_key = job.host_key;
-  row.depth = job.depth;
-  row.status_code = page.status_code;
   row.content_type = page.content_type;
   row.bytes = static_cast<std::int64_t>(page.body.size());
-  row.fetch_ms = facts.fetch_ms;
-  row.fetched_at_ms = facts.fetched_at_ms;
-  row.final_url = page.final_url;
   row.redirect_chain = redirect_chain_json(facts.redirect_urls, facts.redirect_statuses);
   row.truncated = page.truncated;
-  row.attempts = facts.attempts;
   row.robots_directives = robots.text();
-  row.etag = facts.etag;
-  row.last_modified = facts.last_modified;
   row.content_digest = content_digest(page.body);
   // noindex: the page is recorded (it was fetched, its links count) but its
   // text is not kept.
