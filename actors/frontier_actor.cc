@@ -166,9 +166,13 @@ void check_revisits(frontier_ptr self, due_revisits ask) {
 // names those whose stored fetch is older (and at least revisit_min old),
 // and each is queued again like a page whose interval has passed. Until
 // the answer is in, the crawl is not finished.
+bool revisits_by_lastmod(const FrontierSettings& s) {
+  return s.revisit_after_ms > 0 && s.profile == CrawlProfile::site;
+}
+
 void revisit_lastmod(frontier_ptr self, std::vector<FrontierEntry> known) {
   auto& st = self->state;
-  if (known.empty() || st.settings.revisit_after_ms <= 0 || st.settings.profile != CrawlProfile::site)
+  if (known.empty())
     return;
   ++st.lastmod_asks_pending;
   self->request(st.actors.storage, caf::infinite, lastmod_revisits{epoch_ms(), std::move(known)})
@@ -366,9 +370,12 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
       auto& st = self->state;
       if (!st.started || st.finishing)
         return;
+      // Collected only when a <lastmod> can bring a page back at all.
+      const bool by_lastmod = revisits_by_lastmod(st.settings);
       std::vector<FrontierEntry> known;
       for (const auto& link : s.links)
-        if (!offer(self, link.url, link.host_key, 1, s.sitemap_url, link.lastmod_ms) && link.lastmod_ms > 0)
+        if (!offer(self, link.url, link.host_key, 1, s.sitemap_url, link.lastmod_ms) && by_lastmod &&
+            link.lastmod_ms > 0)
           known.push_back(FrontierEntry{0, link.url, 1, s.sitemap_url, link.lastmod_ms});
       revisit_lastmod(self, std::move(known));
       dispatch_more(self);
