@@ -281,7 +281,8 @@ struct CrawlStore::Impl {
     const StoredAnswer before = stored_answer(page.url);
     const RefetchResult now{page.error.empty(), page.status_code, page.not_modified, page.content_digest};
     const PageChange change = classify_change(before.page, now);
-    revisit_interval_ms = revisit ? revisit->next_interval(before.revisit_interval_ms, change) : 0;
+    revisit_interval_ms =
+      revisit && revisit->settings().adaptive ? revisit->next_interval(before.revisit_interval_ms, change) : 0;
     record_change(page.url, change, page.fetched_at_ms);
     if (page.not_modified && before.page.exists) {
       refresh_not_modified(page);
@@ -573,11 +574,11 @@ struct CrawlStore::Impl {
   std::unordered_map<std::string, std::int64_t> node_ids;
   // The run begin_run opened: page_changes rows name it (0 before any).
   std::int64_t run_id = 0;
-  // With adaptive revisits: each page's interval moves with what its fetch
-  // found. Without: none is stored (revisit_after applies to every page).
+  // Set whenever revisit_after is on: when a sitemap's <lastmod> makes a
+  // page due, and with adaptive revisits each page's interval, moved by
+  // what its fetch found (without: none is stored, revisit_after applies to
+  // every page).
   std::optional<RevisitPolicy> revisit;
-  // Whenever revisit_after is on: when a sitemap's <lastmod> makes a page due.
-  std::optional<RevisitPolicy> lastmod_policy;
   std::int64_t revisit_interval_ms = 0;  // of the page being stored
   // Declared after db: its statements are finalized before the connection
   // closes.
@@ -1011,10 +1012,6 @@ void CrawlStore::settle_frontier(const std::string& url, FrontierState state) {
 
 void CrawlStore::set_revisit_settings(const RevisitSettings& settings) {
   if (settings.revisit_after_ms > 0)
-    impl_->lastmod_policy.emplace(settings);
-  else
-    impl_->lastmod_policy.reset();
-  if (settings.adaptive && settings.revisit_after_ms > 0)
     impl_->revisit.emplace(settings);
   else
     impl_->revisit.reset();
@@ -1045,7 +1042,7 @@ std::vector<FrontierEntry> CrawlStore::load_due_by_lastmod(const std::vector<Fro
                                                            std::int64_t now_ms) {
   return impl_->batch.read("load_due_by_lastmod", [&] {
     std::vector<FrontierEntry> rows;
-    if (!impl_->lastmod_policy)
+    if (!impl_->revisit)
       return rows;
     auto& q = impl_->select_fetched;
     for (const auto& candidate : offered) {
@@ -1058,7 +1055,7 @@ std::vector<FrontierEntry> CrawlStore::load_due_by_lastmod(const std::vector<Fro
       const auto fetched_at = q.getColumn(kFrontierEntryColumnCount);
       const FetchHistory history{fetched_at.isNull() ? -1 : fetched_at.getInt64(),
                                  q.getColumn(kFrontierEntryColumnCount + 1).getInt64()};
-      if (!impl_->lastmod_policy->due_by_lastmod(history, candidate.lastmod_ms, now_ms))
+      if (!impl_->revisit->due_by_lastmod(history, candidate.lastmod_ms, now_ms))
         continue;
       FrontierEntry entry = frontier_entry_of(q);
       entry.lastmod_ms = candidate.lastmod_ms;
