@@ -39,6 +39,7 @@ struct frontier_state {
   std::int64_t parked_total = 0;  // parks in this run
   StageTimes times{"frontier"};
   bool started = false;
+  bool resuming = false;  // the seeds came and Storage has not answered the resume yet
   bool stopping = false;
   bool finishing = false;
   bool due_armed = false;  // a tick is on its way for the earliest parked URL
@@ -47,8 +48,12 @@ struct frontier_state {
   // Sitemap documents the HostSelector has not ended: their URLs may still
   // come, so the crawl is not over (sitemaps_open).
   std::int64_t sitemaps_open = 0;
-  bool sitemaps_stopped = false;
-  bool sitemaps_heard = false;  // the HostSelector's first sitemaps_open came  // the budget is spent: the HostSelector was drained
+  bool sitemaps_stopped = false;  // the budget is spent: the HostSelector was drained
+  bool sitemaps_heard = false;    // the HostSelector's first sitemaps_open came
+  // Sitemap URLs that came before Storage gave the resume back: the
+  // HostSelector reads sitemaps an earlier run left due on its own, so they
+  // can beat the resume. Offered once it is in (take_sitemap_links).
+  std::vector<sitemap_links> early_sitemaps;
   CrawlFrontier::Clock::time_point due_at{};
   std::string stop_reason;
   static inline const char* name = "FrontierActor";
@@ -197,6 +202,22 @@ void revisit_lastmod(frontier_ptr self, std::vector<FrontierEntry> known) {
       });
 }
 
+// A sitemap's page URLs: offered like links found on a page at the host's
+// root (depth 1), the sitemap as their parent, with <lastmod>. A URL the
+// crawl fetched already whose <lastmod> is later than that fetch may be due
+// again (revisit_lastmod).
+void take_sitemap_links(frontier_ptr self, sitemap_links& s) {
+  auto& st = self->state;
+  // Collected only when a <lastmod> can bring a page back at all.
+  const bool by_lastmod = revisits_by_lastmod(st.settings);
+  std::vector<FrontierEntry> known;
+  for (const auto& link : s.links)
+    if (!offer(self, link.url, link.host_key, 1, s.sitemap_url, link.lastmod_ms) && by_lastmod &&
+        link.lastmod_ms > 0)
+      known.push_back(FrontierEntry{0, link.url, 1, s.sitemap_url, link.lastmod_ms});
+  revisit_lastmod(self, std::move(known));
+}
+
 // One tick for the earliest parked URL, re-armed when an earlier one parks.
 void arm_due_tick(frontier_ptr self) {
   auto& st = self->state;
@@ -328,9 +349,11 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
     [self](crawl_seeds& seeds) {
       auto& st = self->state;
       auto targets = seed_targets(st.settings.profile, seeds.urls);
+      st.resuming = true;
       self->request(st.actors.storage, caf::infinite, resume_request{resume_query(st.settings, targets)})
         .then([self, targets = std::move(targets)](FrontierResume& resume) {
           auto& st = self->state;
+          st.resuming = false;
           auto started = start_frontier(st.settings, resume);
           st.frontier = std::move(started.frontier);
           if (!started.note.empty())
@@ -338,6 +361,9 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
           for (const auto& seed : targets)
             offer(self, seed.url, seed.host_key, 0, "");
           st.started = true;
+          for (auto& early : st.early_sitemaps)
+            take_sitemap_links(self, early);
+          st.early_sitemaps.clear();
           arm_revisit_check(self);
           dispatch_more(self);
         });
@@ -362,22 +388,15 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
         offer(self, link.url, link.host_key, p.job.depth + 1, p.job.url);
       dispatch_more(self);
     },
-    // A sitemap's page URLs: offered like links found on a page at the
-    // host's root (depth 1), the sitemap as their parent, with <lastmod>.
-    // A URL the crawl fetched already whose <lastmod> is later than that
-    // fetch may be due again (revisit_lastmod).
     [self](sitemap_links& s) {
       auto& st = self->state;
-      if (!st.started || st.finishing)
+      if (st.finishing)
         return;
-      // Collected only when a <lastmod> can bring a page back at all.
-      const bool by_lastmod = revisits_by_lastmod(st.settings);
-      std::vector<FrontierEntry> known;
-      for (const auto& link : s.links)
-        if (!offer(self, link.url, link.host_key, 1, s.sitemap_url, link.lastmod_ms) && by_lastmod &&
-            link.lastmod_ms > 0)
-          known.push_back(FrontierEntry{0, link.url, 1, s.sitemap_url, link.lastmod_ms});
-      revisit_lastmod(self, std::move(known));
+      if (!st.started) {
+        st.early_sitemaps.push_back(std::move(s));
+        return;
+      }
+      take_sitemap_links(self, s);
       dispatch_more(self);
     },
     [self](sitemaps_open& o) {
@@ -426,9 +445,11 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
                                  " URLs in flight finish");
       if (st.actors.host_selector)
         self->send(st.actors.host_selector, drain_atom_v);
-      if (!st.started) {  // stopped before the seeds were read
+      // Stopped before the seeds came: nothing to wait for. Stopped while
+      // the resume is on its way: it still comes, and the seeds and any
+      // sitemap URLs that came early are written before the crawl ends.
+      if (!st.started && !st.resuming)
         st.started = true;
-      }
       maybe_finish(self);
     },
     [self](timings_atom) { return self->state.times; },

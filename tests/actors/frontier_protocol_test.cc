@@ -403,4 +403,52 @@ CAF_TEST(open_sitemaps_hold_the_end_and_their_urls_are_queued_at_depth_one) {
   expect_finish(done_listed, "queue_empty");
 }
 
+// A resumed crawl may read a sitemap before the Frontier has its state
+// back from Storage: the HostSelector fetches sitemaps an earlier run left
+// due on its own. Their URLs wait for the resume and are offered then, not
+// dropped (which would lose them: the sitemap is recorded as read).
+CAF_TEST(sitemap_urls_that_arrive_before_the_resume_are_queued_after_it) {
+  const std::string root = "http://a.test/";
+  const std::string listed = "http://a.test/listed";
+  frontier = named(spawn_frontier(sys, site_settings(), caf::actor_cast<crawl_observer_actor>(observer)), "frontier");
+  deliver(observer, frontier, roster(frontier, selector, processor, storage, dead_letter));
+  deliver(observer, frontier, crawl_seeds{{root}});
+  // Storage has not answered the resume yet when the sitemap's URLs come.
+  deliver(selector, frontier,
+          sitemap_links{"http://a.test/sitemap.xml", {SitemapLink{listed, "a.test", 1704153600000}}});
+  deliver(selector, frontier, sitemaps_open{0});
+  expect((resume_request), from(frontier).to(storage));
+  expect((FrontierResume), from(storage).to(frontier));
+  // The seed first, then the sitemap's URL at depth 1.
+  expect((frontier_delta), from(frontier).to(storage)
+                             .with(equals(added({FrontierEntry{1, root, 0, ""},
+                                                 FrontierEntry{2, listed, 1, "http://a.test/sitemap.xml",
+                                                               1704153600000}}))));
+  CAF_CHECK_EQUAL(pending(), "");
+  demand(2);
+  expect((crawl_batch), from(frontier).to(selector)
+                          .with(equals(crawl_batch{{job(1, root, "a.test"), job(2, listed, "a.test", 1)}})));
+  CAF_CHECK_EQUAL(pending(), "");
+}
+
+// Stopped while the resume is on its way: the crawl ends only after it
+// came, with the seeds and the early sitemap's URLs written for the next run.
+CAF_TEST(a_stop_during_the_resume_still_writes_the_early_sitemap_urls) {
+  const std::string root = "http://a.test/";
+  const std::string listed = "http://a.test/listed";
+  frontier = named(spawn_frontier(sys, site_settings(), caf::actor_cast<crawl_observer_actor>(observer)), "frontier");
+  deliver(observer, frontier, roster(frontier, selector, processor, storage, dead_letter));
+  deliver(observer, frontier, crawl_seeds{{root}});
+  deliver(selector, frontier,
+          sitemap_links{"http://a.test/sitemap.xml", {SitemapLink{listed, "a.test", 1704153600000}}});
+  deliver(observer, frontier, stop_crawl{"signal"});
+  expect((drain_atom), from(frontier).to(selector));
+  CAF_CHECK(!has_mail(observer));
+  expect((resume_request), from(frontier).to(storage));
+  expect((FrontierResume), from(storage).to(frontier));
+  expect_finish(added({FrontierEntry{1, root, 0, ""},
+                       FrontierEntry{2, listed, 1, "http://a.test/sitemap.xml", 1704153600000}}),
+                "signal");
+}
+
 CAF_TEST_FIXTURE_SCOPE_END()
