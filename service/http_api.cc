@@ -174,8 +174,13 @@ json job_summary(const JobRow& row) {
 }
 
 // A running job's live counters over the table's (which it writes at the end).
-void add_live_counts(json& job, CrawlService& service, const std::string& id) {
-  auto live = service.live(id);
+// Once the row is terminal its counts are final: the job's live counters
+// still answer for a moment after the row is written, and they may trail
+// the last page (progress is sampled), so they are not read then.
+void add_live_counts(json& job, CrawlService& service, const JobRow& row) {
+  const bool over = row.status == JobStatus::completed || row.status == JobStatus::cancelled ||
+                    row.status == JobStatus::failed;
+  auto live = over ? std::nullopt : service.live(row.id);
   if (!live) {
     job["queued"] = 0;
     job["in_flight"] = 0;
@@ -422,7 +427,7 @@ struct HttpApi::Impl {
         service.jobs(static_cast<std::size_t>(offset + listed), static_cast<std::size_t>(wanted));
       for (const auto& row : rows) {
         json job = job_summary(row);
-        add_live_counts(job, service, row.id);
+        add_live_counts(job, service, row);
         if (!append_within(array, dump(job), used, kAnswerBudgetBytes, listed == 0)) {
           cut = true;
           break;
@@ -463,7 +468,7 @@ struct HttpApi::Impl {
     job["links_offset"] = window.links_offset;
     job["links_limit"] = window.links_limit;
     job["error"] = row.error.empty() ? json(nullptr) : json(row.error);
-    add_live_counts(job, service, row.id);
+    add_live_counts(job, service, row);
     // What the processors left: counts only (one COUNT, one GROUP BY of a
     // handful of rows); the items themselves are GET /crawl/:id/items's.
     const auto items = count_items(row.db_path);
