@@ -164,7 +164,8 @@ class fetch_worker : public caf::blocking_actor {
   // tries a failed one again). The body may be as large as the protocol
   // allows a sitemap (50 MiB), one byte more so the parser can tell a
   // larger one; gzip is inflated by the parser, which stops a bomb. curl
-  // follows no redirect: each request is scheduled by the HostSelector.
+  // follows no redirect: each request is scheduled by the HostSelector,
+  // so a redirect's target is queued there as a document of its own.
   void start_sitemap(sitemap_fetch s) {
     // kSitemapSeqBit set: neither a page's seq nor a robots.txt token.
     FetchRequest req = base_request(s.job.seq, s.job.url);
@@ -195,6 +196,7 @@ class fetch_worker : public caf::blocking_actor {
       b.status_code = outcome.status_code;
       b.body = std::move(outcome.body);
       b.truncated = outcome.truncated;
+      b.location = std::move(outcome.location);
     } else {
       b.error = to_string(outcome.error);
     }

@@ -356,6 +356,7 @@ void take_sitemap(selector_ptr self, sitemap_parsed& p) {
   auto& st = self->state;
   SitemapParse parse;
   parse.failure = std::move(p.failure);
+  parse.redirect_to = std::move(p.redirect_to);
   if (p.kind >= 0 && p.kind <= static_cast<std::int32_t>(SitemapKind::text))
     parse.report.kind = static_cast<SitemapKind>(p.kind);
   if (p.error >= 0 && p.error <= static_cast<std::int32_t>(SitemapError::too_complex))

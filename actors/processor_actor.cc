@@ -44,12 +44,13 @@ sitemap_parsed read_sitemap_body(const PagePipeline& pipeline, sitemap_body& b) 
   SitemapScope scope;
   for (std::size_t i = 0; i < b.scope_origins.size() && i < b.scope_paths.size(); ++i)
     scope.allow(SitemapScope::Grant{std::move(b.scope_origins[i]), std::move(b.scope_paths[i])});
-  SitemapParse parse = read_sitemap(scope, SitemapResponse{b.status_code, b.error, b.body},
+  SitemapParse parse = read_sitemap(scope, SitemapResponse{b.status_code, b.error, b.body, b.location},
                                     [&](const Url& url) { return pipeline.admits(url); });
   std::string().swap(b.body);  // up to 50 MiB: gone before the answer is sent
   sitemap_parsed out;
   out.job = std::move(b.job);
   out.failure = std::move(parse.failure);
+  out.redirect_to = std::move(parse.redirect_to);
   out.kind = static_cast<std::int32_t>(parse.report.kind);
   out.error = static_cast<std::int32_t>(parse.report.error);
   out.error_detail = std::move(parse.report.error_detail);

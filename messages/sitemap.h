@@ -56,12 +56,13 @@ struct sitemap_body {
   std::string body;  // moved, never copied, inside one process
   bool truncated = false;
   std::int64_t fetch_ms = 0;
+  std::string location;  // a redirect's target, absolute ("" when none or unusable)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sitemap_body& x) {
   return f(caf::meta::type_name("sitemap_body"), x.job, x.scope_origins, x.scope_paths, x.status_code, x.error,
-           x.body, x.truncated, x.fetch_ms);
+           x.body, x.truncated, x.fetch_ms, x.location);
 }
 
 // Parse lane -> HostSelector: what the document named, and how it ended.
@@ -72,9 +73,12 @@ typename Inspector::result_type inspect(Inspector& f, sitemap_body& x) {
 // `counts` SitemapCounts as numbers (urls_found, urls_accepted,
 // lastmod_missing, lastmod_invalid, then one per SitemapDrop), and
 // `out_of_scope` the page URLs the crawl's scope (LinkScope) refused.
+// `redirect_to` is a redirect's target (with a failure http_3xx), which the
+// walk follows as a document of its own.
 struct sitemap_parsed {
   CrawlJob job;
   std::string failure;
+  std::string redirect_to;
   std::int32_t kind = 0;
   std::int32_t error = 0;
   std::string error_detail;
@@ -86,7 +90,7 @@ struct sitemap_parsed {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sitemap_parsed& x) {
-  return f(caf::meta::type_name("sitemap_parsed"), x.job, x.failure, x.kind, x.error, x.error_detail, x.gzipped,
+  return f(caf::meta::type_name("sitemap_parsed"), x.job, x.failure, x.redirect_to, x.kind, x.error, x.error_detail, x.gzipped,
            x.counts, x.out_of_scope, x.links);
 }
 

@@ -1,5 +1,6 @@
 #include "core/crawl/sitemap_ledger.h"
 
+#include <functional>
 #include <utility>
 
 #include "core/web/url.h"
@@ -92,6 +93,12 @@ std::optional<SitemapLedger::Read> SitemapLedger::read(std::uint64_t seq, Sitema
   const SitemapFetch fetch = std::move(it->second.fetch);
   open_.erase(it);
   Read out;
+  if (!parse.redirect_to.empty()) {
+    // The target is a document of its own (its own row when it ends).
+    book(parse.redirect_to, now_ms, [&] { walk_.redirected(fetch, parse.redirect_to); });
+    out.row = row_of(fetch, "redirected", parse.failure, now_ms);
+    return out;
+  }
   if (!parse.failure.empty()) {
     walk_.fetch_failed(fetch, parse.failure);
     out.row = row_of(fetch, "failed", parse.failure, now_ms);
@@ -102,27 +109,11 @@ std::optional<SitemapLedger::Read> SitemapLedger::read(std::uint64_t seq, Sitema
   if (report.kind == SitemapKind::index) {
     // One child at a time, so each refusal is known by its URL.
     for (auto& link : parse.links) {
-      const auto before = walk_.counts().sitemaps_refused;
-      const auto queued_before = walk_.counts().sitemaps_queued;
       const std::string url = link.url;
-      walk_.take(fetch, SitemapKind::index, {SitemapEntry{std::move(link.url), std::nullopt, {}, std::nullopt}});
-      if (walk_.counts().sitemaps_queued > queued_before) {
+      if (book(url, now_ms, [&] {
+            walk_.take(fetch, SitemapKind::index, {SitemapEntry{std::move(link.url), std::nullopt, {}, std::nullopt}});
+          }))
         ++accepted;
-        continue;
-      }
-      for (const auto& [name, count] : walk_.counts().sitemaps_refused) {
-        const auto was = before.find(name);
-        if (count > (was == before.end() ? 0 : was->second) && refusal_has_row(name)) {
-          SitemapRow row;
-          row.url = url;
-          row.host_key = Url::from_canonical(url).host_key();
-          row.status = "refused";
-          row.reason = name;
-          row.fetched_at_ms = now_ms;
-          refused_rows_.push_back(std::move(row));
-        }
-      }
-      note_refusals(before);
     }
   } else {
     std::vector<SitemapEntry> entries;
@@ -159,6 +150,30 @@ std::optional<SitemapLedger::Read> SitemapLedger::read(std::uint64_t seq, Sitema
   out.row.urls_found = static_cast<std::int64_t>(report.counts.urls_found);
   out.row.urls_accepted = accepted;
   return out;
+}
+
+bool SitemapLedger::book(const std::string& url, std::int64_t now_ms, const std::function<void()>& queue) {
+  const auto before = walk_.counts().sitemaps_refused;
+  const auto queued_before = walk_.counts().sitemaps_queued;
+  queue();
+  if (walk_.counts().sitemaps_queued > queued_before)
+    return true;
+  for (const auto& [name, count] : walk_.counts().sitemaps_refused) {
+    const auto was = before.find(name);
+    if (count > (was == before.end() ? 0 : was->second) && refusal_has_row(name)) {
+      // Refused for a reason about it: a URL the walk could parse.
+      const std::optional<Url> parsed = Url::parse(url);
+      SitemapRow row;
+      row.url = parsed ? parsed->str() : url;
+      row.host_key = parsed ? parsed->host_key() : std::string{};
+      row.status = "refused";
+      row.reason = name;
+      row.fetched_at_ms = now_ms;
+      refused_rows_.push_back(std::move(row));
+    }
+  }
+  note_refusals(before);
+  return false;
 }
 
 std::optional<SitemapRow> SitemapLedger::end(std::uint64_t seq, const std::string& status, const std::string& reason,

@@ -4,7 +4,9 @@
 // like a page (kSitemapSeqBit seqs), and makes sure every document ends
 // exactly once with an outcome for the sitemaps table (SitemapRow):
 // fetched (with its counts), failed (no body: http_404, timeout,
-// worker_lost, stopped) or refused (robots_txt, sitemap_depth, ...).
+// worker_lost, stopped), redirected (http_301, ...: its target is a
+// document of its own, with a row of its own) or refused (robots_txt,
+// sitemap_depth, ...).
 //
 // A later run on the same database does not fetch again what an earlier one
 // read (history_loaded); until that history is in, nothing is handed out.
@@ -14,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -38,6 +41,7 @@ struct SitemapLedgerSettings {
 // What a parse lane made of one document (sitemap_parsed, as values).
 struct SitemapParse {
   std::string failure;  // set: no body was read (http_404, timeout, ...)
+  std::string redirect_to;  // with a failure http_3xx: the Location, followed as a document of its own
   SitemapReport report;
   std::vector<SitemapLink> links;  // children of an index, or in-scope page URLs
   std::uint64_t out_of_scope = 0;  // page URLs the crawl's scope refused
@@ -113,6 +117,10 @@ class SitemapLedger {
                                 std::int64_t now_ms);
   // The walk's refusal counts grew: which names, by how much.
   void note_refusals(const std::map<std::string, std::uint64_t>& before);
+  // Runs `queue`, which offers the sitemap URL `url` to the walk, and books
+  // a refusal: a row when it is about the URL itself (refusal_has_row),
+  // counted by name otherwise. True when the walk queued it.
+  bool book(const std::string& url, std::int64_t now_ms, const std::function<void()>& queue);
 
   SitemapLedgerSettings settings_;
   SitemapWalk walk_;

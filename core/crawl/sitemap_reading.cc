@@ -16,6 +16,8 @@ SitemapParse read_sitemap(const SitemapScope& scope, const SitemapResponse& resp
   }
   if (response.status_code < 200 || response.status_code > 299) {
     out.failure = "http_" + std::to_string(response.status_code);
+    if (response.status_code >= 300 && response.status_code <= 399)
+      out.redirect_to = std::string(response.location);
     return out;
   }
   SitemapParser parser(scope);

@@ -21,11 +21,13 @@ struct SitemapResponse {
   std::int32_t status_code = 0;  // 0: no response
   std::string error;             // why there was no response (timeout, dns_failure, ...)
   std::string_view body;
+  std::string_view location;  // a redirect's target, absolute ("" when none or unusable)
 };
 
 // `in_crawl_scope` says whether a page URL may be crawled at all. A
-// response that is not 2xx fails as http_<status> (a redirect too: the
-// crawler does not follow a sitemap's redirect, see docs/sitemaps.md).
+// response that is not 2xx fails as http_<status>; a redirect with a
+// usable Location also names its target (SitemapParse::redirect_to), which
+// the walk queues as a document of its own (docs/sitemaps.md).
 SitemapParse read_sitemap(const SitemapScope& scope, const SitemapResponse& response,
                           const std::function<bool(const Url&)>& in_crawl_scope);
 

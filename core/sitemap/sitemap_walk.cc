@@ -34,7 +34,8 @@ bool SitemapWalk::add_sitemap(std::string_view text) {
   return queue(*url, 0, SitemapScope{}, "", false);
 }
 
-bool SitemapWalk::queue(const Url& url, int depth, SitemapScope scope, std::string named_by, bool guessed) {
+bool SitemapWalk::queue(const Url& url, int depth, SitemapScope scope, std::string named_by, bool guessed,
+                        int redirects) {
   const std::string& key = url.str();
   if (seen_.count(key) != 0) {
     // Still waiting: whoever named it again vouches for it too.
@@ -56,7 +57,7 @@ bool SitemapWalk::queue(const Url& url, int depth, SitemapScope scope, std::stri
   seen_.insert(key);
   SitemapScope full = SitemapScope::of_location(url);
   full.allow(scope);
-  waiting_.emplace(key, Queued{depth, guessed, std::move(named_by), std::move(full)});
+  waiting_.emplace(key, Queued{depth, guessed, std::move(named_by), redirects, std::move(full)});
   queue_.push_back(key);
   ++counts_.sitemaps_queued;
   return true;
@@ -73,6 +74,7 @@ std::optional<SitemapFetch> SitemapWalk::next() {
   fetch.depth = node.mapped().depth;
   fetch.guessed = node.mapped().guessed;
   fetch.named_by = std::move(node.mapped().named_by);
+  fetch.redirects = node.mapped().redirects;
   fetch.scope = std::move(node.mapped().scope);
   ++in_flight_;
   return fetch;
@@ -124,6 +126,23 @@ void SitemapWalk::fetch_failed(const SitemapFetch& fetch, std::string_view reaso
   if (in_flight_ > 0) --in_flight_;
   ++counts_.sitemaps_failed;
   ++counts_.document_errors[std::string(reason)];
+}
+
+bool SitemapWalk::redirected(const SitemapFetch& fetch, std::string_view location) {
+  if (in_flight_ > 0) --in_flight_;
+  ++counts_.sitemaps_redirected;
+  if (fetch.redirects >= limits_.max_redirects) {
+    ++counts_.sitemaps_refused["sitemap_redirects"];
+    return false;
+  }
+  const std::optional<Url> target = Url::parse(location);
+  if (!target) {
+    ++counts_.sitemaps_refused["sitemap_bad_url"];
+    return false;
+  }
+  // Same depth: a redirect names no new level of the tree. Guessed stays
+  // guessed: a /sitemap.xml that leads to a 404 is still no fault.
+  return queue(*target, fetch.depth, fetch.scope, fetch.url, fetch.guessed, fetch.redirects + 1);
 }
 
 }  // namespace actorcrawl

@@ -29,6 +29,13 @@
 //   - per host (of the page URL): at most max_urls_per_host page URLs
 //     handed out ("sitemap_url_cap");
 //   - a Sitemap: line that is not an http(s) URL: "sitemap_bad_url".
+//   - a redirect: its target is a document of its own, at the same depth,
+//     with the grants of the one that redirected (that host sent the
+//     crawler there) and its own directory's; queued like any other, so its
+//     host's robots.txt and politeness apply, and a loop ends as
+//     "sitemap_seen". More than max_redirects hops in a row:
+//     "sitemap_redirects"; a Location that is no http(s) URL:
+//     "sitemap_bad_url".
 //
 // Driving it (one document at a time or many; the walk keeps no parser):
 //   walk.on_robots(robots_url, rules.sitemaps(), /*guess=*/is_seed_host);
@@ -42,11 +49,13 @@
 //     parser.finish();
 //     ... take() once more, then walk.finish(*fetch, parser.report());
 //     // or, when the fetch itself failed: walk.fetch_failed(*fetch, reason)
+//     // or, when it answered with a redirect: walk.redirected(*fetch, location)
 //   }
 // The parser may run elsewhere (another actor, another process): take()
 // and finish() have overloads on plain values (the entries and the
 // report), which are what a message would carry. Every fetch handed out
-// by next() must end with exactly one finish() or fetch_failed(); the walk
+// by next() must end with exactly one finish(), fetch_failed() or
+// redirected(); the walk
 // is over when idle().
 #pragma once
 
@@ -73,6 +82,8 @@ struct SitemapWalkLimits {
   // A crawl that stops at max_pages gains nothing from more; the caller
   // sets it from there when that is smaller.
   std::size_t max_urls_per_host = 100'000;
+  // Redirects followed in a row from one named sitemap (as for pages).
+  int max_redirects = 5;
 };
 
 // One sitemap document to fetch.
@@ -81,7 +92,8 @@ struct SitemapFetch {
   std::string host_key;    // the host it is fetched from (politeness, caps)
   int depth = 0;           // 0: named by robots.txt, guessed or given; n: in an index at n-1
   bool guessed = false;    // /sitemap.xml tried because robots.txt named none
-  std::string named_by;    // the robots.txt or index URL that named it ("" when given)
+  std::string named_by;    // the robots.txt or index URL that named it, or the sitemap that redirected here ("" when given)
+  int redirects = 0;       // redirects followed to reach it
   SitemapScope scope;      // where its URLs may point: the parser's argument
 };
 
@@ -91,6 +103,7 @@ struct SitemapWalkCounts {
   std::uint64_t sitemaps_queued = 0;    // accepted for fetching
   std::uint64_t sitemaps_fetched = 0;   // finish() calls (parsed, perhaps with an error)
   std::uint64_t sitemaps_failed = 0;    // fetch_failed() calls
+  std::uint64_t sitemaps_redirected = 0;  // redirected() calls
   std::uint64_t indexes = 0;            // documents that were <sitemapindex>
   std::uint64_t urlsets = 0;            // documents that were <urlset> or text
   std::uint64_t urls_found = 0;         // page entries read in urlsets and text sitemaps
@@ -139,6 +152,11 @@ class SitemapWalk {
   void finish(const SitemapFetch& fetch, const SitemapReport& report);
   // Its fetch failed (`reason`: the fetch's named reason, "http_404", ...).
   void fetch_failed(const SitemapFetch& fetch, std::string_view reason);
+  // It answered with a redirect to `location` (absolute): the document is
+  // over, and the target is queued in its place. False when the target was
+  // refused (counted: sitemap_seen, sitemap_redirects, sitemap_bad_url,
+  // sitemap_host_cap).
+  bool redirected(const SitemapFetch& fetch, std::string_view location);
 
   std::size_t queued() const { return queue_.size(); }
   std::size_t in_flight() const { return in_flight_; }
@@ -149,12 +167,13 @@ class SitemapWalk {
  private:
   // Queues `url` at `depth` with `scope` added to its own directory's;
   // false (and counted) when refused.
-  bool queue(const Url& url, int depth, SitemapScope scope, std::string named_by, bool guessed);
+  bool queue(const Url& url, int depth, SitemapScope scope, std::string named_by, bool guessed, int redirects = 0);
 
   struct Queued {
     int depth = 0;
     bool guessed = false;
     std::string named_by;
+    int redirects = 0;
     SitemapScope scope;
   };
 

@@ -125,8 +125,9 @@ CREATE TABLE IF NOT EXISTS robots_txt (
     fetched_at INTEGER
 );
 
--- One row per sitemap document (docs/sitemaps.md): status fetched, failed
--- or refused, with the reason; a later run does not fetch a fetched one again.
+-- One row per sitemap document (docs/sitemaps.md): status fetched, failed,
+-- redirected or refused, with the reason; a later run does not fetch a
+-- fetched or redirected one again.
 CREATE TABLE IF NOT EXISTS sitemaps (
     url TEXT PRIMARY KEY,
     host TEXT NOT NULL,

@@ -677,9 +677,9 @@ struct CrawlStore::Impl {
         urls_found = excluded.urls_found, urls_accepted = excluded.urls_accepted, fetched_at = excluded.fetched_at
       WHERE excluded.status <> 'refused' OR sitemaps.status = 'refused')sql"};
   SQLite::Statement sitemaps_read{db, R"sql(
-      SELECT url FROM sitemaps WHERE status = 'fetched' AND fetched_at >= ?1)sql"};
+      SELECT url FROM sitemaps WHERE status IN ('fetched', 'redirected') AND fetched_at >= ?1)sql"};
   SQLite::Statement sitemaps_older{db, R"sql(
-      SELECT url FROM sitemaps WHERE status = 'fetched' AND fetched_at < ?1 ORDER BY url)sql"};
+      SELECT url FROM sitemaps WHERE status IN ('fetched', 'redirected') AND fetched_at < ?1 ORDER BY url)sql"};
   SQLite::Statement summary_sitemap_outcomes{db, R"sql(
       SELECT status, reason, COUNT(*) FROM sitemaps WHERE fetched_at >= ?1 GROUP BY status, reason
       ORDER BY status, reason)sql"};

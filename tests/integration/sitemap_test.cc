@@ -262,6 +262,61 @@ TEST_CASE("a sitemap on another host waits for that host's robots.txt and may li
   CHECK(web.count(a, "/from-b") == 1);
 }
 
+// A sitemap's redirect is followed the way a page's would be, but through
+// the HostSelector: the target is a document of its own, fetched under its
+// own host's robots.txt and politeness; a loop of redirects ends; and a
+// later run requests neither the redirect nor its target again.
+TEST_CASE("a sitemap's redirect is followed under the target host's robots.txt, every request once",
+          "[integration][sitemaps]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
+  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\nSitemap: " + u("/sitemap.xml") +
+                                            "\nSitemap: " + u("/loop-1.xml") + "\n"));
+  web.route(a, "/", html(page("Root", {})));
+  web.route(a, "/from-map", html(page("Listed on b", {})));
+  web.route(a, "/sitemap.xml", redirect(301, LoopbackWeb::url(b, "/maps/s.xml")));
+  web.route(a, "/loop-1.xml", redirect(302, u("/loop-2.xml")));
+  web.route(a, "/loop-2.xml", redirect(302, u("/loop-1.xml")));
+  web.route(b, "/robots.txt", text_response("User-agent: *\nDisallow: /private/\n"));
+  // a's page by the grant of a's robots.txt, which named the sitemap that
+  // redirected here.
+  web.route(b, "/maps/s.xml", xml(urlset(url_entry(u("/from-map")))));
+
+  auto config = sitemap_config(dir, u("/"));
+  const auto first = crawl(config);
+  CHECK(first.termination_reason == "queue_empty");
+  std::vector<std::string> on_b;
+  for (const auto& r : web.requests())
+    if (r.host_key == b)
+      on_b.push_back(r.target);
+  CHECK(on_b == std::vector<std::string>{"/robots.txt", "/maps/s.xml"});
+  for (const char* path : {"/sitemap.xml", "/loop-1.xml", "/loop-2.xml", "/from-map", "/"}) {
+    INFO(path);
+    CHECK(web.count(a, path) == 1);
+  }
+  CHECK(column(config.db_path, "SELECT url || ' ' || status || ' ' || IFNULL(reason, '-') FROM sitemaps ORDER BY url") ==
+        std::vector<std::string>{u("/loop-1.xml") + " redirected http_302", u("/loop-2.xml") + " redirected http_302",
+                                 u("/sitemap.xml") + " redirected http_301",
+                                 LoopbackWeb::url(b, "/maps/s.xml") + " fetched -"});
+  const auto seen = outcomes(first);
+  CHECK(seen.at("redirected/http_301") == 1);
+  CHECK(seen.at("redirected/http_302") == 2);
+  CHECK(seen.at("not_fetched/sitemap_seen") == 1);
+
+  const auto requests = web.requests().size();
+  const auto second = crawl(config);
+  CHECK(second.termination_reason == "queue_empty");
+  // Only robots.txt, which each run reads anew.
+  std::vector<std::string> again;
+  for (std::size_t i = requests; i < web.requests().size(); ++i)
+    if (web.requests()[i].target != "/robots.txt")
+      again.push_back(web.requests()[i].target);
+  CHECK(again.empty());
+}
+
 // A <lastmod> later than the page's last fetch brings the page back in a
 // later run, before revisit_after would: the sitemap is read again once
 // revisit_min has passed, and only the page it says changed is fetched.

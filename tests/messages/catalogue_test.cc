@@ -256,10 +256,10 @@ sitemap_fetch sample(tag<sitemap_fetch>, const caf::actor&) {
 }
 sitemap_body sample(tag<sitemap_body>, const caf::actor&) {
   return sitemap_body{CrawlJob{kSitemapSeqBit | 1, "http://a/s.xml", "a", 0, 1}, {"http://a"}, {"/"}, 200, "",
-                      std::string("\x1f\x8b\0", 3), true, 17};
+                      std::string("\x1f\x8b\0", 3), true, 17, "https://a/s.xml"};
 }
 sitemap_parsed sample(tag<sitemap_parsed>, const caf::actor&) {
-  return sitemap_parsed{CrawlJob{kSitemapSeqBit | 1, "http://a/s.xml", "a", 0, 1}, "", 1, 5, "entity", true,
+  return sitemap_parsed{CrawlJob{kSitemapSeqBit | 1, "http://a/s.xml", "a", 0, 1}, "", "https://a/s.xml", 1, 5, "entity", true,
                         {3, 2, 1, 0, 0, 0, 0, 1, 0, 0, 0}, 4, {SitemapLink{"http://a/p", "", 9}}};
 }
 sitemap_links sample(tag<sitemap_links>, const caf::actor&) {

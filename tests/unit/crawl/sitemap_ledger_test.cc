@@ -105,6 +105,65 @@ TEST_CASE("a document too deep below robots.txt is refused with a row", "[sitema
   CHECK(rows[0].reason == "sitemap_depth");
 }
 
+TEST_CASE("a redirect ends the document as redirected and its target becomes a document of its own",
+          "[sitemap_ledger]") {
+  SitemapLedgerSettings settings;
+  settings.limits.max_documents_per_host = 1;
+  SitemapLedger ledger(settings);
+  ledger.history_loaded({"http://c.test/read-before.xml"});
+  ledger.on_robots("http://a.test/robots.txt",
+                   {"http://a.test/s.xml", "http://a.test/moved.xml", "http://a.test/gone.xml"});
+  // One document per host: only s.xml was queued on a.test.
+  auto jobs = ledger.take_jobs();
+  REQUIRE(jobs.size() == 1);
+  SitemapParse moved;
+  moved.failure = "http_301";
+  moved.redirect_to = "http://b.test/s.xml";
+  auto read = ledger.read(jobs[0].seq, moved, 7);
+  REQUIRE(read);
+  CHECK(read->row.url == "http://a.test/s.xml");
+  CHECK(read->row.status == "redirected");
+  CHECK(read->row.reason == "http_301");
+  CHECK(read->pages.empty());
+  CHECK(ledger.open() == 1);
+  const auto target = ledger.take_jobs();
+  REQUIRE(target.size() == 1);
+  CHECK(target[0].url == "http://b.test/s.xml");
+  CHECK(target[0].host_key == "b.test");
+  CHECK(is_sitemap_seq(target[0].seq));
+  auto listed = ledger.read(target[0].seq, parsed(SitemapKind::urlset, {"http://a.test/p"}), 8);
+  REQUIRE(listed);
+  CHECK(listed->row.status == "fetched");
+  REQUIRE(listed->pages.size() == 1);  // a.test's page: the grant of a.test's robots.txt
+  CHECK(listed->pages[0].url == "http://a.test/p");
+
+  SECTION("a target its host has no room for is refused with a row") {
+    SitemapParse again;
+    again.failure = "http_302";
+    again.redirect_to = "http://b.test/other.xml";
+    ledger.on_robots("http://d.test/robots.txt", {"http://d.test/s.xml"});
+    auto d = ledger.take_jobs();
+    REQUIRE(d.size() == 1);
+    CHECK(ledger.read(d[0].seq, again, 9)->row.status == "redirected");
+    const auto rows = ledger.take_refused_rows();
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0].url == "http://b.test/other.xml");
+    CHECK(rows[0].reason == "sitemap_host_cap");
+    CHECK(ledger.open() == 0);
+  }
+  SECTION("a target an earlier run read is not fetched again") {
+    SitemapParse again;
+    again.failure = "http_308";
+    again.redirect_to = "http://c.test/read-before.xml";
+    ledger.on_robots("http://d.test/robots.txt", {"http://d.test/s.xml"});
+    auto d = ledger.take_jobs();
+    REQUIRE(d.size() == 1);
+    ledger.read(d[0].seq, again, 9);
+    CHECK(ledger.take_jobs().empty());
+    CHECK(ledger.open() == 0);
+  }
+}
+
 TEST_CASE("a document whose worker died goes out again, then fails as worker_lost", "[sitemap_ledger]") {
   SitemapLedgerSettings settings;
   settings.max_attempts = 2;
@@ -140,9 +199,15 @@ TEST_CASE("a parse lane fails a non-2xx response by its status and holds page UR
           "[sitemap_ledger]") {
   const auto scope = SitemapScope::of_location(*Url::parse("http://a.test/s.xml"));
   const auto in_scope = [](const Url& url) { return url.str().find("/out") == std::string::npos; };
-  CHECK(read_sitemap(scope, SitemapResponse{404, "", ""}, in_scope).failure == "http_404");
-  CHECK(read_sitemap(scope, SitemapResponse{0, "timeout", ""}, in_scope).failure == "timeout");
-  const auto read = read_sitemap(scope, SitemapResponse{200, "", "http://a.test/in\nhttp://a.test/out\n"}, in_scope);
+  CHECK(read_sitemap(scope, SitemapResponse{404, "", "", ""}, in_scope).failure == "http_404");
+  CHECK(read_sitemap(scope, SitemapResponse{0, "timeout", "", ""}, in_scope).failure == "timeout");
+  // A redirect names its target; a Location on anything else is no redirect.
+  const auto moved = read_sitemap(scope, SitemapResponse{301, "", "", "https://a.test/s.xml"}, in_scope);
+  CHECK(moved.failure == "http_301");
+  CHECK(moved.redirect_to == "https://a.test/s.xml");
+  CHECK(read_sitemap(scope, SitemapResponse{404, "", "", "https://a.test/s.xml"}, in_scope).redirect_to.empty());
+  CHECK(read_sitemap(scope, SitemapResponse{302, "", "", ""}, in_scope).redirect_to.empty());
+  const auto read = read_sitemap(scope, SitemapResponse{200, "", "http://a.test/in\nhttp://a.test/out\n", ""}, in_scope);
   CHECK(read.failure.empty());
   CHECK(read.report.kind == SitemapKind::text);
   REQUIRE(read.links.size() == 1);

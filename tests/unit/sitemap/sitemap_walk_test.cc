@@ -23,8 +23,10 @@ std::string index_of(const std::vector<std::string>& children) {
   return sitemapindex(body);
 }
 
-// A little web of sitemap documents: URL -> body (absent: a 404).
+// A little web of sitemap documents: URL -> body (absent: a 404; a body
+// "redirect:<URL>": a redirect there).
 using Web = std::map<std::string, std::string>;
+const std::string kRedirect = "redirect:";
 
 struct Crawl {
   std::vector<std::string> fetched;             // sitemap URLs, in order
@@ -40,6 +42,10 @@ Crawl run(SitemapWalk& walk, const Web& web, std::size_t chunk = 5) {
     const auto found = web.find(fetch->url);
     if (found == web.end()) {
       walk.fetch_failed(*fetch, "http_404");
+      continue;
+    }
+    if (found->second.rfind(kRedirect, 0) == 0) {
+      walk.redirected(*fetch, found->second.substr(kRedirect.size()));
       continue;
     }
     SitemapParser parser(fetch->scope);
@@ -205,6 +211,70 @@ TEST_CASE("walk: cross-submission - scopes pass from an index to its children", 
   CHECK(walk.counts().sitemaps_refused.at("other_host") == 1);  // elsewhere.example in the index
   CHECK(walk.counts().urls_dropped.at("outside_path") == 1);
   CHECK(walk.counts().urls_dropped.at("other_host") == 1);
+}
+
+TEST_CASE("walk: a redirect is followed as a document of its own, with the grants of the one that redirected",
+          "[sitemap][walk]") {
+  const Web web = {
+      {"https://shop.example/sitemap.xml", kRedirect + "https://cdn.example/maps/s.xml"},
+      {"https://cdn.example/maps/s.xml",
+       urlset(url_entry("https://shop.example/p") + url_entry("https://cdn.example/maps/q") +
+              url_entry("https://cdn.example/other"))},
+  };
+  SitemapWalk walk;
+  walk.on_robots(url("https://shop.example/robots.txt"), {"https://shop.example/sitemap.xml"}, false);
+  auto first = walk.next();
+  REQUIRE(first);
+  walk.redirected(*first, "https://cdn.example/maps/s.xml");
+  const auto target = walk.next();
+  REQUIRE(target);
+  CHECK(target->url == "https://cdn.example/maps/s.xml");
+  CHECK(target->host_key == "cdn.example");
+  CHECK(target->depth == 0);  // a redirect is no level of the tree
+  CHECK(target->named_by == "https://shop.example/sitemap.xml");
+  CHECK(target->redirects == 1);
+  CHECK(walk.counts().sitemaps_redirected == 1);
+
+  // The same, driven to the end: shop.example's pages (the grant its
+  // robots.txt gave the sitemap it named) and the target's own directory.
+  SitemapWalk again;
+  again.on_robots(url("https://shop.example/robots.txt"), {"https://shop.example/sitemap.xml"}, false);
+  const Crawl crawl = run(again, web);
+  CHECK(crawl.fetched ==
+        std::vector<std::string>{"https://shop.example/sitemap.xml", "https://cdn.example/maps/s.xml"});
+  CHECK(urls_of(crawl.pages) == std::vector<std::string>{"https://shop.example/p", "https://cdn.example/maps/q"});
+  CHECK(again.counts().urls_dropped.at("outside_path") == 1);
+}
+
+TEST_CASE("walk: redirects end: a loop, a chain past max_redirects, a Location that is no URL", "[sitemap][walk]") {
+  SECTION("a loop: each URL fetched once") {
+    const Web web = {{"https://a.example/1.xml", kRedirect + "https://a.example/2.xml"},
+                     {"https://a.example/2.xml", kRedirect + "https://a.example/1.xml"}};
+    SitemapWalk walk;
+    walk.on_robots(url("https://a.example/robots.txt"), {"https://a.example/1.xml"}, false);
+    CHECK(run(walk, web).fetched == std::vector<std::string>{"https://a.example/1.xml", "https://a.example/2.xml"});
+    CHECK(walk.counts().sitemaps_refused.at("sitemap_seen") == 1);
+  }
+  SECTION("a chain: max_redirects hops followed, the next refused") {
+    Web web;
+    for (int i = 0; i < 10; ++i)
+      web["https://a.example/" + std::to_string(i) + ".xml"] =
+        kRedirect + "https://a.example/" + std::to_string(i + 1) + ".xml";
+    SitemapWalkLimits limits;
+    limits.max_redirects = 3;
+    SitemapWalk walk(limits);
+    walk.on_robots(url("https://a.example/robots.txt"), {"https://a.example/0.xml"}, false);
+    CHECK(run(walk, web).fetched.size() == 4);  // 0.xml and three hops
+    CHECK(walk.counts().sitemaps_redirected == 4);
+    CHECK(walk.counts().sitemaps_refused.at("sitemap_redirects") == 1);
+  }
+  SECTION("a Location that is no http(s) URL") {
+    const Web web = {{"https://a.example/1.xml", kRedirect + "ftp://a.example/1.xml"}};
+    SitemapWalk walk;
+    walk.on_robots(url("https://a.example/robots.txt"), {"https://a.example/1.xml"}, false);
+    CHECK(run(walk, web).fetched.size() == 1);
+    CHECK(walk.counts().sitemaps_refused.at("sitemap_bad_url") == 1);
+  }
 }
 
 TEST_CASE("walk: a sitemap named again while queued gains the new grant", "[sitemap][walk]") {

@@ -770,7 +770,8 @@ TEST_CASE("sitemaps: outcomes upserted by URL (a refusal never over a fetch), re
   store.add_frontier({listed, FrontierEntry{2, "http://a.test/q", 1, "http://a.test/", 0}});
   store.record_sitemaps({SitemapRow{"http://a.test/s.xml", "a.test", "fetched", "", 2, 1, 100},
                          SitemapRow{"http://a.test/old.xml", "a.test", "fetched", "", 0, 0, 10},
-                         SitemapRow{"http://a.test/gone.xml", "a.test", "failed", "http_404", 0, 0, 100}},
+                         SitemapRow{"http://a.test/gone.xml", "a.test", "failed", "http_404", 0, 0, 100},
+                         SitemapRow{"http://a.test/moved.xml", "a.test", "redirected", "http_301", 0, 0, 100}},
                         {SitemapOutcomeCount{"sitemap_seen", 2}});
   // Named again and refused: the document's own outcome stays.
   store.record_sitemaps({SitemapRow{"http://a.test/s.xml", "a.test", "refused", "sitemap_depth", 0, 0, 200}}, {});
@@ -778,16 +779,21 @@ TEST_CASE("sitemaps: outcomes upserted by URL (a refusal never over a fetch), re
   CHECK(scalar(path.str(), "SELECT COUNT(*) FROM sitemaps WHERE url = 'http://a.test/s.xml' AND status = 'fetched'") == 1);
   CHECK(scalar(path.str(), "SELECT lastmod FROM frontier WHERE seq = 1") == 1704153600000);
   CHECK(scalar(path.str(), "SELECT COUNT(*) FROM frontier WHERE seq = 2 AND lastmod IS NULL") == 1);
-  // Fetched ones only; with revisit_after, only the recent ones.
+  // Fetched ones and redirects (their targets have rows of their own);
+  // with revisit_after, only the recent ones.
   auto all = store.sitemaps_read(0);
   std::sort(all.begin(), all.end());
-  CHECK(all == std::vector<std::string>{"http://a.test/old.xml", "http://a.test/s.xml"});
-  CHECK(store.sitemaps_read(50) == std::vector<std::string>{"http://a.test/s.xml"});
+  CHECK(all == std::vector<std::string>{"http://a.test/moved.xml", "http://a.test/old.xml", "http://a.test/s.xml"});
+  auto recent = store.sitemaps_read(50);
+  std::sort(recent.begin(), recent.end());
+  CHECK(recent == std::vector<std::string>{"http://a.test/moved.xml", "http://a.test/s.xml"});
+  CHECK(store.sitemaps_due(50) == std::vector<std::string>{"http://a.test/old.xml"});
   const auto summary = store.summary(50);
   CHECK(summary.sitemap_urls_queued == 1);
   std::map<std::string, std::int64_t> outcomes;
   for (const auto& o : summary.sitemap_outcomes)
     outcomes[o.outcome] = o.count;
   CHECK(outcomes == std::map<std::string, std::int64_t>{
-                      {"fetched", 1}, {"failed/http_404", 1}, {"not_fetched/sitemap_seen", 2}});
+                      {"fetched", 1}, {"failed/http_404", 1}, {"redirected/http_301", 1},
+                      {"not_fetched/sitemap_seen", 2}});
 }
