@@ -60,7 +60,8 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
   if (!doc.is_object())
     throw bad("invalid_body", "the body must be a JSON object");
   static const char* const known[] = {"url", "max_pages", "max_depth", "profile", "scope", "politeness_delay_ms",
-                                      "allowed_domains", "respect_robots_txt", "sitemaps", "extract"};
+                                      "allowed_domains", "respect_robots_txt", "sitemaps", "sitemap_urls",
+                                      "extract"};
   for (const auto& item : doc.items()) {
     bool ok = false;
     for (const char* k : known)
@@ -68,7 +69,8 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
     if (!ok)
       throw bad("unknown_field", "unknown field '" + clip_for_message(item.key(), 100) +
                                    "' (known: url, max_pages, max_depth, profile, scope, "
-                                   "politeness_delay_ms, allowed_domains, respect_robots_txt, sitemaps, extract)");
+                                   "politeness_delay_ms, allowed_domains, respect_robots_txt, sitemaps, "
+                                   "sitemap_urls, extract)");
   }
   if (!doc.contains("url"))
     throw bad("missing_field", "'url' is required");
@@ -120,6 +122,19 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
       throw bad("invalid_type", "'sitemaps' must be true or false");
     r.sitemaps = v.get<bool>();
   }
+  if (doc.contains("sitemap_urls")) {
+    const json& v = doc.at("sitemap_urls");
+    if (!v.is_array())
+      throw bad("invalid_type", "'sitemap_urls' must be an array of http(s) URLs");
+    if (v.size() > 100)
+      throw bad("out_of_range", "'sitemap_urls' may hold at most 100 URLs");
+    std::vector<std::string> urls;
+    for (const auto& u : v)
+      urls.push_back(crawlable_url(u, "sitemap_urls"));
+    if (r.sitemaps && !*r.sitemaps && !urls.empty())
+      throw bad("out_of_range", "'sitemap_urls' names sitemaps to read, and 'sitemaps' is false");
+    r.sitemap_urls = std::move(urls);
+  }
   if (doc.contains("allowed_domains")) {
     const json& v = doc.at("allowed_domains");
     if (!v.is_array())
@@ -153,6 +168,8 @@ std::string to_json(const JobRequest& r) {
     j["respect_robots_txt"] = *r.respect_robots_txt;
   if (r.sitemaps)
     j["sitemaps"] = *r.sitemaps;
+  if (r.sitemap_urls)
+    j["sitemap_urls"] = *r.sitemap_urls;
   if (r.extract)
     j["extract"] = json::parse(*r.extract);
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -207,6 +224,10 @@ CrawlConfig job_config(const CrawlConfig& base, const JobRequest& r) {
   if (r.sitemaps) {
     c.sitemaps = *r.sitemaps;
     set("sitemaps");
+  }
+  if (r.sitemap_urls) {
+    c.sitemap_urls = *r.sitemap_urls;
+    set("sitemap_urls");
   }
   if (r.extract) {
     c.extract_rules = *r.extract;

@@ -3,7 +3,8 @@
 // The body is a JSON object with "url" (required, http or https) and
 // optional "max_pages", "max_depth", "profile", "scope",
 // "politeness_delay_ms", "allowed_domains", "respect_robots_txt", "sitemaps",
-// "extract" (extraction rules, as the config's `extract`). Anything
+// "sitemap_urls" (at most 100), "extract" (extraction rules, as the
+// config's `extract`). Anything
 // else is refused: an
 // unknown field is more often a typo than an extension, and a crawl started
 // with a silently ignored limit is worse than no crawl.
@@ -30,6 +31,7 @@ struct JobRequest {
   std::optional<std::vector<std::string>> allowed_domains;
   std::optional<bool> respect_robots_txt;
   std::optional<bool> sitemaps;
+  std::optional<std::vector<std::string>> sitemap_urls;  // normalized
   std::optional<std::string> extract;  // the rules as JSON text (an array)
 };
 

@@ -56,6 +56,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"user_agent", ValueKind::text, "User-Agent header", &C::user_agent},
     {"respect_robots_txt", ValueKind::boolean, "obey robots.txt", &C::respect_robots_txt},
     {"sitemaps", ValueKind::boolean, "read the sitemaps each robots.txt names (and a seed host's /sitemap.xml when it names none); their URLs join the frontier at depth 1 (default: true in the site profile, false in the domains profile)", &C::sitemaps},
+    {"sitemap_urls", ValueKind::text_list, "sitemaps to read besides those robots.txt names (one URL each; turns sitemaps on unless sitemaps is false); each may list any URL of its own host and of the seeds' hosts, within the crawl's scope", &C::sitemap_urls},
     {"scope", ValueKind::text, "site profile: which links are followed: domain (the seeds' registrable domains), host (the seeds' hosts only) or any (every http(s) link, bounded by max_pages and max_depth alone); allowed_domains narrows each",
      &C::scope, 0, 0, {"domain", "host", "any"}},
     {"allowed_domains", ValueKind::text_list, "site profile: hosts (and their subdomains) a link must be within; narrows scope (with scope domain, replaces the seeds' registrable domains)", &C::allowed_domains, 0, 0, {}, true},
@@ -742,6 +743,14 @@ void validate(const CrawlConfig& config, bool seeds_required) {
     if (!Url::parse(seed, &why))
       throw ConfigError("seed '" + seed + "' is not a crawlable URL (" + to_string(why) + ")");
   }
+  for (const auto& sitemap : config.sitemap_urls) {
+    UrlError why = UrlError::none;
+    if (!Url::parse(sitemap, &why))
+      throw ConfigError("sitemap_urls: '" + escaped(sitemap) + "' is not a crawlable URL (" + to_string(why) + ")");
+  }
+  if (!config.sitemap_urls.empty() && !config.sitemaps_enabled())
+    throw ConfigError("sitemap_urls names sitemaps to read, and sitemaps is false (" +
+                      config.given.at("sitemaps") + ")");
   for (const auto& entry : config.resolve)
     check_resolve_entry(entry);
   if (config.db_path.empty())

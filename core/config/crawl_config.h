@@ -46,6 +46,9 @@ struct CrawlConfig {
   // Key `sitemaps`: read the sitemaps robots.txt names (and a seed host's
   // /sitemap.xml). Its default depends on the profile: sitemaps_enabled().
   bool sitemaps = true;
+  // Key `sitemap_urls`: sitemaps to read besides those robots.txt names
+  // (docs/sitemaps.md); sitemaps_enabled() unless `sitemaps` is false.
+  std::vector<std::string> sitemap_urls;
   // Site profile: which links are followed (link_scope.h's CrawlScope).
   std::string scope = "domain";
   std::vector<std::string> allowed_domains;
@@ -146,8 +149,9 @@ struct CrawlConfig {
   // `sitemaps` as given, or by default on for the site profile and off for
   // the domains profile, which fetches one root page per host and would
   // gain nothing from a list of every page (docs/sitemaps.md).
+  // Sitemaps the user named turn them on in either profile.
   bool sitemaps_enabled() const {
-    return given.count("sitemaps") != 0 ? sitemaps : crawl_profile() == CrawlProfile::site;
+    return given.count("sitemaps") != 0 ? sitemaps : crawl_profile() == CrawlProfile::site || !sitemap_urls.empty();
   }
 };
 

@@ -18,10 +18,23 @@ bool refusal_has_row(const std::string& reason) {
 }  // namespace
 
 SitemapLedger::SitemapLedger(SitemapLedgerSettings settings)
-    : settings_(std::move(settings)), walk_(settings_.limits),
-      seed_hosts_(settings_.seed_hosts.begin(), settings_.seed_hosts.end()) {
+    : settings_(std::move(settings)), walk_(settings_.limits) {
   if (settings_.max_attempts < 1)
     settings_.max_attempts = 1;
+  SitemapScope seed_hosts;
+  for (const auto& text : settings_.seeds)
+    if (const auto seed = Url::parse(text)) {
+      seed_hosts_.insert(seed->host_key());
+      seed_hosts.allow_host(*seed);
+    }
+  const auto before = walk_.counts().sitemaps_refused;
+  for (const auto& text : settings_.given) {
+    SitemapScope grant = seed_hosts;
+    if (const auto url = Url::parse(text))
+      grant.allow_host(*url);
+    walk_.add_sitemap(text, std::move(grant));
+  }
+  note_refusals(before);
 }
 
 void SitemapLedger::history_loaded(const std::vector<std::string>& read_before) {

@@ -32,9 +32,14 @@ namespace actorcrawl {
 
 struct SitemapLedgerSettings {
   SitemapWalkLimits limits;
-  // Host keys of the seeds: when their robots.txt names no sitemap, their
+  // The seeds (URLs): when a seed host's robots.txt names no sitemap, its
   // /sitemap.xml is tried.
-  std::vector<std::string> seed_hosts;
+  std::vector<std::string> seeds;
+  // Sitemaps the user named (key sitemap_urls), read from the start of the
+  // run. The user vouches for them as a robots.txt would: each may list
+  // any URL of its own host and of the seeds' hosts (the crawl's scope
+  // still applies to every page URL).
+  std::vector<std::string> given;
   std::uint32_t max_attempts = 3;
 };
 
@@ -49,6 +54,8 @@ struct SitemapParse {
 
 class SitemapLedger {
  public:
+  // Queues the given sitemaps (those that are no http(s) URL are counted
+  // as sitemap_bad_url).
   explicit SitemapLedger(SitemapLedgerSettings settings = {});
 
   // The sitemap URLs an earlier run read (load_sitemaps): not fetched again.

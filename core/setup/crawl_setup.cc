@@ -125,9 +125,8 @@ SitemapSettings sitemap_settings(const CrawlConfig& config) {
   // The per-host URL cap stays the walk's (100,000), not max_pages: a later
   // run with a larger budget resumes from the frontier and does not read a
   // sitemap again, so URLs left out now would be lost to it.
-  for (const auto& seed : config.seeds)
-    if (const auto url = Url::parse(seed))
-      s.ledger.seed_hosts.push_back(url->host_key());
+  s.ledger.seeds = config.seeds;
+  s.ledger.given = config.sitemap_urls;
   if (config.revisit_after_ms > 0)
     s.revisit_after_ms = RevisitPolicy{RevisitSettings{config.revisit_after_ms, config.revisit_min_ms,
                                                        config.revisit_max_ms, config.adaptive_revisit}}
@@ -139,7 +138,9 @@ SitemapSettings sitemap_settings(const CrawlConfig& config) {
 FrontierSettings frontier_settings(const CrawlConfig& config) {
   FrontierSettings f;
   f.profile = config.crawl_profile();
-  f.await_sitemaps = config.sitemaps_enabled() && config.revisit_after_ms > 0;
+  // Sitemaps that are read whatever the seeds find (read again, or named by
+  // the user): the Frontier must not end before it hears of them.
+  f.await_sitemaps = config.sitemaps_enabled() && (config.revisit_after_ms > 0 || !config.sitemap_urls.empty());
   f.site.window = static_cast<std::size_t>(config.frontier_window);
   f.site.max_pages = config.max_pages;
   f.site.max_depth = static_cast<std::int32_t>(config.max_depth);

@@ -25,13 +25,13 @@ void SitemapWalk::on_robots(const Url& robots_url, const std::vector<std::string
   }
 }
 
-bool SitemapWalk::add_sitemap(std::string_view text) {
+bool SitemapWalk::add_sitemap(std::string_view text, SitemapScope grants) {
   const std::optional<Url> url = Url::parse(text);
   if (!url) {
     ++counts_.sitemaps_refused["sitemap_bad_url"];
     return false;
   }
-  return queue(*url, 0, SitemapScope{}, "", false);
+  return queue(*url, 0, std::move(grants), "", false);
 }
 
 bool SitemapWalk::queue(const Url& url, int depth, SitemapScope scope, std::string named_by, bool guessed,

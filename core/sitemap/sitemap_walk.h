@@ -132,9 +132,10 @@ class SitemapWalk {
   // again) queues nothing twice.
   void on_robots(const Url& robots_url, const std::vector<std::string>& sitemaps, bool guess_when_none);
 
-  // A sitemap URL given by the user: depth 0, the protocol's scope (its
-  // own directory). False when refused (counted).
-  bool add_sitemap(std::string_view url);
+  // A sitemap URL given by the user (or read again from an earlier run):
+  // depth 0, the protocol's scope (its own directory) and `grants`. False
+  // when refused (counted).
+  bool add_sitemap(std::string_view url, SitemapScope grants = {});
 
   // The next document to fetch, oldest first; nothing when none is queued.
   std::optional<SitemapFetch> next();

@@ -317,6 +317,59 @@ TEST_CASE("a sitemap's redirect is followed under the target host's robots.txt, 
   CHECK(again.empty());
 }
 
+// A sitemap the user names (sitemap_urls) is read though no robots.txt
+// names it, under its own host's robots.txt; it may list the seeds' pages,
+// and the crawl's scope still holds for each.
+TEST_CASE("a sitemap the user names is read under its host's robots.txt and may list the seeds' pages",
+          "[integration][sitemaps]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
+  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\n"));
+  web.route(a, "/", html(page("Root", {})));
+  web.route(a, "/only-in-the-map", html(page("Listed", {})));
+  web.route(b, "/robots.txt", text_response("User-agent: *\nDisallow: /private/\n"));
+  web.route(b, "/maps/all.xml", xml(urlset(url_entry(u("/only-in-the-map")) +
+                                           url_entry(LoopbackWeb::url(b, "/maps/b-page")))));
+  web.route(b, "/private/s.xml", xml(urlset(url_entry(u("/never")))));
+
+  auto config = sitemap_config(dir, u("/"));
+  config.scope = "host";  // b's pages are outside the crawl
+  config.sitemap_urls = {LoopbackWeb::url(b, "/maps/all.xml"), LoopbackWeb::url(b, "/private/s.xml")};
+  const auto result = crawl(config);
+  CHECK(result.termination_reason == "queue_empty");
+  std::vector<std::string> on_b;
+  for (const auto& r : web.requests())
+    if (r.host_key == b)
+      on_b.push_back(r.target);
+  CHECK(on_b == std::vector<std::string>{"/robots.txt", "/maps/all.xml"});
+  CHECK(web.count(a, "/only-in-the-map") == 1);
+  CHECK(web.count(a, "/never") == 0);
+  CHECK(web.count(a, "/sitemap.xml") == 1);  // a's robots.txt names none: the seed host's guess
+  const auto seen = outcomes(result);
+  CHECK(seen.at("refused/robots_txt") == 1);
+  CHECK(seen.at("not_fetched/url_out_of_scope") == 1);
+}
+
+TEST_CASE("without robots.txt, the sitemaps the user names are still read", "[integration][sitemaps]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto a = web.add_host("127.0.0.1");
+  const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
+  web.route(a, "/", html(page("Root", {})));
+  web.route(a, "/listed", html(page("Listed", {})));
+  web.route(a, "/maps.xml", xml(urlset(url_entry(u("/listed")))));
+  auto config = sitemap_config(dir, u("/"));
+  config.respect_robots_txt = false;
+  config.sitemap_urls = {u("/maps.xml")};
+  CHECK(crawl(config).termination_reason == "queue_empty");
+  CHECK(web.count(a, "/robots.txt") == 0);
+  CHECK(web.count(a, "/maps.xml") == 1);
+  CHECK(web.count(a, "/listed") == 1);
+}
+
 // A <lastmod> later than the page's last fetch brings the page back in a
 // later run, before revisit_after would: the sitemap is read again once
 // revisit_min has passed, and only the page it says changed is fetched.

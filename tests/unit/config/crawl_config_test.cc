@@ -689,6 +689,24 @@ TEST_CASE("validate: seeds are required when asked for and must be crawlable", "
   CHECK(error_of([&] { validate(c, true); }) == "db_path must not be empty");
 }
 
+TEST_CASE("validate: sitemap_urls must be crawlable, and turn sitemaps on unless they are off", "[config]") {
+  CrawlConfig c;
+  c.profile = "domains";
+  CHECK_FALSE(c.sitemaps_enabled());
+  c.sitemap_urls = {"https://a.example/maps/s.xml"};
+  CHECK(c.sitemaps_enabled());
+  CHECK_NOTHROW(validate(c, false));
+  c.sitemap_urls = {"https://a.example/s.xml", "gopher://a.example/s.xml"};
+  CHECK(error_of([&] { validate(c, false); }) ==
+        "sitemap_urls: 'gopher://a.example/s.xml' is not a crawlable URL (unsupported_scheme)");
+  c.sitemap_urls = {"https://a.example/s.xml"};
+  c.sitemaps = false;
+  c.given["sitemaps"] = "command line";
+  CHECK_FALSE(c.sitemaps_enabled());
+  CHECK(error_of([&] { validate(c, false); }) ==
+        "sitemap_urls names sitemaps to read, and sitemaps is false (command line)");
+}
+
 TEST_CASE("options_help lists every key with its default", "[config]") {
   const std::string help = options_help();
   for (const auto& key : config_keys()) {

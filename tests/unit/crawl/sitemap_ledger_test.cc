@@ -3,6 +3,8 @@
 // fetched again; a lost worker's document goes out again, then fails.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "core/crawl/sitemap_ledger.h"
 #include "core/crawl/sitemap_reading.h"
 
@@ -12,7 +14,7 @@ namespace {
 
 SitemapLedger ready_ledger(std::vector<std::string> read_before = {}) {
   SitemapLedgerSettings settings;
-  settings.seed_hosts = {"a.test"};
+  settings.seeds = {"http://a.test/"};
   SitemapLedger ledger(settings);
   ledger.history_loaded(read_before);
   return ledger;
@@ -162,6 +164,28 @@ TEST_CASE("a redirect ends the document as redirected and its target becomes a d
     CHECK(ledger.take_jobs().empty());
     CHECK(ledger.open() == 0);
   }
+}
+
+TEST_CASE("sitemaps the user named are read from the start and may list their host's and the seeds' URLs",
+          "[sitemap_ledger]") {
+  SitemapLedgerSettings settings;
+  settings.seeds = {"https://a.test/"};
+  settings.given = {"https://cdn.test/maps/all.xml", "https://cdn.test/read-before.xml", "not a url"};
+  SitemapLedger ledger(settings);
+  CHECK(ledger.take_jobs().empty());  // not before the history
+  ledger.history_loaded({"https://cdn.test/read-before.xml"});
+  const auto jobs = ledger.take_jobs();
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].url == "https://cdn.test/maps/all.xml");
+  const SitemapScope* scope = ledger.scope_of(jobs[0].seq);
+  REQUIRE(scope);
+  CHECK_FALSE(scope->check(*Url::parse("https://a.test/any/page")));  // a seed's host
+  CHECK_FALSE(scope->check(*Url::parse("https://cdn.test/elsewhere")));  // its own host
+  CHECK(scope->check(*Url::parse("https://b.test/")) == SitemapDrop::other_host);
+  std::map<std::string, std::int64_t> refusals;
+  for (const auto& r : ledger.take_refusals())
+    refusals[r.outcome] = r.count;
+  CHECK(refusals == std::map<std::string, std::int64_t>{{"sitemap_bad_url", 1}, {"sitemap_read_before", 1}});
 }
 
 TEST_CASE("a document whose worker died goes out again, then fails as worker_lost", "[sitemap_ledger]") {

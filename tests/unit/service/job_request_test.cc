@@ -31,12 +31,13 @@ TEST_CASE("job request: the seed's body, with defaults", "[job_request]") {
 TEST_CASE("job request: every optional field", "[job_request]") {
   const auto r = parse_job_request(R"({"url": "http://a.test/", "max_pages": 5, "max_depth": 2,
       "profile": "domains", "politeness_delay_ms": 250, "allowed_domains": ["a.test", "b.test"],
-      "respect_robots_txt": false})");
+      "respect_robots_txt": false, "sitemap_urls": ["HTTP://A.test:80/maps/s.xml"]})");
   CHECK(*r.max_depth == 2);
   CHECK(*r.profile == "domains");
   CHECK(*r.politeness_delay_ms == 250);
   CHECK(*r.allowed_domains == std::vector<std::string>{"a.test", "b.test"});
   CHECK(*r.respect_robots_txt == false);
+  CHECK(*r.sitemap_urls == std::vector<std::string>{"http://a.test/maps/s.xml"});  // normalized
   // Stored and read back unchanged.
   const auto again = job_request_from_json(to_json(r));
   CHECK(to_json(again) == to_json(r));
@@ -51,6 +52,8 @@ TEST_CASE("job request: every optional field", "[job_request]") {
   CHECK(c.profile == "domains");
   CHECK(c.politeness_delay_ms == 250);
   CHECK(c.respect_robots_txt == false);
+  CHECK(c.sitemap_urls == std::vector<std::string>{"http://a.test/maps/s.xml"});
+  CHECK(c.sitemaps_enabled());  // in the domains profile too: the job named sitemaps
   CHECK(c.concurrent_workers == 7);  // the rest is the service's
 }
 
@@ -73,6 +76,17 @@ TEST_CASE("job request: each bad body has its code", "[job_request]") {
   CHECK(refusal(R"({"url": "http://a.test/", "respect_robots_txt": "no"})") == "invalid_type");
   CHECK(refusal(R"({"url": "http://a.test/", "allowed_domains": "a.test"})") == "invalid_type");
   CHECK(refusal(R"({"url": "http://a.test/", "allowed_domains": [""]})") == "invalid_type");
+  CHECK(refusal(R"({"url": "http://a.test/", "sitemap_urls": "http://a.test/s.xml"})") == "invalid_type");
+  CHECK(refusal(R"({"url": "http://a.test/", "sitemap_urls": [3]})") == "invalid_type");
+  CHECK(refusal(R"({"url": "http://a.test/", "sitemap_urls": ["ftp://a.test/s.xml"]})") == "invalid_url");
+  CHECK(refusal(R"({"url": "http://a.test/", "sitemaps": false, "sitemap_urls": ["http://a.test/s.xml"]})") ==
+        "out_of_range");
+  {
+    std::string many = R"({"url": "http://a.test/", "sitemap_urls": [)";
+    for (int i = 0; i <= 100; ++i)
+      many += std::string(i ? "," : "") + "\"http://a.test/" + std::to_string(i) + ".xml\"";
+    CHECK(refusal(many + "]}") == "out_of_range");
+  }
   CHECK(refusal(R"({"url": "http://a.test/", "maxpages": 3})") == "unknown_field");
   JobLimits small;
   small.max_pages = 50;
