@@ -1,8 +1,30 @@
 #include "core/sitemap/sitemap_walk.h"
 
+#include <string_view>
 #include <utility>
 
+#include "core/web/ascii.h"
+
 namespace actorcrawl {
+
+namespace {
+
+// Whether a redirect's target names a sitemap document rather than a page:
+// "sitemap" in its path, or a sitemap's file name (.xml, .gz, .txt). Sites
+// often answer a missing /sitemap.xml with a redirect to their home page;
+// following it would request, as a sitemap, a page the crawl fetches as a
+// page: the same URL twice.
+bool names_a_document(const Url& url) {
+  const std::string path = ascii::lowercase(url.path());
+  if (path.find("sitemap") != std::string::npos)
+    return true;
+  for (const std::string_view ext : {".xml", ".gz", ".txt"})
+    if (path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0)
+      return true;
+  return false;
+}
+
+}  // namespace
 
 SitemapWalk::SitemapWalk(SitemapWalkLimits limits) : limits_(limits) {}
 
@@ -138,6 +160,10 @@ bool SitemapWalk::redirected(const SitemapFetch& fetch, std::string_view locatio
   const std::optional<Url> target = Url::parse(location);
   if (!target) {
     ++counts_.sitemaps_refused["sitemap_bad_url"];
+    return false;
+  }
+  if (!names_a_document(*target)) {
+    ++counts_.sitemaps_refused["sitemap_redirect_to_page"];
     return false;
   }
   // Same depth: a redirect names no new level of the tree. Guessed stays

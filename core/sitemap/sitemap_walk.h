@@ -35,7 +35,11 @@
 //     host's robots.txt and politeness apply, and a loop ends as
 //     "sitemap_seen". More than max_redirects hops in a row:
 //     "sitemap_redirects"; a Location that is no http(s) URL:
-//     "sitemap_bad_url".
+//     "sitemap_bad_url"; one whose path names no sitemap document (no
+//     "sitemap" in it, no .xml, .gz or .txt file), such as a site's home
+//     page in place of a missing /sitemap.xml: "sitemap_redirect_to_page"
+//     (the crawl fetches that page as a page; asking for it as a sitemap
+//     too would request it twice).
 //
 // Driving it (one document at a time or many; the walk keeps no parser):
 //   walk.on_robots(robots_url, rules.sitemaps(), /*guess=*/is_seed_host);
@@ -156,7 +160,7 @@ class SitemapWalk {
   // It answered with a redirect to `location` (absolute): the document is
   // over, and the target is queued in its place. False when the target was
   // refused (counted: sitemap_seen, sitemap_redirects, sitemap_bad_url,
-  // sitemap_host_cap).
+  // sitemap_redirect_to_page, sitemap_host_cap).
   bool redirected(const SitemapFetch& fetch, std::string_view location);
 
   std::size_t queued() const { return queue_.size(); }

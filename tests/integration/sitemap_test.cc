@@ -317,6 +317,29 @@ TEST_CASE("a sitemap's redirect is followed under the target host's robots.txt, 
   CHECK(again.empty());
 }
 
+// Sites often answer a missing /sitemap.xml with a redirect to their home
+// page: that page is the crawl's, and is not requested as a sitemap too.
+TEST_CASE("a guessed /sitemap.xml that redirects to the home page does not request it twice",
+          "[integration][sitemaps]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto a = web.add_host("127.0.0.1");
+  const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
+  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\n"));
+  web.route(a, "/", html(page("Root", {"/about"})));
+  web.route(a, "/about", html(page("About", {})));
+  web.route(a, "/sitemap.xml", redirect(302, u("/")));
+  auto config = sitemap_config(dir, u("/"));
+  const auto result = crawl(config);
+  CHECK(result.termination_reason == "queue_empty");
+  CHECK(web.count(a, "/") == 1);
+  CHECK(web.count(a, "/about") == 1);
+  CHECK(web.count(a, "/sitemap.xml") == 1);
+  const auto seen = outcomes(result);
+  CHECK(seen.at("redirected/http_302") == 1);
+  CHECK(seen.at("not_fetched/sitemap_redirect_to_page") == 1);
+}
+
 // A sitemap the user names (sitemap_urls) is read though no robots.txt
 // names it, under its own host's robots.txt; it may list the seeds' pages,
 // and the crawl's scope still holds for each.

@@ -86,7 +86,7 @@ TEST_CASE("the page pipeline follows the profile", "[crawl_setup]") {
   CrawlConfig c;
   c.seeds = {"http://a.test/"};
   const FetchedPage page{"http://a.test/", "http://a.test/", 0, 200, "text/html", "",
-                         "<a href=/in>in</a><a href=http://b.test/out>out</a>", false};
+                         "<a href=/in>in</a><a href=http://b.test/out>out</a>", false, ""};
   const CrawlJob job{1, "http://a.test/", "a.test", 0};
   SECTION("site: links within the seeds' domain") {
     const auto out = page_pipeline(c, scope_of(c))->process(job, page, FetchFacts{});

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -267,6 +268,25 @@ TEST_CASE("walk: redirects end: a loop, a chain past max_redirects, a Location t
     CHECK(run(walk, web).fetched.size() == 4);  // 0.xml and three hops
     CHECK(walk.counts().sitemaps_redirected == 4);
     CHECK(walk.counts().sitemaps_refused.at("sitemap_redirects") == 1);
+  }
+  SECTION("a Location that names a page, not a sitemap document") {
+    const Web web = {{"https://a.example/sitemap.xml", kRedirect + "https://a.example/"},
+                     {"https://a.example/maps/1", kRedirect + "https://a.example/maps/1.XML"},
+                     {"https://a.example/maps/1.XML", urlset("")},
+                     {"https://a.example/maps/2", kRedirect + "https://a.example/Sitemap?part=2"},
+                     {"https://a.example/Sitemap?part=2", urlset("")},
+                     {"https://a.example/maps/3", kRedirect + "https://a.example/maps/3.txt"},
+                     {"https://a.example/maps/4", kRedirect + "https://a.example/maps/4.xml.gz"},
+                     {"https://a.example/maps/5", kRedirect + "https://a.example/about.html"}};
+    SitemapWalk walk;
+    walk.on_robots(url("https://a.example/robots.txt"), {}, true);  // the guess: /sitemap.xml
+    for (int i = 1; i <= 5; ++i)
+      walk.add_sitemap("https://a.example/maps/" + std::to_string(i));
+    const auto fetched = run(walk, web).fetched;
+    CHECK(std::count(fetched.begin(), fetched.end(), "https://a.example/") == 0);
+    CHECK(std::count(fetched.begin(), fetched.end(), "https://a.example/about.html") == 0);
+    CHECK(fetched.size() == 6 + 4);  // the six named, four targets
+    CHECK(walk.counts().sitemaps_refused.at("sitemap_redirect_to_page") == 2);
   }
   SECTION("a Location that is no http(s) URL") {
     const Web web = {{"https://a.example/1.xml", kRedirect + "ftp://a.example/1.xml"}};
