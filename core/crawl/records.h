@@ -172,7 +172,7 @@ struct SeenUrl {
 
 // What the Frontier needs to continue a crawl that stopped.
 struct ResumeState {
-  std::vector<SeenUrl> seen;        // every frontier row
+  std::vector<SeenUrl> seen;        // every frontier row, and the URLs stored redirect chains requested
   std::int64_t next_seq = 1;        // max(seq) + 1
   std::int64_t queued = 0;          // rows still 'queued'
   std::int64_t settled = 0;         // rows 'done' or 'failed'

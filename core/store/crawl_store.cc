@@ -403,6 +403,13 @@ struct CrawlStore::Impl {
         ++state.settled;
     }
     state.next_seq = max_seq + 1;
+    // Requested with their chain's first URL: fetched, so a link to one in
+    // this run asks nothing (docs/politeness.md). Not counted as settled:
+    // the chain was one fetch.
+    StatementUse hops(scan_redirect_targets);
+    while (scan_redirect_targets.executeStep())
+      state.seen.push_back(SeenUrl{url_fingerprint(scan_redirect_targets.getColumn(0).getString()),
+                                   scan_redirect_targets.getColumn(1).getInt(), true});
     return state;
   }
 
@@ -736,6 +743,21 @@ struct CrawlStore::Impl {
                                       " ON p.url = f.url"
                                       " WHERE f.state = 0 AND f.seq >= ?1 ORDER BY f.seq LIMIT ?2"};
   SQLite::Statement scan_frontier{db, "SELECT seq, url, state, depth FROM frontier"};
+  // The URLs a stored redirect chain requested besides its first (which has
+  // the frontier row): each hop, and the URL it ended at unless the page is
+  // a redirect recorded, not followed (then final_url was never asked for).
+  // A fetch that ended in an error is left out: its chain is asked again.
+  SQLite::Statement scan_redirect_targets{db, R"sql(
+      SELECT target, MIN(depth) FROM (
+        SELECT json_extract(j.value, '$.url') AS target, p.depth AS depth
+          FROM pages p, json_each(CASE WHEN json_valid(p.redirect_chain) THEN p.redirect_chain ELSE '[]' END) j
+          WHERE COALESCE(p.redirect_chain, '') <> '' AND COALESCE(p.error, '') = ''
+        UNION ALL
+        SELECT p.final_url, p.depth FROM pages p
+          WHERE COALESCE(p.redirect_chain, '') <> '' AND COALESCE(p.error, '') = '' AND p.final_url IS NOT NULL
+            AND (p.status_code < 300 OR p.status_code > 399))
+      WHERE target IS NOT NULL AND target NOT IN (SELECT url FROM frontier)
+      GROUP BY target)sql"};
   // Done rows whose page's interval has passed: the same rule as
   // requeue_due_rows, read instead of written. A scan of the done rows
   // (idx_frontier_state), once per revisit check.

@@ -803,3 +803,36 @@ TEST_CASE("a redirect hop obeys its target host's robots.txt, politeness and the
         std::vector<std::string>{LoopbackWeb::url(c, "/elsewhere")});
   CHECK(count(db, "SELECT COUNT(*) FROM dead_letters") == 0);
 }
+
+// A chain's hops and final URL count as requested with it in later runs on
+// the same database too, though only the chain's first URL has a frontier
+// row.
+TEST_CASE("a redirect's hops and target fetched in one run are not requested again when a later run links them",
+          "[integration][politeness][redirect]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto a = web.add_host("127.0.0.1");
+  const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
+  web.route(a, "/", html(page("Root", {"/moved", "/old", "/later"})));
+  web.route(a, "/moved", redirect(301, u("/target")));
+  web.route(a, "/target", html(page("Target", {})));
+  web.route(a, "/old", redirect(301, u("/hop")));
+  web.route(a, "/hop", redirect(302, u("/new")));
+  web.route(a, "/new", html(page("New", {})));
+  web.route(a, "/later", html(page("Later", {"/target", "/hop", "/new"})));
+
+  auto config = fast_config(dir, u("/"));
+  config.max_pages = 3;  // "/", "/moved" and "/old" with their hops; "/later" waits
+  CHECK(crawl(config).termination_reason == "max_pages");
+  CHECK(web.count(a, "/target") == 1);
+  CHECK(web.count(a, "/new") == 1);
+  CHECK(web.count(a, "/later") == 0);
+
+  config.max_pages = 10;
+  CHECK(crawl(config).termination_reason == "queue_empty");
+  CHECK(web.count(a, "/later") == 1);
+  for (const char* path : {"/moved", "/target", "/old", "/hop", "/new"}) {
+    INFO(path);
+    CHECK(web.count(a, path) == 1);
+  }
+}

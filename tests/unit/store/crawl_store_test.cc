@@ -367,6 +367,59 @@ TEST_CASE("load_resume_state rebuilds the seen set and counters", "[store]") {
   CHECK(fetched == std::set<std::uint64_t>{url_fingerprint("http://a.test/")});
 }
 
+TEST_CASE("load_resume_state counts the URLs stored redirect chains requested as fetched", "[store]") {
+  TempDbPath path;
+  {
+    CrawlStore store(path.str());
+    store.add_frontier({entry(1, "http://a.test/moved"), entry(2, "http://a.test/stops"), entry(3, "http://a.test/dead"),
+                        entry(4, "http://a.test/queued"), entry(5, "http://a.test/to-queued"),
+                        entry(6, "http://a.test/garbled")});
+    // /moved -> /hop -> /target, followed to the end.
+    PageRow moved = make_page("http://a.test/moved", "a.test");
+    moved.depth = 2;
+    moved.final_url = "http://a.test/target";
+    moved.redirect_chain = R"([{"status":301,"url":"http://a.test/moved"},{"status":302,"url":"http://a.test/hop"}])";
+    store.record_page(moved);
+    // A redirect recorded, not followed: its target was never asked for.
+    PageRow stops = make_page("http://a.test/stops", "a.test");
+    stops.status_code = 301;
+    stops.final_url = "http://a.test/not-asked";
+    stops.redirect_chain = R"([{"status":301,"url":"http://a.test/stops"}])";
+    store.record_page(stops);
+    // A chain that ended in an error is asked again with its first URL.
+    PageRow dead = make_page("http://a.test/dead", "a.test");
+    dead.error = "timeout";
+    dead.final_url = "http://a.test/dead-target";
+    dead.redirect_chain = R"([{"status":301,"url":"http://a.test/dead"},{"status":301,"url":"http://a.test/dead-hop"}])";
+    store.record_page(dead);
+    // A target with a frontier row of its own keeps that row's state.
+    PageRow to_queued = make_page("http://a.test/to-queued", "a.test");
+    to_queued.final_url = "http://a.test/queued";
+    to_queued.redirect_chain = R"([{"status":301,"url":"http://a.test/to-queued"}])";
+    store.record_page(to_queued);
+    // Not JSON: ignored, not an error.
+    PageRow garbled = make_page("http://a.test/garbled", "a.test");
+    garbled.redirect_chain = "[{";
+    garbled.final_url = "http://a.test/garbled-target";
+    store.record_page(garbled);
+  }
+  CrawlStore store(path.str());
+  const ResumeState state = store.load_resume_state();
+  std::map<std::uint64_t, std::pair<std::int32_t, bool>> seen;
+  for (const SeenUrl& url : state.seen)
+    seen[url.fingerprint] = {url.depth, url.fetched};
+  CHECK(seen.size() == 6 + 3);  // the frontier rows, /hop, /target, /garbled-target
+  CHECK(seen.at(url_fingerprint("http://a.test/hop")) == std::pair<std::int32_t, bool>{2, true});
+  CHECK(seen.at(url_fingerprint("http://a.test/target")) == std::pair<std::int32_t, bool>{2, true});
+  CHECK(seen.at(url_fingerprint("http://a.test/garbled-target")).second);
+  CHECK_FALSE(seen.at(url_fingerprint("http://a.test/queued")).second);
+  CHECK(seen.count(url_fingerprint("http://a.test/not-asked")) == 0);
+  CHECK(seen.count(url_fingerprint("http://a.test/dead-hop")) == 0);
+  CHECK(seen.count(url_fingerprint("http://a.test/dead-target")) == 0);
+  CHECK(state.settled == 0);
+  CHECK(state.queued == 6);
+}
+
 TEST_CASE("relink_fetched lowers a done row and returns the links its fetch followed", "[store]") {
   TempDbPath path;
   CrawlStore store(path.str());
