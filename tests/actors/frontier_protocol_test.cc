@@ -23,6 +23,13 @@ const std::string a2 = "http://a.test/2";
 const std::string b3 = "http://b.test/3";
 const std::string b4 = "http://b.test/4";
 
+// A sitemap on a.test, and the page URL it lists.
+const std::string root = "http://a.test/";
+const std::string listed = "http://a.test/listed";
+const std::string sitemap = "http://a.test/sitemap.xml";
+constexpr std::int64_t kLastmod = 1704153600000;
+sitemap_links listing() { return sitemap_links{sitemap, {SitemapLink{listed, "a.test", kLastmod}}}; }
+
 FrontierSettings site_settings() {
   FrontierSettings s;
   s.profile = CrawlProfile::site;
@@ -54,13 +61,19 @@ struct frontier_fixture : protocol_fixture {
     run();  // the stand-ins start
   }
 
-  // Wires the frontier, hands it `seeds` (already normalized, each its own
-  // row) and checks the start: resume asked of Storage, then the seeds
-  // persisted as queued rows 1..n, and nothing leased yet.
-  void start(FrontierSettings settings, const std::vector<std::string>& seeds) {
+  // Wires the frontier and hands it `seeds`: Storage has the resume
+  // request, not yet answered.
+  void seed(FrontierSettings settings, const std::vector<std::string>& seeds) {
     frontier = named(spawn_frontier(sys, std::move(settings), caf::actor_cast<crawl_observer_actor>(observer)), "frontier");
     deliver(observer, frontier, roster(frontier, selector, processor, storage, dead_letter));
     deliver(observer, frontier, crawl_seeds{seeds});
+  }
+
+  // seed(), and checks the start: resume asked of Storage, then the seeds
+  // (already normalized, each its own row) persisted as queued rows 1..n,
+  // and nothing leased yet.
+  void start(FrontierSettings settings, const std::vector<std::string>& seeds) {
+    seed(std::move(settings), seeds);
     expect((resume_request), from(frontier).to(storage).with(equals(resume_request{ResumeQuery{}})));
     expect((FrontierResume), from(storage).to(frontier));
     std::vector<FrontierEntry> rows;
@@ -374,8 +387,6 @@ CAF_TEST(stop_waits_for_leases_out) {
 // not over, even with nothing queued or leased; a sitemap's page URLs are
 // queued at depth 1 with the sitemap as parent and their lastmod.
 CAF_TEST(open_sitemaps_hold_the_end_and_their_urls_are_queued_at_depth_one) {
-  const std::string root = "http://a.test/";
-  const std::string listed = "http://a.test/listed";
   start(site_settings(), {root});
   deliver(selector, frontier, sitemaps_open{1});
   CAF_CHECK_EQUAL(pending(), "");
@@ -388,11 +399,9 @@ CAF_TEST(open_sitemaps_hold_the_end_and_their_urls_are_queued_at_depth_one) {
   // Nothing queued, nothing leased: still no flush, no end.
   CAF_CHECK_EQUAL(pending(), "");
   CAF_CHECK(!has_mail(observer));
-  deliver(selector, frontier,
-          sitemap_links{"http://a.test/sitemap.xml", {SitemapLink{listed, "a.test", 1704153600000}}});
+  deliver(selector, frontier, listing());
   expect((frontier_delta), from(frontier).to(storage)
-                             .with(equals(added({FrontierEntry{2, listed, 1, "http://a.test/sitemap.xml",
-                                                               1704153600000}}))));
+                             .with(equals(added({FrontierEntry{2, listed, 1, sitemap, kLastmod}}))));
   deliver(selector, frontier, sitemaps_open{0});
   CAF_CHECK_EQUAL(pending(), "");
   demand(1);
@@ -408,22 +417,16 @@ CAF_TEST(open_sitemaps_hold_the_end_and_their_urls_are_queued_at_depth_one) {
 // due on its own. Their URLs wait for the resume and are offered then, not
 // dropped (which would lose them: the sitemap is recorded as read).
 CAF_TEST(sitemap_urls_that_arrive_before_the_resume_are_queued_after_it) {
-  const std::string root = "http://a.test/";
-  const std::string listed = "http://a.test/listed";
-  frontier = named(spawn_frontier(sys, site_settings(), caf::actor_cast<crawl_observer_actor>(observer)), "frontier");
-  deliver(observer, frontier, roster(frontier, selector, processor, storage, dead_letter));
-  deliver(observer, frontier, crawl_seeds{{root}});
+  seed(site_settings(), {root});
   // Storage has not answered the resume yet when the sitemap's URLs come.
-  deliver(selector, frontier,
-          sitemap_links{"http://a.test/sitemap.xml", {SitemapLink{listed, "a.test", 1704153600000}}});
+  deliver(selector, frontier, listing());
   deliver(selector, frontier, sitemaps_open{0});
   expect((resume_request), from(frontier).to(storage));
   expect((FrontierResume), from(storage).to(frontier));
   // The seed first, then the sitemap's URL at depth 1.
   expect((frontier_delta), from(frontier).to(storage)
                              .with(equals(added({FrontierEntry{1, root, 0, ""},
-                                                 FrontierEntry{2, listed, 1, "http://a.test/sitemap.xml",
-                                                               1704153600000}}))));
+                                                 FrontierEntry{2, listed, 1, sitemap, kLastmod}}))));
   CAF_CHECK_EQUAL(pending(), "");
   demand(2);
   expect((crawl_batch), from(frontier).to(selector)
@@ -434,21 +437,14 @@ CAF_TEST(sitemap_urls_that_arrive_before_the_resume_are_queued_after_it) {
 // Stopped while the resume is on its way: the crawl ends only after it
 // came, with the seeds and the early sitemap's URLs written for the next run.
 CAF_TEST(a_stop_during_the_resume_still_writes_the_early_sitemap_urls) {
-  const std::string root = "http://a.test/";
-  const std::string listed = "http://a.test/listed";
-  frontier = named(spawn_frontier(sys, site_settings(), caf::actor_cast<crawl_observer_actor>(observer)), "frontier");
-  deliver(observer, frontier, roster(frontier, selector, processor, storage, dead_letter));
-  deliver(observer, frontier, crawl_seeds{{root}});
-  deliver(selector, frontier,
-          sitemap_links{"http://a.test/sitemap.xml", {SitemapLink{listed, "a.test", 1704153600000}}});
+  seed(site_settings(), {root});
+  deliver(selector, frontier, listing());
   deliver(observer, frontier, stop_crawl{"signal"});
   expect((drain_atom), from(frontier).to(selector));
   CAF_CHECK(!has_mail(observer));
   expect((resume_request), from(frontier).to(storage));
   expect((FrontierResume), from(storage).to(frontier));
-  expect_finish(added({FrontierEntry{1, root, 0, ""},
-                       FrontierEntry{2, listed, 1, "http://a.test/sitemap.xml", 1704153600000}}),
-                "signal");
+  expect_finish(added({FrontierEntry{1, root, 0, ""}, FrontierEntry{2, listed, 1, sitemap, kLastmod}}), "signal");
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()

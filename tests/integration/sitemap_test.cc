@@ -39,6 +39,15 @@ CrawlConfig sitemap_config(const ScratchDir& dir, const std::string& seed) {
   return config;
 }
 
+// The targets `host` was asked for, in order.
+std::vector<std::string> targets_on(const LoopbackWeb& web, const std::string& host) {
+  std::vector<std::string> out;
+  for (const auto& r : web.requests())
+    if (r.host_key == host)
+      out.push_back(r.target);
+  return out;
+}
+
 // "<status>[/<reason>]" -> count, from what the run reported.
 std::map<std::string, std::int64_t> outcomes(const CrawlRunResult& result) {
   std::map<std::string, std::int64_t> out;
@@ -254,11 +263,7 @@ TEST_CASE("a sitemap on another host waits for that host's robots.txt and may li
 
   auto config = sitemap_config(dir, LoopbackWeb::url(a, "/"));
   crawl(config);
-  std::vector<std::string> on_b;
-  for (const auto& r : web.requests())
-    if (r.host_key == b)
-      on_b.push_back(r.target);
-  CHECK(on_b == std::vector<std::string>{"/robots.txt", "/cross.xml"});
+  CHECK(targets_on(web, b) == std::vector<std::string>{"/robots.txt", "/cross.xml"});
   CHECK(web.count(a, "/from-b") == 1);
 }
 
@@ -288,11 +293,7 @@ TEST_CASE("a sitemap's redirect is followed under the target host's robots.txt, 
   auto config = sitemap_config(dir, u("/"));
   const auto first = crawl(config);
   CHECK(first.termination_reason == "queue_empty");
-  std::vector<std::string> on_b;
-  for (const auto& r : web.requests())
-    if (r.host_key == b)
-      on_b.push_back(r.target);
-  CHECK(on_b == std::vector<std::string>{"/robots.txt", "/maps/s.xml"});
+  CHECK(targets_on(web, b) == std::vector<std::string>{"/robots.txt", "/maps/s.xml"});
   for (const char* path : {"/sitemap.xml", "/loop-1.xml", "/loop-2.xml", "/from-map", "/"}) {
     INFO(path);
     CHECK(web.count(a, path) == 1);
@@ -363,11 +364,7 @@ TEST_CASE("a sitemap the user names is read under its host's robots.txt and may 
   config.sitemap_urls = {LoopbackWeb::url(b, "/maps/all.xml"), LoopbackWeb::url(b, "/private/s.xml")};
   const auto result = crawl(config);
   CHECK(result.termination_reason == "queue_empty");
-  std::vector<std::string> on_b;
-  for (const auto& r : web.requests())
-    if (r.host_key == b)
-      on_b.push_back(r.target);
-  CHECK(on_b == std::vector<std::string>{"/robots.txt", "/maps/all.xml"});
+  CHECK(targets_on(web, b) == std::vector<std::string>{"/robots.txt", "/maps/all.xml"});
   CHECK(web.count(a, "/only-in-the-map") == 1);
   CHECK(web.count(a, "/never") == 0);
   CHECK(web.count(a, "/sitemap.xml") == 1);  // a's robots.txt names none: the seed host's guess

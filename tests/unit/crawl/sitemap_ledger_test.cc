@@ -139,14 +139,18 @@ TEST_CASE("a redirect ends the document as redirected and its target becomes a d
   REQUIRE(listed->pages.size() == 1);  // a.test's page: the grant of a.test's robots.txt
   CHECK(listed->pages[0].url == "http://a.test/p");
 
-  SECTION("a target its host has no room for is refused with a row") {
+  // d.test's sitemap, read: a redirect to `target`; its row's status.
+  const auto d_redirects_to = [&](const std::string& status, const std::string& target) {
     SitemapParse again;
-    again.failure = "http_302";
-    again.redirect_to = "http://b.test/other.xml";
+    again.failure = status;
+    again.redirect_to = target;
     ledger.on_robots("http://d.test/robots.txt", {"http://d.test/s.xml"});
     auto d = ledger.take_jobs();
     REQUIRE(d.size() == 1);
-    CHECK(ledger.read(d[0].seq, again, 9)->row.status == "redirected");
+    return ledger.read(d[0].seq, again, 9)->row.status;
+  };
+  SECTION("a target its host has no room for is refused with a row") {
+    CHECK(d_redirects_to("http_302", "http://b.test/other.xml") == "redirected");
     const auto rows = ledger.take_refused_rows();
     REQUIRE(rows.size() == 1);
     CHECK(rows[0].url == "http://b.test/other.xml");
@@ -154,13 +158,7 @@ TEST_CASE("a redirect ends the document as redirected and its target becomes a d
     CHECK(ledger.open() == 0);
   }
   SECTION("a target an earlier run read is not fetched again") {
-    SitemapParse again;
-    again.failure = "http_308";
-    again.redirect_to = "http://c.test/read-before.xml";
-    ledger.on_robots("http://d.test/robots.txt", {"http://d.test/s.xml"});
-    auto d = ledger.take_jobs();
-    REQUIRE(d.size() == 1);
-    ledger.read(d[0].seq, again, 9);
+    CHECK(d_redirects_to("http_308", "http://c.test/read-before.xml") == "redirected");
     CHECK(ledger.take_jobs().empty());
     CHECK(ledger.open() == 0);
   }
