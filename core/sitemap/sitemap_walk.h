@@ -59,8 +59,7 @@
 // and finish() have overloads on plain values (the entries and the
 // report), which are what a message would carry. Every fetch handed out
 // by next() must end with exactly one finish(), fetch_failed() or
-// redirected(); the walk
-// is over when idle().
+// redirected(); the walk is over when idle().
 #pragma once
 
 #include <cstddef>
