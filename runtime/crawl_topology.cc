@@ -55,10 +55,13 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   a.storage = spawn_storage(sys, std::move(parts.store), parts.events);
   a.dead_letter = spawn_dead_letter(sys);
   const auto settings = worker_settings(config, parts.pipeline.get());
+  // A robots.txt's Sitemap: lines count for the hosts the crawl crawls.
+  SitemapSettings sitemaps = sitemap_settings(config);
+  sitemaps.ledger.crawls_host = [pipeline = parts.pipeline](const Url& root) { return pipeline->admits(root); };
   a.processor = spawn_processor(
     sys, ProcessorSettings{std::move(parts.pipeline), config.crawl_profile() == CrawlProfile::domains},
     parse_lanes(config));
-  a.host_selector = spawn_host_selector(sys, politeness_settings(config), settings, sitemap_settings(config));
+  a.host_selector = spawn_host_selector(sys, politeness_settings(config), settings, std::move(sitemaps));
   a.frontier = spawn_frontier(sys, frontier_settings(config), std::move(observer));
   // Each actor learns the others from the roster, before any other message.
   for_each_role(a, [&](const char*, const auto& actor) { caf::anon_send(actor, a); });

@@ -60,6 +60,13 @@ void SitemapLedger::on_robots(const std::string& robots_url, const std::vector<s
   const auto url = Url::parse(robots_url);
   if (!url)
     return;
+  if (settings_.crawls_host && !sitemaps.empty()) {
+    const std::optional<Url> root = url->resolve("/");
+    if (!root || !settings_.crawls_host(*root)) {
+      refusals_["sitemap_host_not_crawled"] += static_cast<std::int64_t>(sitemaps.size());
+      return;
+    }
+  }
   const auto before = walk_.counts().sitemaps_refused;
   walk_.on_robots(*url, sitemaps, seed_hosts_.count(url->host_key()) != 0);
   note_refusals(before);

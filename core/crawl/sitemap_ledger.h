@@ -40,6 +40,12 @@ struct SitemapLedgerSettings {
   // any URL of its own host and of the seeds' hosts (the crawl's scope
   // still applies to every page URL).
   std::vector<std::string> given;
+  // Whether the crawl may crawl the host of `root` (its "/" URL): the
+  // Sitemap: lines of a robots.txt are read only then. A host fetched only
+  // because a sitemap of another host lives there (its robots.txt gates
+  // that fetch) does not bring its own sitemaps into the crawl. Unset:
+  // every host's.
+  std::function<bool(const Url& root)> crawls_host;
   std::uint32_t max_attempts = 3;
 };
 
@@ -66,7 +72,9 @@ class SitemapLedger {
   // them, so a run with nothing else due still reads them.
   void reread(const std::vector<std::string>& due);
 
-  // A host's robots.txt at `robots_url` was read and named `sitemaps`.
+  // A host's robots.txt at `robots_url` was read and named `sitemaps`
+  // (ignored, counted as sitemap_host_not_crawled, for a host the crawl
+  // does not crawl).
   void on_robots(const std::string& robots_url, const std::vector<std::string>& sitemaps);
 
   // Documents to schedule now, each a lease (seq with kSitemapSeqBit,

@@ -248,6 +248,8 @@ TEST_CASE("a later run on the same database does not fetch a sitemap an earlier 
   CHECK(outcomes(second) == std::map<std::string, std::int64_t>{{"not_fetched/sitemap_read_before", 1}});
 }
 
+// b is outside the crawl: its robots.txt is read only to fetch a's sitemap
+// there, and the sitemaps it names for itself are not read.
 TEST_CASE("a sitemap on another host waits for that host's robots.txt and may list the naming host's pages",
           "[integration][sitemaps]") {
   ScratchDir dir;
@@ -258,11 +260,14 @@ TEST_CASE("a sitemap on another host waits for that host's robots.txt and may li
   web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\nSitemap: " + LoopbackWeb::url(b, "/cross.xml") + "\n"));
   web.route(a, "/", html(page("Root", {})));
   web.route(a, "/from-b", html(page("Listed on b", {})));
-  web.route(b, "/robots.txt", text_response("User-agent: *\nDisallow: /private/\n"));
+  web.route(b, "/robots.txt",
+            text_response("User-agent: *\nDisallow: /private/\nSitemap: " + LoopbackWeb::url(b, "/own.xml") + "\n"));
   web.route(b, "/cross.xml", xml(urlset(url_entry(LoopbackWeb::url(a, "/from-b")))));
+  web.route(b, "/own.xml", xml(urlset(url_entry(LoopbackWeb::url(b, "/b-page")))));
 
   auto config = sitemap_config(dir, LoopbackWeb::url(a, "/"));
-  crawl(config);
+  const auto result = crawl(config);
+  CHECK(outcomes(result).at("not_fetched/sitemap_host_not_crawled") == 1);
   CHECK(targets_on(web, b) == std::vector<std::string>{"/robots.txt", "/cross.xml"});
   CHECK(web.count(a, "/from-b") == 1);
 }

@@ -186,6 +186,22 @@ TEST_CASE("sitemaps the user named are read from the start and may list their ho
   CHECK(refusals == std::map<std::string, std::int64_t>{{"sitemap_bad_url", 1}, {"sitemap_read_before", 1}});
 }
 
+TEST_CASE("the sitemaps a robots.txt names are read only for a host the crawl crawls", "[sitemap_ledger]") {
+  SitemapLedgerSettings settings;
+  settings.crawls_host = [](const Url& root) { return root.str() == "http://a.test/"; };
+  SitemapLedger ledger(settings);
+  ledger.history_loaded({});
+  ledger.on_robots("http://cdn.test/robots.txt", {"http://cdn.test/own.xml", "http://cdn.test/more.xml"});
+  ledger.on_robots("http://a.test/robots.txt", {"http://cdn.test/for-a.xml"});
+  const auto jobs = ledger.take_jobs();
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].url == "http://cdn.test/for-a.xml");
+  const auto refusals = ledger.take_refusals();
+  REQUIRE(refusals.size() == 1);
+  CHECK(refusals[0].outcome == "sitemap_host_not_crawled");
+  CHECK(refusals[0].count == 2);
+}
+
 TEST_CASE("a document whose worker died goes out again, then fails as worker_lost", "[sitemap_ledger]") {
   SitemapLedgerSettings settings;
   settings.max_attempts = 2;
