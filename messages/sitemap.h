@@ -132,8 +132,8 @@ typename Inspector::result_type inspect(Inspector& f, store_sitemap& x) {
 }
 
 // HostSelector -> Storage (request): the sitemaps an earlier run read that
-// this one does not fetch again: fetched ones, and with revisit_after only
-// those fetched at or after `fetched_since_ms`.
+// this one does not fetch again: fetched (or redirected) ones, and with
+// revisit_after only those fetched at or after `fetched_since_ms`.
 struct load_sitemaps {
   std::int64_t fetched_since_ms = 0;
 };

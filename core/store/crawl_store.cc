@@ -356,25 +356,26 @@ struct CrawlStore::Impl {
   }
 
   std::vector<FrontierEntry> due_rows(std::int64_t now_ms, std::int64_t revisit_after_ms, std::size_t limit) {
-    std::vector<FrontierEntry> rows;
     StatementUse use(select_due);
     select_due.bind(1, now_ms);
     select_due.bind(2, revisit_after_ms);
-    const auto max_limit = static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max());
-    select_due.bind(3, static_cast<std::int64_t>(std::min(limit, max_limit)));
-    while (select_due.executeStep())
-      rows.push_back(frontier_entry_of(select_due));
-    return rows;
+    return frontier_entries(select_due, 3, limit);
   }
 
   std::vector<FrontierEntry> queued_rows(std::int64_t from_seq, std::size_t limit) {
-    std::vector<FrontierEntry> rows;
     StatementUse use(select_queued);
     select_queued.bind(1, from_seq);
+    return frontier_entries(select_queued, 2, limit);
+  }
+
+  // At most `limit` rows of `q`, bound as its parameter `limit_at` (a
+  // size_t past SQLite's int64 means all of them), as frontier entries.
+  static std::vector<FrontierEntry> frontier_entries(SQLite::Statement& q, int limit_at, std::size_t limit) {
     const auto max_limit = static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max());
-    select_queued.bind(2, static_cast<std::int64_t>(std::min(limit, max_limit)));
-    while (select_queued.executeStep())
-      rows.push_back(frontier_entry_of(select_queued));
+    q.bind(limit_at, static_cast<std::int64_t>(std::min(limit, max_limit)));
+    std::vector<FrontierEntry> rows;
+    while (q.executeStep())
+      rows.push_back(frontier_entry_of(q));
     return rows;
   }
 
