@@ -115,15 +115,8 @@ std::string read_text(const std::string& path) {
 
 TEST_CASE("a recrawl asks nginx conditionally: 304 for every unchanged page, 200 for the two changed",
           "[integration][recrawl][nginx]") {
-  const auto nginx = find_nginx();
-  if (!nginx) {
-    WARN("skipped: nginx is not installed (Debian package nginx)");
-    return;
-  }
   ScratchDir dir;
-  LocalNginx server(*nginx, dir.path("nginx"));
-  INFO("nginx's log: " << server.error_log());
-  REQUIRE(server.running());
+  ACTORCRAWL_LOCAL_NGINX(server, dir.path("nginx"));
   constexpr int kPages = 9;
   build_site(server, kPages);
   const std::string index = server.url("/index.html");
@@ -210,15 +203,8 @@ TEST_CASE("a recrawl asks nginx conditionally: 304 for every unchanged page, 200
 
 TEST_CASE("a recrawl killed with SIGKILL and run again loses nothing and marks nothing changed that did not change",
           "[integration][recrawl][nginx][kill]") {
-  const auto nginx = find_nginx();
-  if (!nginx) {
-    WARN("skipped: nginx is not installed (Debian package nginx)");
-    return;
-  }
   ScratchDir dir;
-  LocalNginx server(*nginx, dir.path("nginx"));
-  INFO("nginx's log: " << server.error_log());
-  REQUIRE(server.running());
+  ACTORCRAWL_LOCAL_NGINX(server, dir.path("nginx"));
   constexpr int kPages = 60;
   build_site(server, kPages);
   const std::string index = server.url("/index.html");
@@ -298,15 +284,8 @@ TEST_CASE("a recrawl killed with SIGKILL and run again loses nothing and marks n
 
 TEST_CASE("a long run queues again the pages whose interval passed, and asks for them conditionally",
           "[integration][recrawl][nginx]") {
-  const auto nginx = find_nginx();
-  if (!nginx) {
-    WARN("skipped: nginx is not installed (Debian package nginx)");
-    return;
-  }
   ScratchDir dir;
-  LocalNginx server(*nginx, dir.path("nginx"));
-  INFO("nginx's log: " << server.error_log());
-  REQUIRE(server.running());
+  ACTORCRAWL_LOCAL_NGINX(server, dir.path("nginx"));
   constexpr int kPages = 13;
   constexpr int kBudget = kPages + 6;
   build_site(server, kPages);

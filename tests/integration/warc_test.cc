@@ -370,15 +370,8 @@ TEST_CASE("warc: a worker on another process captures what the coordinator archi
 
 TEST_CASE("warc: a recrawl archives 304s as server-not-modified and unchanged bodies as identical-payload revisits",
           "[.][warc][integration][recrawl]") {
-  const auto nginx = find_nginx();
-  if (!nginx) {
-    WARN("skipped: nginx is not installed (Debian package nginx)");
-    return;
-  }
   ScratchDir dir;
-  LocalNginx server(*nginx, dir.path("nginx"));
-  INFO("nginx's log: " << server.error_log());
-  REQUIRE(server.running());
+  ACTORCRAWL_LOCAL_NGINX(server, dir.path("nginx"));
   const std::int64_t t1 = 1600000000;
   const std::string home = "<html><title>Home</title><a href=\"same.html\">a</a> <a href=\"touched.html\">b</a> "
                            "<a href=\"edited.html\">c</a></html>";

@@ -14,6 +14,20 @@
 #include <string>
 #include <vector>
 
+// Opens a test that needs nginx: declares `server`, a running LocalNginx
+// in `dir` whose error log a failure prints, or ends the test with a
+// warning when nginx is not installed. A macro, since only the test's own
+// body can return from it (Catch 2 has no skip). Expands in a Catch test.
+#define ACTORCRAWL_LOCAL_NGINX(server, dir)                                  \
+  const auto server##_binary = ::actorcrawl::testing::find_nginx();          \
+  if (!server##_binary) {                                                    \
+    WARN("skipped: nginx is not installed (Debian package nginx)");          \
+    return;                                                                  \
+  }                                                                          \
+  ::actorcrawl::testing::LocalNginx server(*server##_binary, dir);           \
+  INFO("nginx's log: " << server.error_log());                               \
+  REQUIRE(server.running())
+
 namespace actorcrawl::testing {
 
 // nginx's path (PATH, then /usr/sbin where Debian installs it); nullopt

@@ -21,8 +21,6 @@
 
 using namespace actorcrawl;
 using actorcrawl::testing::fetch;
-using actorcrawl::testing::find_nginx;
-using actorcrawl::testing::LocalNginx;
 using actorcrawl::testing::write_static_file;
 namespace fs = std::filesystem;
 
@@ -37,11 +35,6 @@ FetchRequest request_for(const std::string& url, std::uint64_t token) {
 
 TEST_CASE("conditional: nginx answers 304 to its own ETag and Last-Modified, 200 once the file changed",
           "[fetch][conditional][nginx]") {
-  const auto nginx = find_nginx();
-  if (!nginx) {
-    WARN("skipped: nginx is not installed (Debian package nginx)");
-    return;
-  }
   std::string tmpl = (fs::temp_directory_path() / "actorcrawl-nginx.XXXXXX").string();
   REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
   const fs::path dir{tmpl};
@@ -52,9 +45,7 @@ TEST_CASE("conditional: nginx answers 304 to its own ETag and Last-Modified, 200
       fs::remove_all(dir, ignored);
     }
   } cleanup{dir};
-  LocalNginx server(*nginx, dir);
-  INFO("nginx's log: " << server.error_log());
-  REQUIRE(server.running());
+  ACTORCRAWL_LOCAL_NGINX(server, dir);
 
   const fs::path file = server.root() / "page.html";
   const std::int64_t t1 = 1600000000;  // 2020-09-13T12:26:40Z
