@@ -31,6 +31,15 @@ Response body_of(std::string body, std::string content_type) {
 Response xml(std::string body) { return body_of(std::move(body), "application/xml"); }
 Response text_response(std::string body) { return body_of(std::move(body), "text/plain"); }
 
+// A robots.txt for every agent that disallows `disallow` ("": nothing) and
+// names `sitemaps`, one Sitemap: line each.
+Response robots_txt(const std::vector<std::string>& sitemaps, const std::string& disallow = "") {
+  std::string text = "User-agent: *\nDisallow:" + (disallow.empty() ? "" : " " + disallow) + "\n";
+  for (const auto& sitemap : sitemaps)
+    text += "Sitemap: " + sitemap + "\n";
+  return text_response(std::move(text));
+}
+
 // fast_config with sitemaps as the site profile has them by default.
 CrawlConfig sitemap_config(const ScratchDir& dir, const std::string& seed) {
   auto config = fast_config(dir, seed);
@@ -76,9 +85,7 @@ TEST_CASE("robots.txt sitemaps lead the crawl to pages nothing links to, each si
   LoopbackWeb web;
   auto a = web.add_host("127.0.0.1");
   const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
-  web.route(a, "/robots.txt",
-            text_response("User-agent: *\nDisallow: /private/\nSitemap: " + u("/sitemap_index.xml") +
-                          "\nSitemap: " + u("/private/sitemap.xml") + "\n"));
+  web.route(a, "/robots.txt", robots_txt({u("/sitemap_index.xml"), u("/private/sitemap.xml")}, "/private/"));
   web.route(a, "/", html(page("Root", {})));
   web.route(a, "/sitemap_index.xml",
             xml(sitemapindex("<sitemap><loc>" + u("/maps/pages.xml.gz") + "</loc></sitemap>"
@@ -133,7 +140,7 @@ TEST_CASE("a seed host whose robots.txt names no sitemap has its /sitemap.xml re
   ScratchDir dir;
   LoopbackWeb web;
   auto a = web.add_host("127.0.0.1");
-  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\n"));
+  web.route(a, "/robots.txt", robots_txt({}));
   web.route(a, "/", html(page("Root", {})));
   web.route(a, "/sitemap.xml", xml(urlset(url_entry(LoopbackWeb::url(a, "/only-in-sitemap")))));
   web.route(a, "/only-in-sitemap", html(page("Listed", {})));
@@ -147,7 +154,7 @@ TEST_CASE("a seed host whose robots.txt names no sitemap has its /sitemap.xml re
   ScratchDir dir2;
   LoopbackWeb web2;
   auto b = web2.add_host("127.0.0.1");
-  web2.route(b, "/robots.txt", text_response("User-agent: *\nDisallow:\nSitemap: " + LoopbackWeb::url(b, "/s.xml") + "\n"));
+  web2.route(b, "/robots.txt", robots_txt({LoopbackWeb::url(b, "/s.xml")}));
   web2.route(b, "/", html(page("Root", {})));
   web2.route(b, "/s.xml", xml(urlset(url_entry(LoopbackWeb::url(b, "/only-in-sitemap")))));
   auto off = sitemap_config(dir2, LoopbackWeb::url(b, "/"));
@@ -166,9 +173,7 @@ TEST_CASE("hostile sitemaps end with named outcomes and the crawl finishes", "[i
   auto b = web.add_host("127.0.0.2");
   const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
   web.route(a, "/robots.txt",
-            text_response("User-agent: *\nDisallow:\nSitemap: " + u("/entities.xml") + "\nSitemap: " +
-                          u("/loop-a.xml") + "\nSitemap: " + u("/bomb.xml.gz") + "\nSitemap: " + u("/other.xml") +
-                          "\n"));
+            robots_txt({u("/entities.xml"), u("/loop-a.xml"), u("/bomb.xml.gz"), u("/other.xml")}));
   web.route(a, "/", html(page("Root", {})));
   // Billion laughs: entities that expand to a gigabyte.
   std::string laughs = "<?xml version=\"1.0\"?>\n<!DOCTYPE urlset [\n<!ENTITY lol \"lol\">\n";
@@ -220,7 +225,7 @@ TEST_CASE("a later run on the same database does not fetch a sitemap an earlier 
   LoopbackWeb web;
   auto a = web.add_host("127.0.0.1");
   const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
-  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\nSitemap: " + u("/s.xml") + "\n"));
+  web.route(a, "/robots.txt", robots_txt({u("/s.xml")}));
   web.route(a, "/", html(page("Root", {})));
   std::string entries;
   for (int i = 1; i <= 4; ++i) {
@@ -257,11 +262,10 @@ TEST_CASE("a sitemap on another host waits for that host's robots.txt and may li
   auto a = web.add_host("127.0.0.1");
   auto b = web.add_host("127.0.0.2");
   // a's robots.txt vouches for a sitemap kept on b (cross-submission).
-  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\nSitemap: " + LoopbackWeb::url(b, "/cross.xml") + "\n"));
+  web.route(a, "/robots.txt", robots_txt({LoopbackWeb::url(b, "/cross.xml")}));
   web.route(a, "/", html(page("Root", {})));
   web.route(a, "/from-b", html(page("Listed on b", {})));
-  web.route(b, "/robots.txt",
-            text_response("User-agent: *\nDisallow: /private/\nSitemap: " + LoopbackWeb::url(b, "/own.xml") + "\n"));
+  web.route(b, "/robots.txt", robots_txt({LoopbackWeb::url(b, "/own.xml")}, "/private/"));
   web.route(b, "/cross.xml", xml(urlset(url_entry(LoopbackWeb::url(a, "/from-b")))));
   web.route(b, "/own.xml", xml(urlset(url_entry(LoopbackWeb::url(b, "/b-page")))));
 
@@ -283,14 +287,13 @@ TEST_CASE("a sitemap's redirect is followed under the target host's robots.txt, 
   auto a = web.add_host("127.0.0.1");
   auto b = web.add_host("127.0.0.2");
   const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
-  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\nSitemap: " + u("/sitemap.xml") +
-                                            "\nSitemap: " + u("/loop-1.xml") + "\n"));
+  web.route(a, "/robots.txt", robots_txt({u("/sitemap.xml"), u("/loop-1.xml")}));
   web.route(a, "/", html(page("Root", {})));
   web.route(a, "/from-map", html(page("Listed on b", {})));
   web.route(a, "/sitemap.xml", redirect(301, LoopbackWeb::url(b, "/maps/s.xml")));
   web.route(a, "/loop-1.xml", redirect(302, u("/loop-2.xml")));
   web.route(a, "/loop-2.xml", redirect(302, u("/loop-1.xml")));
-  web.route(b, "/robots.txt", text_response("User-agent: *\nDisallow: /private/\n"));
+  web.route(b, "/robots.txt", robots_txt({}, "/private/"));
   // a's page by the grant of a's robots.txt, which named the sitemap that
   // redirected here.
   web.route(b, "/maps/s.xml", xml(urlset(url_entry(u("/from-map")))));
@@ -331,7 +334,7 @@ TEST_CASE("a guessed /sitemap.xml that redirects to the home page does not reque
   LoopbackWeb web;
   auto a = web.add_host("127.0.0.1");
   const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
-  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\n"));
+  web.route(a, "/robots.txt", robots_txt({}));
   web.route(a, "/", html(page("Root", {"/about"})));
   web.route(a, "/about", html(page("About", {})));
   web.route(a, "/sitemap.xml", redirect(302, u("/")));
@@ -356,10 +359,10 @@ TEST_CASE("a sitemap the user names is read under its host's robots.txt and may 
   auto a = web.add_host("127.0.0.1");
   auto b = web.add_host("127.0.0.2");
   const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
-  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\n"));
+  web.route(a, "/robots.txt", robots_txt({}));
   web.route(a, "/", html(page("Root", {})));
   web.route(a, "/only-in-the-map", html(page("Listed", {})));
-  web.route(b, "/robots.txt", text_response("User-agent: *\nDisallow: /private/\n"));
+  web.route(b, "/robots.txt", robots_txt({}, "/private/"));
   web.route(b, "/maps/all.xml", xml(urlset(url_entry(u("/only-in-the-map")) +
                                            url_entry(LoopbackWeb::url(b, "/maps/b-page")))));
   web.route(b, "/private/s.xml", xml(urlset(url_entry(u("/never")))));
@@ -403,7 +406,7 @@ TEST_CASE("a sitemap's later <lastmod> brings back only the page it says changed
   LoopbackWeb web;
   auto a = web.add_host("127.0.0.1");
   const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
-  web.route(a, "/robots.txt", text_response("User-agent: *\nDisallow:\nSitemap: " + u("/s.xml") + "\n"));
+  web.route(a, "/robots.txt", robots_txt({u("/s.xml")}));
   web.route(a, "/", html(page("Root", {})));
   const auto sitemap = [&](const std::string& second_lastmod) {
     std::string entries;
