@@ -64,6 +64,25 @@ struct host_selector_fixture : protocol_fixture {
     CAF_CHECK_EQUAL(pending(), "");
   }
 
+  // start() with sitemaps on and robots.txt obeyed, Storage a stand-in
+  // that answers (returned): the selector asks it which sitemaps earlier
+  // runs read, and it answers none.
+  caf::actor start_with_sitemaps() {
+    auto politeness = impolite();
+    politeness.respect_robots = true;
+    SitemapSettings sitemaps;
+    sitemaps.enabled = true;
+    auto history = spawn_as("storage", storage_stub);
+    run();
+    selector = named(spawn_host_selector(sys, politeness, fetch, sitemaps), "host_selector");
+    topo = roster(frontier, selector, processor, history, dead_letter);
+    deliver(coordinator, selector, topo);
+    expect((load_sitemaps), from(selector).to(history));
+    expect((work_demand), from(selector).to(frontier).with(equals(work_demand{1024})));
+    expect((sitemap_history), from(history).to(selector));
+    return history;
+  }
+
   // A worker sends its hello; what the selector answers is left to the test
   // (jobs waiting for a worker reach it before the welcome).
   caf::actor hello(const std::string& name, std::int32_t capacity) {
@@ -245,18 +264,7 @@ CAF_TEST(robots_txt_gates_first_request) {
 // rules), the Frontier hears how many are open before any URL of the host
 // can end, and a document's page URLs reach it before the count drops.
 CAF_TEST(robots_txt_sitemaps_are_scheduled_like_pages) {
-  auto politeness = impolite();
-  politeness.respect_robots = true;
-  SitemapSettings sitemaps;
-  sitemaps.enabled = true;
-  auto history = spawn_as("storage", storage_stub);
-  run();
-  selector = named(spawn_host_selector(sys, politeness, fetch, sitemaps), "host_selector");
-  topo = roster(frontier, selector, processor, history, dead_letter);
-  deliver(coordinator, selector, topo);
-  expect((load_sitemaps), from(selector).to(history));
-  expect((work_demand), from(selector).to(frontier).with(equals(work_demand{1024})));
-  expect((sitemap_history), from(history).to(selector));
+  auto history = start_with_sitemaps();
   // The first count, though nothing is open: a Frontier with nothing else
   // to do waits for it (FrontierSettings::await_sitemaps).
   expect((sitemaps_open), from(selector).to(frontier).with(equals(sitemaps_open{0})));
@@ -311,18 +319,7 @@ CAF_TEST(robots_txt_sitemaps_are_scheduled_like_pages) {
 // A worker that dies holding a sitemap's lease: the document is not lost;
 // it goes out again, as its next attempt, to the next worker.
 CAF_TEST(a_sitemap_lost_with_its_worker_goes_out_again) {
-  auto politeness = impolite();
-  politeness.respect_robots = true;
-  SitemapSettings sitemaps;
-  sitemaps.enabled = true;
-  auto history = spawn_as("storage", storage_stub);
-  run();
-  selector = named(spawn_host_selector(sys, politeness, fetch, sitemaps), "host_selector");
-  topo = roster(frontier, selector, processor, history, dead_letter);
-  deliver(coordinator, selector, topo);
-  expect((load_sitemaps), from(selector).to(history));
-  expect((work_demand), from(selector).to(frontier));
-  expect((sitemap_history), from(history).to(selector));
+  auto history = start_with_sitemaps();
   auto first = add_worker("worker-1@test-node", 1);
   deliver(frontier, selector, crawl_batch{{a1}});
   expect((robots_fetch), from(selector).to(first));
