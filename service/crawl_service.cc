@@ -315,7 +315,7 @@ CrawlService::Redrive CrawlService::redrive(const std::string& id, const Redrive
   // The running crawl owns its database: its dead letters are re-driven
   // once it has ended. The job table decides, and the answer names the
   // status it decided by.
-  if (row->status == JobStatus::queued || row->status == JobStatus::running)
+  if (!has_ended(row->status))
     throw ApiError(409, "job_running",
                    "job '" + id + "' is " + to_string(row->status) +
                      ": re-drive its dead letters once it has ended (or cancel it first)");

@@ -178,9 +178,7 @@ json job_summary(const JobRow& row) {
 // still answer for a moment after the row is written, and they may trail
 // the last page (progress is sampled), so they are not read then.
 void add_live_counts(json& job, CrawlService& service, const JobRow& row) {
-  const bool over = row.status == JobStatus::completed || row.status == JobStatus::cancelled ||
-                    row.status == JobStatus::failed;
-  auto live = over ? std::nullopt : service.live(row.id);
+  auto live = has_ended(row.status) ? std::nullopt : service.live(row.id);
   if (!live) {
     job["queued"] = 0;
     job["in_flight"] = 0;
@@ -520,7 +518,7 @@ struct HttpApi::Impl {
   void cancel_job(const httplib::Request& req, httplib::Response& res) {
     const std::string id = req.matches[1];
     auto row = known_job(id);
-    if (row.status != JobStatus::queued && row.status != JobStatus::running)
+    if (has_ended(row.status))
       throw ApiError(409, "job_finished",
                      "job '" + clip_for_message(id, 100) + "' is already " + to_string(row.status));
     service.cancel(id);
@@ -530,11 +528,11 @@ struct HttpApi::Impl {
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds{30};
     while (std::chrono::steady_clock::now() < until) {
       row = known_job(id);
-      if (row.status != JobStatus::queued && row.status != JobStatus::running)
+      if (has_ended(row.status))
         break;
       std::this_thread::sleep_for(std::chrono::milliseconds{50});
     }
-    const bool over = row.status != JobStatus::queued && row.status != JobStatus::running;
+    const bool over = has_ended(row.status);
     send_json(res, over ? 200 : 202, json{{"job_id", id}, {"status", over ? to_string(row.status) : "cancelling"}});
   }
 

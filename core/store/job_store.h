@@ -21,6 +21,9 @@ namespace actorcrawl {
 
 enum class JobStatus { queued, running, completed, cancelled, failed };
 const char* to_string(JobStatus s);
+// Completed, cancelled or failed: the job has ended, and its row's counts
+// are final.
+inline bool has_ended(JobStatus s) { return s != JobStatus::queued && s != JobStatus::running; }
 
 struct JobRow {
   std::string id;  // "crawl_<n>"
