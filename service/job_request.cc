@@ -20,7 +20,9 @@ std::string ApiError::json() const {
 
 namespace {
 
-using nlohmann::json;
+// Ordered: a rule's fields keep the order the client wrote them in, which
+// is the order of an item's keys and of its CSV columns.
+using json = nlohmann::ordered_json;
 
 ApiError bad(const std::string& code, const std::string& message) { return ApiError(400, code, message); }
 

@@ -223,19 +223,21 @@ void check_range(const ConfigKey& key, std::int64_t v, const std::string& writte
 
 // A YAML value as JSON. Plain scalars take YAML 1.2's core types (true,
 // false, null, integers, floats); quoted ones stay strings, so '5' is "5".
-nlohmann::json yaml_to_json(const YAML::Node& node) {
+// Mappings keep the order they are written in: an extraction rule's fields
+// become an item's keys, and CSV columns, in that order.
+nlohmann::ordered_json yaml_to_json(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
       return nullptr;
     case YAML::NodeType::Sequence: {
-      nlohmann::json out = nlohmann::json::array();
+      nlohmann::ordered_json out = nlohmann::ordered_json::array();
       for (const auto& item : node)
         out.push_back(yaml_to_json(item));
       return out;
     }
     case YAML::NodeType::Map: {
-      nlohmann::json out = nlohmann::json::object();
+      nlohmann::ordered_json out = nlohmann::ordered_json::object();
       for (const auto& item : node) {
         const std::string name = item.first.Scalar();
         if (out.contains(name))
@@ -256,7 +258,7 @@ nlohmann::json yaml_to_json(const YAML::Node& node) {
     return false;
   if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL")
     return nullptr;
-  const auto number = nlohmann::json::parse(text, nullptr, false);
+  const auto number = nlohmann::ordered_json::parse(text, nullptr, false);
   if (!number.is_discarded() && number.is_number())
     return number;
   return text;
@@ -272,20 +274,20 @@ YAML::Node yaml_node_of(const std::string& text) {
 
 // A structured key's value as JSON text; nothing (null, an empty list) is "".
 std::string structured_json(const YAML::Node& node) {
-  const nlohmann::json value = yaml_to_json(node);
+  const nlohmann::ordered_json value = yaml_to_json(node);
   if (value.is_null() || (value.is_array() && value.empty()))
     return {};
   if (!value.is_array() && !value.is_object())
     throw ConfigError("expected a list or a mapping");
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 // An object item of a list (an external processor's entry) as JSON text.
 std::string object_item_json(const YAML::Node& node) {
-  const nlohmann::json value = yaml_to_json(node);
+  const nlohmann::ordered_json value = yaml_to_json(node);
   if (!value.is_object())
     throw ConfigError("expected a name or a mapping");
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 // Parses one scalar for `key` and stores it. `append` adds to a list

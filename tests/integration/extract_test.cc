@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/export/crawl_export.h"
+#include "service/job_request.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;
@@ -133,4 +134,43 @@ TEST_CASE("extraction rules: a bad rule stops the crawl before it starts, naming
         std::string::npos);
   CHECK(error_of(R"([{"name": "p", "urls": "(", "fields": {"t": {"css": "h1"}}}])").find("'p'") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(config.db_path));
+}
+
+// An item's keys, and a kind's CSV columns, come in the order the rule
+// lists its fields, whether the rules were written in YAML or sent in a
+// job's body: neither path may sort them on the way.
+TEST_CASE("extraction rules: fields keep the order written, from YAML and from a job body, into items and CSV",
+          "[integration][extract]") {
+  LoopbackWeb web;
+  auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html("<html><head><title>T</title></head><body><b>1</b><i>2</i><u>3</u></body></html>"));
+
+  const auto exported = [](const CrawlConfig& config, ExportFormat format) {
+    std::ostringstream out;
+    CrawlExport(config.db_path).write(format, ExportGraph::domains, out, {}, std::string{"z"});
+    return out.str();
+  };
+  const auto check_order = [&](const CrawlConfig& config) {
+    const auto result = crawl(config);
+    REQUIRE(result.summary.items_stored == 1);
+    const std::string items = exported(config, ExportFormat::items);
+    CHECK(items.find(R"("item":{"zeta":"1","alpha":"2","mid":"3"})") != std::string::npos);
+    const std::string csv = exported(config, ExportFormat::items_csv);
+    CHECK(csv.substr(0, csv.find_first_of("\r\n")) == "url,zeta,alpha,mid");
+  };
+
+  SECTION("YAML") {
+    ScratchDir dir;
+    auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
+    apply_yaml("extract:\n  - name: z\n    fields:\n      zeta: {css: b}\n      alpha: {css: i}\n      mid: {css: u}\n",
+               "rules.yaml", config);
+    check_order(config);
+  }
+  SECTION("a job's body") {
+    ScratchDir dir;
+    const JobRequest job = job_request_from_json(to_json(parse_job_request(
+      R"({"url": ")" + LoopbackWeb::url(h, "/") +
+      R"(", "extract": [{"name": "z", "fields": {"zeta": {"css": "b"}, "alpha": {"css": "i"}, "mid": {"css": "u"}}}]})")));
+    check_order(job_config(fast_config(dir, LoopbackWeb::url(h, "/")), job));
+  }
 }

@@ -954,6 +954,11 @@ processors:
   CHECK(rules[0]["fields"]["tags"]["all"] == true);  // a YAML boolean stays one
   CHECK(rules[0]["fields"]["sku"]["regex"] == "5");  // a quoted scalar stays a string
   CHECK(rules[0]["fields"]["price"]["xpath"] == "//span[@class=\"price\"]/text()");
+  // The fields in the order written, not sorted: they are the item's keys.
+  const std::string& text = c.extract_rules;
+  CHECK(text.find("\"title\"") < text.find("\"price\""));
+  CHECK(text.find("\"price\"") < text.find("\"tags\""));
+  CHECK(text.find("\"tags\"") < text.find("\"sku\""));
   REQUIRE(c.processors.size() == 2);
   CHECK(c.processors[0] == "html_links");
   const auto lang = nlohmann::json::parse(c.processors[1]);
@@ -967,7 +972,7 @@ processors:
                       R"(html_links,save_pages)", "--processors", R"({"name": "x", "exec": ["a,b"]})"},
                      f);
   CHECK(nlohmann::json::parse(f.extract_rules)[0]["name"] == "t");
-  CHECK(f.processors == Strings{"html_links", "save_pages", R"({"exec":["a,b"],"name":"x"})"});
+  CHECK(f.processors == Strings{"html_links", "save_pages", R"({"name":"x","exec":["a,b"]})"});
   CHECK(from_yaml("extract: []\n").extract_rules.empty());
   CHECK(yaml_error("extract: 5\n") == "test.yaml, line 1: key 'extract': expected a list or a mapping");
   CHECK(yaml_error("processors: [html_links, [a]]\n") ==

@@ -122,3 +122,18 @@ TEST_CASE("job request: errors quoting bytes that are not UTF-8 still render as 
 }
 
 }  // namespace actorcrawl
+
+namespace actorcrawl {
+
+TEST_CASE("job request: an extraction rule's fields keep the order the client wrote", "[job_request]") {
+  const auto r = parse_job_request(
+    R"({"url": "http://a.test/", "extract": [{"name": "p", "fields": {"zeta": {"css": "b"}, "alpha": {"css": "i"}}}]})");
+  REQUIRE(r.extract);
+  CHECK(*r.extract == R"([{"name":"p","fields":{"zeta":{"css":"b"},"alpha":{"css":"i"}}}])");
+  // Stored with the job and read back after a restart, still in order.
+  const auto again = job_request_from_json(to_json(r));
+  CHECK(*again.extract == *r.extract);
+  CHECK(job_config(CrawlConfig{}, again).extract_rules == *r.extract);
+}
+
+}  // namespace actorcrawl
