@@ -75,6 +75,11 @@ SQLite::Database open_crawl_database(const std::string& path) {
     for (const char* column : {"pages_new", "pages_changed", "pages_unchanged", "pages_gone"})
       add_column(db, "crawl_runs", column, "INTEGER");
   }
+  // Version 7: the edges each page counted. Unknown for the pages of older
+  // files (NULL): a 304 to one of them counts no edge until its body is
+  // fetched again.
+  if (version >= 1 && version < 7)
+    add_column(db, "pages", "link_hosts", "TEXT");
   // Version 5's items and processor_failures are new tables: the schema
   // file creates them in an older file as in a new one.
   db.exec(std::string{crawl_schema_sql()});

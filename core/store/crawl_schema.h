@@ -22,7 +22,9 @@ namespace actorcrawl {
 //           pages_unchanged, pages_gone; page_changes (new table);
 //           sitemaps: frontier.lastmod (a sitemap entry's <lastmod>) and
 //           the sitemaps table (each sitemap document's outcome)
-constexpr int kCrawlSchemaVersion = 6;
+//   6 -> 7  pages.link_hosts (the edges a page's fetch counted, counted
+//           again when a refetch is answered 304)
+constexpr int kCrawlSchemaVersion = 7;
 
 // The text of crawl_schema.sql.
 std::string_view crawl_schema_sql();

@@ -53,7 +53,11 @@ CREATE TABLE IF NOT EXISTS pages (
     etag TEXT,
     last_modified TEXT,
     content_digest TEXT,
-    revisit_interval_ms INTEGER
+    revisit_interval_ms INTEGER,
+    link_hosts TEXT
+    -- Version 7, link_hosts: the hosts this page's links counted as edges
+    -- of the domain graph (host keys, space-separated), so that a later
+    -- fetch answered 304 Not Modified counts them again without the body.
 );
 CREATE TABLE IF NOT EXISTS links (
     from_page_id INTEGER NOT NULL REFERENCES pages(page_id),

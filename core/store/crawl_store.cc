@@ -181,6 +181,7 @@ struct CrawlStore::Impl {
     bind_text(s, 20, page.last_modified);
     bind_text(s, 21, page.content_digest);
     bind_nonzero(s, 22, revisit_interval_ms);
+    bind_text(s, 23, joined_link_hosts(page));
     s.executeStep();
     return s.getColumn(0).getInt64();
   }
@@ -220,18 +221,47 @@ struct CrawlStore::Impl {
 
   // A 304 to the stored validators: the row, its links and items stay; the
   // fetch is recorded (it used a request and the budget like any fetch).
+  // It is a crawl of the page's node like any other: the node's count goes
+  // up and the edges the stored page counted count once more, in this same
+  // transaction, as they would for a body that had not changed.
   void refresh_not_modified(const PageRow& page) {
-    upsert_crawled_node(page);
-    StatementUse use(refresh_page);
-    refresh_page.bind(1, page.url);
-    refresh_page.bind(2, page.depth);
-    refresh_page.bind(3, page.fetch_ms);
-    refresh_page.bind(4, page.fetched_at_ms);
-    refresh_page.bind(5, page.attempts);
-    bind_text(refresh_page, 6, page.etag);
-    bind_text(refresh_page, 7, page.last_modified);
-    bind_nonzero(refresh_page, 8, revisit_interval_ms);
-    refresh_page.exec();
+    const std::int64_t node_id = upsert_crawled_node(page);
+    std::string link_hosts;
+    {
+      StatementUse use(refresh_page);
+      refresh_page.bind(1, page.url);
+      refresh_page.bind(2, page.depth);
+      refresh_page.bind(3, page.fetch_ms);
+      refresh_page.bind(4, page.fetched_at_ms);
+      refresh_page.bind(5, page.attempts);
+      bind_text(refresh_page, 6, page.etag);
+      bind_text(refresh_page, 7, page.last_modified);
+      bind_nonzero(refresh_page, 8, revisit_interval_ms);
+      // SQLite makes the change in the first step, which yields the row.
+      if (refresh_page.executeStep())
+        link_hosts = column_text(refresh_page.getColumn(0));
+    }
+    std::size_t start = 0;
+    while (start < link_hosts.size()) {
+      const std::size_t end = std::min(link_hosts.find(' ', start), link_hosts.size());
+      if (end > start)
+        add_edge(node_id, node_id_for(link_hosts.substr(start, end - start)));
+      start = end + 1;
+    }
+  }
+
+  // The hosts whose edges the page counts (its own host never: the domain
+  // graph has no self-loops), space-separated for pages.link_hosts.
+  static std::string joined_link_hosts(const PageRow& page) {
+    std::string joined;
+    for (const auto& host_key : page.link_host_keys) {
+      if (host_key == page.host_key)
+        continue;
+      if (!joined.empty())
+        joined += ' ';
+      joined += host_key;
+    }
+    return joined;
   }
 
   void replace_links(std::int64_t page_id, const std::vector<LinkRow>& links) {
@@ -619,9 +649,9 @@ struct CrawlStore::Impl {
       INSERT INTO pages(url, node_id, depth, status_code, content_type, title, description,
                         bytes, fetch_ms, fetched_at, error, final_url, redirect_chain,
                         truncated, canonical_url, attempts, robots_directives, links_dropped,
-                        etag, last_modified, content_digest, revisit_interval_ms)
+                        etag, last_modified, content_digest, revisit_interval_ms, link_hosts)
       VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-             ?19, ?20, ?21, ?22)
+             ?19, ?20, ?21, ?22, ?23)
       ON CONFLICT(url) DO UPDATE SET
         node_id = excluded.node_id, depth = excluded.depth,
         status_code = excluded.status_code, content_type = excluded.content_type,
@@ -633,7 +663,8 @@ struct CrawlStore::Impl {
         attempts = excluded.attempts, robots_directives = excluded.robots_directives,
         links_dropped = excluded.links_dropped,
         etag = excluded.etag, last_modified = excluded.last_modified,
-        content_digest = excluded.content_digest, revisit_interval_ms = excluded.revisit_interval_ms
+        content_digest = excluded.content_digest, revisit_interval_ms = excluded.revisit_interval_ms,
+        link_hosts = excluded.link_hosts
       RETURNING page_id)sql"};
   SQLite::Statement select_stored{db, R"sql(
       SELECT status_code, content_digest, error, COALESCE(revisit_interval_ms, 0) FROM pages WHERE url = ?1)sql"};
@@ -643,7 +674,8 @@ struct CrawlStore::Impl {
       UPDATE pages SET depth = MIN(depth, ?2), fetch_ms = ?3, fetched_at = ?4, attempts = ?5,
         etag = COALESCE(?6, etag), last_modified = COALESCE(?7, last_modified),
         revisit_interval_ms = ?8
-      WHERE url = ?1)sql"};
+      WHERE url = ?1
+      RETURNING link_hosts)sql"};
   SQLite::Statement insert_change{
       db, "INSERT INTO page_changes(run_id, url, change, at) VALUES(?1, ?2, ?3, ?4)"};
   SQLite::Statement count_changes{

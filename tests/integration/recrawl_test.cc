@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -320,4 +321,67 @@ TEST_CASE("a long run queues again the pages whose interval passed, and asks for
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM page_changes WHERE change = 'unchanged'") == kBudget - kPages);
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM page_changes WHERE change = 'new'") == kPages);
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM pages") == kPages);
+}
+
+// Seed 004's graph counts every crawl of a node: a domains crawl run again
+// with a higher max_crawls_per_node asks each host's root conditionally,
+// nginx answers 304 (nothing changed), and each such answer still counts
+// the node's crawl and its stored outbound links, so every weight doubles
+// with the crawl counts.
+TEST_CASE("domains: a recrawl answered 304 counts every edge again, so every weight doubles",
+          "[integration][recrawl][nginx][domains]") {
+  ScratchDir dir;
+  ACTORCRAWL_LOCAL_NGINX(server, dir.path("nginx"), /*virtual_hosts=*/true);
+  const std::string port = std::to_string(server.port());
+  // h1 -> h2, h3; h2 -> h3, h4; h3 -> h4, h5; h4 -> h5, h6; h5 -> h6:
+  // six hosts, nine edges.
+  const auto root = [&](int i) { return "http://h" + std::to_string(i) + ".test:" + port + "/"; };
+  std::vector<std::string> resolve;
+  for (int i = 1; i <= 6; ++i) {
+    std::string body = "<html><head><title>H" + std::to_string(i) + "</title></head><body>";
+    for (int j = i + 1; j <= std::min(i + 2, 6); ++j)
+      body += "<a href=\"" + root(j) + "\">h" + std::to_string(j) + "</a>";
+    body += "<a href=\"/about.html\">about</a></body></html>";
+    const auto site = server.root() / ("h" + std::to_string(i) + ".test");
+    std::filesystem::create_directories(site);
+    write_static_file(site / "index.html", body, kFirstVersion);
+    resolve.push_back("h" + std::to_string(i) + ".test:" + port + ":127.0.0.1");
+  }
+  auto config = fast_config(dir, root(1));
+  config.profile = "domains";
+  config.resolve = resolve;
+  config.max_crawls_per_node = 1;
+  const auto weights = [&] {
+    return column(config.db_path, R"(SELECT f.domain_name || ' -> ' || t.domain_name || ' ' || e.weight FROM edges e
+                                     JOIN nodes f ON f.node_id = e.from_node_id JOIN nodes t ON t.node_id = e.to_node_id
+                                     ORDER BY f.domain_name, t.domain_name)");
+  };
+  const auto with_weight = [&](int weight) {
+    std::vector<std::string> out;
+    for (int i = 1; i <= 5; ++i)
+      for (int j = i + 1; j <= std::min(i + 2, 6); ++j)
+        out.push_back("h" + std::to_string(i) + ".test:" + port + " -> h" + std::to_string(j) + ".test:" + port + " " +
+                      std::to_string(weight));
+    return out;
+  };
+  crawl(config);
+  REQUIRE(weights() == with_weight(1));
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM nodes WHERE crawl_count = 1") == 6);
+
+  config.max_crawls_per_node = 2;
+  const auto second = crawl(config);
+  CHECK(second.summary.changes.unchanged == 6);
+  CHECK(weights() == with_weight(2));
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM nodes WHERE crawl_count = 2") == 6);
+  // Judged by nginx: the second run asked each root once, conditionally,
+  // and was answered 304 every time.
+  std::map<std::string, std::vector<int>> statuses;  // host -> the root's answers, in order
+  for (const auto& r : server.requests())
+    if (r.uri == "/index.html" || r.uri == "/")
+      statuses[r.host].push_back(r.conditional() ? r.status : -r.status);
+  CHECK(statuses.size() == 6);
+  for (const auto& [host, answers] : statuses) {
+    INFO(host);
+    CHECK(answers == std::vector<int>{-200, 304});
+  }
 }

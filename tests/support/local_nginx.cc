@@ -85,7 +85,8 @@ std::optional<std::string> find_nginx() {
   return std::nullopt;
 }
 
-LocalNginx::LocalNginx(const std::string& binary, const fs::path& dir) : dir_(dir) {
+LocalNginx::LocalNginx(const std::string& binary, const fs::path& dir, bool virtual_hosts)
+    : dir_(dir), virtual_hosts_(virtual_hosts) {
   fs::create_directories(dir_ / "www");
   fs::create_directories(dir_ / "tmp");
   // A port taken between the probe and nginx's bind fails the start;
@@ -114,7 +115,7 @@ std::vector<NginxRequest> LocalNginx::requests() const {
     std::stringstream split{line};
     for (std::string field; std::getline(split, field, '\t');)
       fields.push_back(field);
-    if (fields.size() != 6)
+    if (fields.size() != 7)
       continue;  // a line being written
     NginxRequest r;
     r.method = fields[0];
@@ -123,6 +124,7 @@ std::vector<NginxRequest> LocalNginx::requests() const {
     r.if_none_match = header_value(fields[3]);
     r.if_modified_since = header_value(fields[4]);
     r.user_agent = header_value(fields[5]);
+    r.host = fields[6];
     out.push_back(std::move(r));
   }
   return out;
@@ -138,7 +140,7 @@ void LocalNginx::write_config() {
        << "events { worker_connections 256; }\n"
        << "http {\n"
        << "  log_format crawl '$request_method\\t$uri\\t$status\\t$http_if_none_match\\t"
-          "$http_if_modified_since\\t$http_user_agent';\n"
+          "$http_if_modified_since\\t$http_user_agent\\t$host';\n"
        << "  access_log " << d << "/access.log crawl;\n"
        << "  default_type text/html;\n"
        << "  types { text/html html; text/plain txt; }\n"
@@ -148,7 +150,7 @@ void LocalNginx::write_config() {
     conf << "  " << t << "_temp_path " << d << "/tmp/" << t << ";\n";
   conf << "  server {\n"
        << "    listen 127.0.0.1:" << port_ << ";\n"
-       << "    root " << d << "/www;\n"
+       << "    root " << d << (virtual_hosts_ ? "/www/$host" : "/www") << ";\n"
        << "  }\n"
        << "}\n";
 }

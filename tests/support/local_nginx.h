@@ -15,16 +15,17 @@
 #include <vector>
 
 // Opens a test that needs nginx: declares `server`, a running LocalNginx
-// in `dir` whose error log a failure prints, or ends the test with a
-// warning when nginx is not installed. A macro, since only the test's own
-// body can return from it (Catch 2 has no skip). Expands in a Catch test.
-#define ACTORCRAWL_LOCAL_NGINX(server, dir)                                  \
+// in `dir` (further arguments go to its constructor) whose error log a
+// failure prints, or ends the test with a warning when nginx is not
+// installed. A macro, since only the test's own body can return from it
+// (Catch 2 has no skip). Expands in a Catch test.
+#define ACTORCRAWL_LOCAL_NGINX(server, ...)                                  \
   const auto server##_binary = ::actorcrawl::testing::find_nginx();          \
   if (!server##_binary) {                                                    \
     WARN("skipped: nginx is not installed (Debian package nginx)");          \
     return;                                                                  \
   }                                                                          \
-  ::actorcrawl::testing::LocalNginx server(*server##_binary, dir);           \
+  ::actorcrawl::testing::LocalNginx server(*server##_binary, __VA_ARGS__);   \
   INFO("nginx's log: " << server.error_log());                               \
   REQUIRE(server.running())
 
@@ -38,6 +39,7 @@ std::optional<std::string> find_nginx();
 struct NginxRequest {
   std::string method;
   std::string uri;
+  std::string host;  // the Host header's name, lowercased, without the port
   int status = 0;
   std::string if_none_match;      // "" when the request had none
   std::string if_modified_since;  // "" when the request had none
@@ -47,7 +49,10 @@ struct NginxRequest {
 
 class LocalNginx {
  public:
-  LocalNginx(const std::string& binary, const std::filesystem::path& dir);
+  // With `virtual_hosts`, a request is served from root()/<its Host's
+  // name> (without the port), so one server stands for many named hosts
+  // (reached through the crawl's `resolve`); else from root() itself.
+  LocalNginx(const std::string& binary, const std::filesystem::path& dir, bool virtual_hosts = false);
   ~LocalNginx();
   LocalNginx(const LocalNginx&) = delete;
   LocalNginx& operator=(const LocalNginx&) = delete;
@@ -56,6 +61,7 @@ class LocalNginx {
   std::string error_log() const;
   std::filesystem::path root() const { return dir_ / "www"; }
   std::string url(const std::string& path) const;
+  int port() const { return port_; }
   // Every request logged so far, in order.
   std::vector<NginxRequest> requests() const;
 
@@ -65,6 +71,7 @@ class LocalNginx {
   void stop();
 
   std::filesystem::path dir_;
+  bool virtual_hosts_ = false;
   int port_ = 0;
   pid_t pid_ = -1;
 };

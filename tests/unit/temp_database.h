@@ -27,4 +27,10 @@ inline std::int64_t scalar(const std::string& path, const std::string& sql) {
 
 inline std::string text_or_null(const SQLite::Column& c) { return c.isNull() ? "<null>" : c.getString(); }
 
+// The first column of the first row as text ("<null>" for NULL).
+inline std::string text(const std::string& path, const std::string& sql) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  return text_or_null(db.execAndGet(sql));
+}
+
 }  // namespace actorcrawl::testing

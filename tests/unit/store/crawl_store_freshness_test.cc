@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "core/store/crawl_schema.h"
 #include "core/store/crawl_store.h"
 #include "tests/unit/temp_database.h"
 
@@ -105,6 +106,53 @@ TEST_CASE("a 304 keeps the page, its links and items, and records it unchanged",
   CHECK(changes_of(path, first, "new") == 1);
   CHECK(changes_of(path, second, "unchanged") == 1);
   CHECK(changes_of(path, second, "changed") == 0);
+}
+
+TEST_CASE("a 304 counts again in the domain graph: its node's crawl and the edges its stored page counted",
+          "[store][freshness]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+  PageRow page = page_at("http://a.test/", 1000, "sha1:AAA");
+  page.link_host_keys = {"b.test", "a.test", "c.test:8080"};  // its own host is no edge
+  store.record_page(page);
+  store.flush();
+  const std::string weights =
+    "SELECT GROUP_CONCAT(e, ' ') FROM (SELECT t.domain_name || '=' || weight AS e FROM edges "
+    "JOIN nodes t ON t.node_id = to_node_id ORDER BY t.domain_name)";
+  CHECK(testing::text(path.str(), weights) == "b.test=1 c.test:8080=1");
+  CHECK(testing::text(path.str(), "SELECT link_hosts FROM pages") == "b.test c.test:8080");
+  for (int run = 2; run <= 3; ++run) {
+    PageRow again = not_modified_at("http://a.test/", 1000 * run);
+    store.record_page(again);
+    store.flush();
+    CHECK(scalar(path.str(), "SELECT crawl_count FROM nodes WHERE domain_name = 'a.test'") == run);
+    CHECK(testing::text(path.str(), weights) ==
+          "b.test=" + std::to_string(run) + " c.test:8080=" + std::to_string(run));
+  }
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM edges") == 2);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM nodes") == 3);
+}
+
+TEST_CASE("a version 6 database gains link_hosts; a 304 to a page stored before counts its crawl, no edge",
+          "[store][freshness]") {
+  TempDbPath path;
+  {
+    CrawlStore store(path.str());
+    PageRow page = page_at("http://a.test/", 1000, "sha1:AAA");
+    page.link_host_keys = {"b.test"};
+    store.record_page(page);
+  }
+  {
+    SQLite::Database db(path.str(), SQLite::OPEN_READWRITE);
+    db.exec("ALTER TABLE pages DROP COLUMN link_hosts; PRAGMA user_version = 6");
+  }
+  CrawlStore store(path.str());
+  CHECK(scalar(path.str(), "PRAGMA user_version") == kCrawlSchemaVersion);
+  CHECK(testing::text(path.str(), "SELECT link_hosts FROM pages") == "<null>");
+  store.record_page(not_modified_at("http://a.test/", 2000));
+  store.flush();
+  CHECK(scalar(path.str(), "SELECT crawl_count FROM nodes WHERE domain_name = 'a.test'") == 2);
+  CHECK(scalar(path.str(), "SELECT weight FROM edges") == 1);
 }
 
 TEST_CASE("a refetch is classified by digest and status: changed, unchanged, gone", "[store][freshness]") {
