@@ -56,6 +56,7 @@ struct frontier_state {
   std::vector<sitemap_links> early_sitemaps;
   CrawlFrontier::Clock::time_point due_at{};
   std::string stop_reason;
+  std::string stop_error;
   static inline const char* name = "FrontierActor";
 };
 
@@ -330,11 +331,12 @@ void maybe_finish(frontier_ptr self) {
   persist(self);
   // The observer hears of the end only once every write before it is
   // committed, so whatever reads the database next sees the whole crawl.
+  crawl_finished finished{reason, st.stopping ? st.stop_error : std::string{}};
   self->request(st.actors.storage, caf::infinite, flush_atom_v)
-    .then([self, reason](ok_atom) { self->send(self->state.observer, crawl_finished{reason}); },
-          [self, reason](caf::error& err) {
+    .then([self, finished](ok_atom) { self->send(self->state.observer, finished); },
+          [self, finished](caf::error& err) {
             log_line(LogLevel::error, "final flush failed: " + to_string(err));
-            self->send(self->state.observer, crawl_finished{reason});
+            self->send(self->state.observer, finished);
           });
 }
 
@@ -440,6 +442,7 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
         return;
       st.stopping = true;
       st.stop_reason = s.reason;
+      st.stop_error = s.error;
       st.demand = 0;
       log_line(LogLevel::info, "stopping (" + s.reason + "): letting " + std::to_string(st.frontier->in_flight()) +
                                  " URLs in flight finish");

@@ -20,6 +20,7 @@ struct lane_state {
   topology actors;
   ProcessorSettings settings;
   StageTimes times{"parse"};
+  bool stop_sent = false;  // a processor gave up, and the Frontier was told
   static inline const char* name = "ProcessorLane";
 };
 
@@ -117,6 +118,16 @@ parse_lane_actor::behavior_type processor_lane(traced_actor<lane_state, parse_la
                              std::move(r.last_modified),
                              r.not_modified};
       ProcessedPage done = st.settings.pipeline->process(r.job, page, facts);
+      if (!done.truncation_note.empty())
+        log_line(LogLevel::warn, done.truncation_note);
+      if (!st.stop_sent) {
+        // A processor that can process no more pages (a plugin in a crash
+        // loop) ends the crawl: gracefully, with its words as the error.
+        if (std::string why = st.settings.pipeline->failed_for_good(); !why.empty()) {
+          st.stop_sent = true;
+          self->send(st.actors.frontier, stop_crawl{"processor_failed", std::move(why)});
+        }
+      }
       if (st.settings.log_each_page)
         log_line(LogLevel::info, "fetched " + r.job.host_key + " (depth=" + std::to_string(r.job.depth) + ", " +
                                    std::to_string(done.to_crawl.size()) + " outbound links)");

@@ -14,6 +14,7 @@
 #include "core/config/crawl_config.h"
 #include "core/config/version.h"
 #include "core/store/crawl_store.h"
+#include "core/export/crawl_export.h"
 #include "main/export_command.h"
 #include "main/serve_command.h"
 #include "main/redrive_command.h"
@@ -35,6 +36,15 @@ extern "C" void on_stop_signal(int) {
     (void)ignored;
     _exit(130);
   }
+}
+
+// "jsonl|csv|...|changes": every export format, from the list the export
+// itself reads, so the two cannot drift apart.
+std::string export_formats_alternatives() {
+  std::string formats = export_format_names();
+  for (std::size_t at = formats.find(", "); at != std::string::npos; at = formats.find(", ", at))
+    formats.replace(at, 2, "|");
+  return formats;
 }
 
 void usage(std::ostream& out) {
@@ -62,13 +72,15 @@ void usage(std::ostream& out) {
          "  actorcrawl redrive --db FILE [--reason REASON] [--older-than DURATION] [--json]\n"
          "      Queue a crawl database's dead letters again, in one transaction; the\n"
          "      next crawl run on it fetches them. See actorcrawl redrive --help.\n"
-         "  actorcrawl export --db FILE --format jsonl|csv|graphml|gexf|dot|items|items-csv\n"
+         "  actorcrawl export --db FILE --format "
+      << export_formats_alternatives()
+      << "\n"
          "                    [--graph domains|pages] [--kind KIND] [--output FILE]\n"
          "      Write a crawl database out for other tools: its pages (JSON Lines, CSV),\n"
-         "      its domain or page graph (GraphML, GEXF, DOT) or the items extraction\n"
+         "      its domain or page graph (GraphML, GEXF, DOT), the items extraction\n"
          "      rules and processors took from its pages (JSON Lines, or one kind as\n"
-         "      CSV), streamed, to stdout or a file. See actorcrawl export --help and\n"
-         "      docs/exports.md.\n"
+         "      CSV) or what recrawls found changed (JSON Lines), streamed, to stdout\n"
+         "      or a file. See actorcrawl export --help and docs/exports.md.\n"
          "  actorcrawl --help | --version | --default-config\n\n"
          "options (each is also a YAML key of the config file, and an environment\n"
          "variable ACTORCRAWL_<KEY>; flags override the environment, which overrides\n"

@@ -106,21 +106,26 @@ typename Inspector::result_type inspect(Inspector& f, leases_returned& x) {
 // main -> Frontier: stop taking new work; finish what is in flight.
 struct stop_crawl {
   std::string reason;  // becomes the termination reason, e.g. "signal"
+  // Why the crawl cannot go on, for its user, when something broke (a
+  // processor that gave up: reason "processor_failed"); "" for a stop
+  // that was asked for.
+  std::string error = {};
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, stop_crawl& x) {
-  return f(caf::meta::type_name("stop_crawl"), x.reason);
+  return f(caf::meta::type_name("stop_crawl"), x.reason, x.error);
 }
 
 // Frontier -> whoever started the crawl: it is over and storage is flushed.
 struct crawl_finished {
-  std::string reason;  // queue_empty, max_pages, signal
+  std::string reason;  // queue_empty, max_pages, signal, processor_failed
+  std::string error = {};  // the stop's error, if it had one
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, crawl_finished& x) {
-  return f(caf::meta::type_name("crawl_finished"), x.reason);
+  return f(caf::meta::type_name("crawl_finished"), x.reason, x.error);
 }
 
 // Frontier -> asker (reply to progress_atom): live counters.

@@ -96,8 +96,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StoreSummary& x) {
   return f(caf::meta::type_name("StoreSummary"), x.nodes_discovered, x.nodes_crawled,
            x.edges_recorded, x.pages_fetched, x.pages_failed, x.avg_fetch_time_ms, x.links_dropped,
-           x.urls_parked, x.items_stored, x.processor_failures, x.seed_refusals, x.sitemap_urls_queued,
-           x.sitemap_outcomes, x.changes);
+           x.urls_parked, x.items_stored, x.pages_truncated, x.processor_failures, x.pages_processor_failed,
+           x.seed_refusals, x.sitemap_urls_queued, x.sitemap_outcomes, x.changes);
 }
 
 template <class Inspector>

@@ -22,7 +22,12 @@ answers that page with {"id", "error"} and writes the traceback to stderr,
 which the crawler logs; the next page is processed as usual.
 
 While `process` runs, sys.stdout is stderr: a stray print() lands in the
-crawler's log instead of breaking the answers.
+crawler's log instead of breaking the answers. (A print() before run(), at
+import time, goes to stdout; the crawler logs such a line as the plugin's
+output.) Log with log() or to stderr.
+
+The crawler puts this module's directory first on every plugin's
+PYTHONPATH, so `import actorcrawl_plugin` works from a plugin anywhere.
 """
 
 import json

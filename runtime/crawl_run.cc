@@ -219,7 +219,7 @@ std::int64_t start_run(caf::scoped_actor& self, const CrawlTopology& t, const Cr
 // a stop request on and reporting progress on the way. Returns the last
 // progress counters.
 crawl_progress follow_crawl(caf::scoped_actor& self, const CrawlTopology& t, const CrawlConfig& config,
-                            const CrawlRunOptions& options, CrawlRunResult& result) {
+                            const CrawlRunOptions& options, CrawlRunResult& result, std::string& stop_error) {
   using Clock = std::chrono::steady_clock;
   // A log file gets a progress line every 5 s at most; a terminal, and
   // whoever listens for events, every progress_interval.
@@ -237,6 +237,7 @@ crawl_progress follow_crawl(caf::scoped_actor& self, const CrawlTopology& t, con
       [&](crawl_finished& f) {
         finished = true;
         result.termination_reason = f.reason;
+        stop_error = std::move(f.error);
       },
       [&](caf::down_msg& d) {
         finished = true;
@@ -339,7 +340,7 @@ void shut_down(caf::scoped_actor& self, const CrawlTopology& t, const gatekeeper
 void report(const CrawlConfig& config, const crawl_progress& last, CrawlRunResult& result) {
   if (!config.metrics_path.empty()) {
     RunMetrics m{result.start_ms, result.end_ms, result.summary, result.termination_reason, last.queued,
-                 result.timings};
+                 result.timings, result.processors};
     try {
       write_metrics_file(config.metrics_path, m);
     } catch (const std::exception& e) {
@@ -348,19 +349,11 @@ void report(const CrawlConfig& config, const crawl_progress& last, CrawlRunResul
         result.error = e.what();
     }
   }
-  char line[400];
-  const PageChangeCounts& changes = result.summary.changes;
-  std::snprintf(line, sizeof line,
-                "crawl finished (%s): %lld pages fetched (%lld new, %lld changed, %lld unchanged, %lld gone), "
-                "%lld failed, %lld URLs parked to try again, %lld nodes, %lld edges in %.1f s",
-                result.termination_reason.c_str(), static_cast<long long>(result.summary.pages_fetched),
-                static_cast<long long>(changes.new_pages), static_cast<long long>(changes.changed),
-                static_cast<long long>(changes.unchanged), static_cast<long long>(changes.gone),
-                static_cast<long long>(result.summary.pages_failed), static_cast<long long>(result.summary.urls_parked),
-                static_cast<long long>(result.summary.nodes_discovered),
-                static_cast<long long>(result.summary.edges_recorded),
-                static_cast<double>(result.end_ms - result.start_ms) / 1000.0);
-  log_line(LogLevel::info, line);
+  log_line(LogLevel::info, final_line(result.termination_reason, result.summary, result.end_ms - result.start_ms,
+                                      config.max_body_bytes));
+  if (const std::string processors = processors_line(result.processors, result.summary.processor_failures);
+      !processors.empty())
+    log_line(result.summary.pages_processor_failed > 0 ? LogLevel::warn : LogLevel::info, processors);
   if (config.report_timings && !result.timings.empty())
     log_line(LogLevel::info, "where the time went:\n" + format_stage_times(result.timings, result.end_ms - result.start_ms));
 }
@@ -375,16 +368,24 @@ CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, c
   CrawlRunResult result;
   result.start_ms = epoch_ms();
   const std::shared_future<void> store_closed = parts.store_closed;
+  const std::shared_ptr<const PagePipeline> pipeline = parts.pipeline;
   const CrawlTopology t = spawn_crawl(sys, config, std::move(parts), caf::actor_cast<crawl_observer_actor>(self));
   watch_topology(self, t.actors, options);
   const gatekeeper_actor gatekeeper =
     options.coordinator ? open_to_workers(sys, self, t, config, listen) : gatekeeper_actor{};
 
   const std::int64_t run_id = start_run(self, t, config, result);
-  crawl_progress last = follow_crawl(self, t, config, options, result);
+  std::string stop_error;
+  crawl_progress last = follow_crawl(self, t, config, options, result, stop_error);
   result.end_ms = epoch_ms();
   if (result.error.empty())
     summarize(self, t, config, run_id, result, last);
+  // A crawl a processor stopped ended gracefully (its summary is whole),
+  // but did not do what it was asked: its error says why.
+  if (!stop_error.empty())
+    result.error = std::move(stop_error);
+  if (pipeline)
+    result.processors = pipeline->processor_tallies();
   result.timings = gather_timings(self, t);
   shut_down(self, t, gatekeeper, store_closed);
   report(config, last, result);

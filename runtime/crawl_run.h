@@ -17,6 +17,7 @@
 
 #include "core/config/crawl_config.h"
 #include "core/crawl/crawl_events.h"
+#include "core/crawl/page_processor.h"
 #include "core/crawl/records.h"
 #include "core/store/store_error.h"
 #include "core/report/stage_times.h"
@@ -52,12 +53,16 @@ struct CrawlRunResult {
   // queue_empty, max_pages, signal, error (`error` says what broke, e.g.
   // "the FrontierActor stopped: ..." when an actor of the topology died),
   // seeds_refused (nothing fetched: every seed was refused, `error` says
-  // why and what lifts it)
+  // why and what lifts it), processor_failed (a processor gave up, a
+  // plugin in a crash loop: the crawl stopped gracefully, `error` names it
+  // and the remedy)
   std::string termination_reason;
   std::int64_t start_ms = 0;
   std::int64_t end_ms = 0;
   StoreSummary summary;
   std::vector<StageTimes> timings;  // fetch, select, parse, frontier, store
+  // Each processor of this node's chain: the pages it took and failed.
+  std::vector<ProcessorTally> processors;
   std::string error;  // set when the crawl ended because something broke
 };
 

@@ -36,8 +36,8 @@ using C = CrawlConfig;
 
 const std::vector<ConfigKey>& config_keys() {
   static const std::vector<ConfigKey> keys = {
-    {"seed_url", ValueKind::text_list, "URL to start from (same as one entry of seeds)", &C::seeds},
-    {"seeds", ValueKind::text_list, "URLs to start from", &C::seeds},
+    {"seed_url", ValueKind::text_list, "URL to start from (same as one entry of seeds)", &C::seeds, 0, 0, {}, false, false, "none (the bundled demo web)"},
+    {"seeds", ValueKind::text_list, "URLs to start from", &C::seeds, 0, 0, {}, false, false, "none (the bundled demo web)"},
     {"profile", ValueKind::text, "crawl profile: site (URL-level BFS) or domains (domain graph)",
      &C::profile, 0, 0, {to_string(CrawlProfile::site), to_string(CrawlProfile::domains)}},
     {"max_depth", ValueKind::integer, "deepest link level to follow (seeds are depth 0)", &C::max_depth, 0, 1000},
@@ -55,7 +55,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"max_redirects", ValueKind::integer, "redirect hops followed", &C::max_redirects, 0, 50},
     {"user_agent", ValueKind::text, "User-Agent header", &C::user_agent},
     {"respect_robots_txt", ValueKind::boolean, "obey robots.txt", &C::respect_robots_txt},
-    {"sitemaps", ValueKind::boolean, "read the sitemaps each robots.txt names (and a seed host's /sitemap.xml when it names none); their URLs join the frontier at depth 1 (default: true in the site profile, false in the domains profile)", &C::sitemaps},
+    {"sitemaps", ValueKind::boolean, "read the sitemaps each robots.txt names (and a seed host's /sitemap.xml when it names none); their URLs join the frontier at depth 1", &C::sitemaps, 0, 0, {}, false, false, "true in the site profile, false in the domains profile"},
     {"sitemap_urls", ValueKind::text_list, "sitemaps to read besides those robots.txt names (one URL each; turns sitemaps on unless sitemaps is false); each may list any URL of its own host and of the seeds' hosts, within the crawl's scope", &C::sitemap_urls},
     {"scope", ValueKind::text, "site profile: which links are followed: domain (the seeds' registrable domains), host (the seeds' hosts only) or any (every http(s) link, bounded by max_pages and max_depth alone); allowed_domains narrows each",
      &C::scope, 0, 0, {"domain", "host", "any"}},
@@ -105,7 +105,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"heartbeat_interval_ms", ValueKind::duration_ms, "nodes: how often a quiet connection sends a heartbeat", &C::heartbeat_interval_ms, 10, kHour},
     {"peer_timeout_ms", ValueKind::duration_ms, "nodes: a peer silent this long is dropped (a stopped or cut-off worker; its URLs go to others)", &C::peer_timeout_ms, 100, kHour},
     {"reconnect_timeout_ms", ValueKind::duration_ms, "worker: how long to keep trying to reach a lost coordinator before exiting", &C::reconnect_timeout_ms, 0, 24 * kHour},
-    {"node_id", ValueKind::text, "this process's name in traces and logs (default HOST:PID)", &C::node_id},
+    {"node_id", ValueKind::text, "this process's name in traces and logs", &C::node_id, 0, 0, {}, false, false, "HOST:PID"},
     {"service_listen", ValueKind::text, "serve: HOST:PORT of the HTTP API (actorcrawl serve --listen)", &C::service_listen},
     {"service_token", ValueKind::text, "serve: bearer token every route but /healthz requires (env ACTORCRAWL_SERVICE_TOKEN, --token)", &C::service_token},
     {"service_dir", ValueKind::text, "serve: directory of service.db and each job's database (--db-dir)", &C::service_dir},
@@ -361,14 +361,38 @@ std::string flag_of(const std::string& key) {
   return f;
 }
 
+// 24h for 86400000 ms, 30d for 2592000000: the largest unit that divides
+// it (days from two on), as a flag takes it.
+std::string duration_text(std::int64_t ms) {
+  static const std::pair<const char*, std::int64_t> units[] = {
+    {"d", 86400000}, {"h", 3600000}, {"m", 60000}, {"s", 1000}};
+  for (const auto& [unit, size] : units)
+    if (ms != 0 && ms % size == 0 && (size != 86400000 || ms >= 2 * size))
+      return std::to_string(ms / size) + unit;
+  return std::to_string(ms) + "ms";
+}
+
+// 1MiB for 1048576 bytes, as a flag takes it.
+std::string size_text(std::int64_t bytes) {
+  static const std::pair<const char*, std::int64_t> units[] = {
+    {"GiB", std::int64_t{1} << 30}, {"MiB", std::int64_t{1} << 20}, {"KiB", std::int64_t{1} << 10}};
+  for (const auto& [unit, size] : units)
+    if (bytes != 0 && bytes % size == 0)
+      return std::to_string(bytes / size) + unit;
+  return std::to_string(bytes);
+}
+
 std::string default_text(const ConfigKey& key) {
   static const CrawlConfig defaults;
+  if (key.shown_default != nullptr)
+    return key.shown_default;
   switch (key.kind) {
     case ValueKind::integer:
-    case ValueKind::bytes:
       return std::to_string(defaults.*std::get<std::int64_t C::*>(key.member));
+    case ValueKind::bytes:
+      return size_text(defaults.*std::get<std::int64_t C::*>(key.member));
     case ValueKind::duration_ms:
-      return std::to_string(defaults.*std::get<std::int64_t C::*>(key.member)) + "ms";
+      return duration_text(defaults.*std::get<std::int64_t C::*>(key.member));
     case ValueKind::boolean:
       return defaults.*std::get<bool C::*>(key.member) ? "true" : "false";
     case ValueKind::text: {
@@ -380,7 +404,7 @@ std::string default_text(const ConfigKey& key) {
     case ValueKind::text_list: {
       const auto& v = defaults.*std::get<std::vector<std::string> C::*>(key.member);
       if (v.empty())
-        return "[]";
+        return "none";
       std::string out = "[";
       for (std::size_t i = 0; i < v.size(); ++i)
         out += (i ? ", " : "") + v[i];
@@ -905,7 +929,9 @@ std::string default_config_yaml() {
          "# Durations are milliseconds unless given a unit (500ms, 2s, 1m, 24h); sizes\n"
          "# are bytes unless given one (64KiB, 1MiB).\n";
   for (const auto& key : config_keys())
-    out << "\n# " << key.help << "\n" << key.name << ": " << yaml_value(key, defaults) << "\n";
+    out << "\n# " << key.help << (key.shown_default ? std::string{" (default: "} + key.shown_default + ")" : "")
+        << "\n"
+        << key.name << ": " << yaml_value(key, defaults) << "\n";
   return out.str();
 }
 

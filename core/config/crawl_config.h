@@ -186,6 +186,9 @@ struct ConfigKey {
   // text_list whose items may also be objects (a YAML mapping, or a flag
   // value starting with '{'), each kept as its JSON text and never split.
   bool object_items = false;
+  // How --help shows the default when the value alone would mislead (an
+  // empty one that means something, one that depends on the profile).
+  const char* shown_default = nullptr;
 };
 
 const std::vector<ConfigKey>& config_keys();

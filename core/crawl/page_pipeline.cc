@@ -29,11 +29,13 @@ std::string redirect_chain_json(const std::vector<std::string>& urls, const std:
 }
 
 PagePipeline::PagePipeline(std::shared_ptr<const ProcessorChain> chain, std::shared_ptr<const LinkSelector> links,
-                           std::string product_token, std::size_t max_redirects)
+                           std::string product_token, std::size_t max_redirects, std::int64_t max_body_bytes)
     : chain_(std::move(chain)),
       links_(std::move(links)),
       product_token_(std::move(product_token)),
-      max_redirects_(max_redirects) {}
+      max_redirects_(max_redirects),
+      max_body_bytes_(max_body_bytes),
+      truncated_hosts_(std::make_shared<OncePerHost>()) {}
 
 void PagePipeline::archive(const HttpExchange& exchange) const {
   if (ResponseArchive* archive = chain_->archive())
@@ -114,6 +116,12 @@ ProcessedPage PagePipeline::process(const CrawlJob& job, const FetchedPage& page
   row.bytes = static_cast<std::int64_t>(page.body.size());
   row.redirect_chain = redirect_chain_json(facts.redirect_urls, facts.redirect_statuses);
   row.truncated = page.truncated;
+  if (page.truncated && truncated_hosts_->first(job.host_key))
+    out.truncation_note =
+      "pages of " + job.host_key + " are cut at max_body_bytes (" +
+      (max_body_bytes_ > 0 ? std::to_string(max_body_bytes_) + " bytes" : std::string{"its limit"}) + "), " +
+      page.final_url + " first: what comes after the cut (links, text) is not read; raise max_body_bytes (e.g. "
+      "--max-body-bytes 8MiB) to read such pages whole. Told once per host; pages.truncated marks each";
   row.robots_directives = robots.text();
   row.content_digest = content_digest(page.body);
   // noindex: the page is recorded (it was fetched, its links count) but its

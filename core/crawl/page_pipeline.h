@@ -12,6 +12,7 @@
 
 #include "core/crawl/crawl_job.h"
 #include "core/crawl/link_selection.h"
+#include "core/crawl/once_per_host.h"
 #include "core/crawl/page_processor.h"
 #include "core/crawl/records.h"
 #include "core/web/http_status.h"
@@ -36,6 +37,9 @@ struct FetchFacts {
 struct ProcessedPage {
   PageRow row;
   std::vector<DiscoveredLink> to_crawl;
+  // A warning for the log, when this page is its host's first cut at
+  // max_body_bytes (once per host, so a site of big pages says it once).
+  std::string truncation_note;
 };
 
 // The page's directives: meta robots from the analysis, then X-Robots-Tag
@@ -65,8 +69,10 @@ class PagePipeline {
  public:
   // `product_token`: the name X-Robots-Tag lines for this crawler use;
   // `max_redirects`: hops followed for one URL.
+  // `max_body_bytes`: the limit truncated pages were cut at, for the note
+  // that says so.
   PagePipeline(std::shared_ptr<const ProcessorChain> chain, std::shared_ptr<const LinkSelector> links,
-               std::string product_token, std::size_t max_redirects = 5);
+               std::string product_token, std::size_t max_redirects = 5, std::int64_t max_body_bytes = 0);
 
   // Whether responses are archived (the chain has `warc`): the fetch must
   // then capture the request and response heads.
@@ -91,11 +97,19 @@ class PagePipeline {
   // first fetched). Every other response's row carries its body's digest.
   ProcessedPage process(const CrawlJob& job, const FetchedPage& page, const FetchFacts& facts) const;
 
+  // The processors' pages and failures so far (ProcessorChain::tallies).
+  std::vector<ProcessorTally> processor_tallies() const { return chain_->tallies(); }
+  // Not empty once a processor can go on no more: the crawl must stop,
+  // with this as its error (ProcessorChain::failed_for_good).
+  std::string failed_for_good() const { return chain_->failed_for_good(); }
+
  private:
   std::shared_ptr<const ProcessorChain> chain_;
   std::shared_ptr<const LinkSelector> links_;
   std::string product_token_;
   std::size_t max_redirects_;
+  std::int64_t max_body_bytes_;
+  std::shared_ptr<OncePerHost> truncated_hosts_;  // hosts whose cut pages were told of
 };
 
 }  // namespace actorcrawl

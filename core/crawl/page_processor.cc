@@ -2,6 +2,7 @@
 
 #include "core/crawl/processor_registry.h"
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -45,8 +46,11 @@ class HtmlLinksProcessor final : public PageProcessor {
  public:
   explicit HtmlLinksProcessor(HtmlParser parser) : parser_(parser) {}
   const char* name() const override { return "html_links"; }
+  bool takes(const FetchedPage& page) const override {
+    return page.status_code >= 200 && page.status_code < 300 && is_html_page(page);
+  }
   void process(const FetchedPage& page, PageAnalysis& a) override {
-    if (!is_html_page(page) || page.status_code < 200 || page.status_code >= 300)
+    if (!takes(page))
       return;
     // Both parsers read UTF-8: a page in another charset is converted
     // first, so its title and description are stored as valid UTF-8.
@@ -75,8 +79,9 @@ class SavePagesProcessor final : public PageProcessor {
  public:
   explicit SavePagesProcessor(std::string dir) : dir_(std::move(dir)) {}
   const char* name() const override { return "save_pages"; }
+  bool takes(const FetchedPage& page) const override { return !page.body.empty(); }
   void process(const FetchedPage& page, PageAnalysis& a) override {
-    if (page.body.empty())
+    if (!takes(page))
       return;
     auto slash = page.final_url.find("://");
     std::string host = page.final_url.substr(slash == std::string::npos ? 0 : slash + 3);
@@ -128,11 +133,48 @@ bool ProcessorChain::reads_response_heads() const {
   return false;
 }
 
+struct ProcessorChain::Counters {
+  explicit Counters(std::size_t n) : pages(n), failed(n) {}
+  std::vector<std::atomic<std::int64_t>> pages;
+  std::vector<std::atomic<std::int64_t>> failed;
+};
+
+ProcessorChain::ProcessorChain(std::vector<std::shared_ptr<PageProcessor>> processors,
+                               std::shared_ptr<ResponseArchive> archive)
+    : processors_(std::move(processors)),
+      archive_(std::move(archive)),
+      counters_(std::make_shared<Counters>(processors_.size())) {}
+
 PageAnalysis ProcessorChain::run(const FetchedPage& page) const {
   PageAnalysis a;
-  for (const auto& p : processors_)
-    p->process(page, a);
+  for (std::size_t i = 0; i < processors_.size(); ++i) {
+    PageProcessor& p = *processors_[i];
+    if (!p.takes(page))
+      continue;
+    const std::size_t failures_before = a.processor_failures.size();
+    p.process(page, a);
+    counters_->pages[i].fetch_add(1, std::memory_order_relaxed);
+    // A processor records one failure or several (extract: one per field);
+    // the page counts once.
+    if (a.processor_failures.size() > failures_before)
+      counters_->failed[i].fetch_add(1, std::memory_order_relaxed);
+  }
   return a;
+}
+
+std::vector<ProcessorTally> ProcessorChain::tallies() const {
+  std::vector<ProcessorTally> out;
+  for (std::size_t i = 0; i < processors_.size(); ++i)
+    out.push_back(ProcessorTally{processors_[i]->name(), counters_->pages[i].load(std::memory_order_relaxed),
+                                 counters_->failed[i].load(std::memory_order_relaxed)});
+  return out;
+}
+
+std::string ProcessorChain::failed_for_good() const {
+  for (const auto& p : processors_)
+    if (std::string why = p->failed_for_good(); !why.empty())
+      return why;
+  return {};
 }
 
 }  // namespace actorcrawl

@@ -49,10 +49,27 @@ class PageProcessor {
  public:
   virtual ~PageProcessor() = default;
   virtual const char* name() const = 0;
+  // Whether the processor works on this page (the pages its `urls` pattern
+  // matches, the types it reads): the chain calls process() only for
+  // those, and counts them as the pages it handled.
+  virtual bool takes(const FetchedPage& page) const { return true; }
   // Called from several parser lanes at once: safe for concurrent calls.
   virtual void process(const FetchedPage& page, PageAnalysis& analysis) = 0;
   // Whether it reads FetchedPage::response_head (the fetch keeps it then).
   virtual bool reads_response_head() const { return false; }
+  // Not empty once the processor can process no page any more (an external
+  // processor in a crash loop): what happened and what to do, for the
+  // user. The crawl then stops, gracefully, with this as its error.
+  virtual std::string failed_for_good() const { return {}; }
+};
+
+// What one processor of the chain did over a crawl: the pages it took, and
+// how many of them it could not process (a ProcessorFailure of its own).
+// For the end summary and metrics.log.
+struct ProcessorTally {
+  std::string processor;
+  std::int64_t pages = 0;
+  std::int64_t failed = 0;
 };
 
 // What html_links keeps of a parsed document.
@@ -74,8 +91,7 @@ class ProcessorChain {
     std::shared_ptr<ResponseArchive> archive;   // what `warc` writes to
   };
   ProcessorChain() = default;
-  ProcessorChain(std::vector<std::shared_ptr<PageProcessor>> processors, std::shared_ptr<ResponseArchive> archive)
-      : processors_(std::move(processors)), archive_(std::move(archive)) {}
+  ProcessorChain(std::vector<std::shared_ptr<PageProcessor>> processors, std::shared_ptr<ResponseArchive> archive);
 
   // Builds the chain from entries of the built-in registry
   // (processor_registry.h). An unknown name is reported in `error` (listing
@@ -84,16 +100,26 @@ class ProcessorChain {
                              std::string* error);
   static std::vector<std::string> known_names();
 
+  // Runs each processor that takes the page, in order, counting what each
+  // took and failed. Safe from several threads at once.
   PageAnalysis run(const FetchedPage& page) const;
   std::size_t size() const { return processors_.size(); }
   bool reads_response_heads() const;
   const std::vector<std::shared_ptr<PageProcessor>>& processors() const { return processors_; }
   // The archive when the chain has `warc`, or nullptr.
   ResponseArchive* archive() const { return archive_.get(); }
+  // Each processor's pages and failures so far, in the chain's order.
+  std::vector<ProcessorTally> tallies() const;
+  // The first processor's failed_for_good(), or "".
+  std::string failed_for_good() const;
 
  private:
+  struct Counters;
   std::vector<std::shared_ptr<PageProcessor>> processors_;
   std::shared_ptr<ResponseArchive> archive_;
+  // One pair of counters per processor; shared, so a chain may be copied
+  // (the copies count together) and stay cheap to move.
+  std::shared_ptr<Counters> counters_;
 };
 
 }  // namespace actorcrawl

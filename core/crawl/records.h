@@ -224,8 +224,13 @@ struct StoreSummary {
   std::int64_t links_dropped = 0;     // over pages fetched since: hrefs past max_links_per_page
   std::int64_t urls_parked = 0;       // frontier rows parked after a transient failure, now
   std::int64_t items_stored = 0;      // items of the pages fetched since
-  // Processors' failures on the pages fetched since, by processor and reason.
+  // Pages fetched since whose body was cut at max_body_bytes.
+  std::int64_t pages_truncated = 0;
+  // Processors' failures on the pages fetched since, by processor and
+  // reason, and the pages with at least one (pages that lack some
+  // processor's work).
   std::vector<ProcessorFailureCount> processor_failures;
+  std::int64_t pages_processor_failed = 0;
   // One per seed URL asked about: why its frontier row was refused for
   // good, or its fetch refused its private address; "" otherwise (fetched,
   // queued, parked, failed with a response, or never offered).

@@ -11,9 +11,13 @@ namespace actorcrawl {
 
 ExtractProcessor::ExtractProcessor(std::shared_ptr<const ExtractionRules> rules) : rules_(std::move(rules)) {}
 
+bool ExtractProcessor::takes(const FetchedPage& page) const {
+  return rules_ && page.status_code >= 200 && page.status_code < 300 && rules_->matches(page.final_url) &&
+         is_html_page(page);
+}
+
 void ExtractProcessor::process(const FetchedPage& page, PageAnalysis& analysis) {
-  if (!rules_ || page.status_code < 200 || page.status_code >= 300 || !is_html_page(page) ||
-      !rules_->matches(page.final_url))
+  if (!takes(page))
     return;
   // Decoded as html_links decodes it, so both read the same text. UTF-8
   // that is valid costs a validation and a copy, small beside the tree

@@ -29,6 +29,8 @@ class ExtractProcessor final : public PageProcessor {
  public:
   explicit ExtractProcessor(std::shared_ptr<const ExtractionRules> rules);
   const char* name() const override { return "extract"; }
+  // 2xx HTML pages whose final URL some rule matches.
+  bool takes(const FetchedPage& page) const override;
   void process(const FetchedPage& page, PageAnalysis& analysis) override;
 
  private:

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -49,6 +50,12 @@ constexpr milliseconds kHelloPoll{10};
 
 constexpr int kMaxInstances = 64;
 constexpr int kMaxInFlight = 1024;
+constexpr int kMaxFailuresInARow = 1000;
+// How often one page is sent: once, and again after each failure of its
+// instance that it did not cause, at most this many times in all.
+constexpr int kMaxSends = 3;
+// The stderr lines (of any instance) a give-up quotes.
+constexpr std::size_t kLastStderrLines = 5;
 constexpr std::int64_t kMaxTimeoutMs = 3'600'000;
 constexpr std::int64_t kMinAnswerBytes = 1024;
 constexpr std::int64_t kMaxAnswerBytes = std::int64_t{1} << 30;
@@ -187,9 +194,12 @@ ExternalProcessorSpec parse_external_processor(const std::string& json_object) {
           static_cast<std::size_t>(whole_number(v, where, kMinAnswerBytes, kMaxAnswerBytes, parse_byte_size));
     } else if (key == "max_in_flight") {
       spec.max_in_flight = static_cast<int>(whole_number(v, where, 1, kMaxInFlight, plain_integer));
+    } else if (key == "max_failures_in_a_row") {
+      spec.max_failures_in_a_row = static_cast<int>(whole_number(v, where, 1, kMaxFailuresInARow, plain_integer));
     } else {
       throw ConfigError(who + "unknown key '" + key +
-                        "' (known: name, exec, urls, timeout, start_timeout, instances, max_answer_bytes, max_in_flight)");
+                        "' (known: name, exec, urls, timeout, start_timeout, instances, max_answer_bytes, "
+                        "max_in_flight, max_failures_in_a_row)");
     }
   }
   if (spec.exec.empty())
@@ -201,6 +211,14 @@ ExternalProcessorSpec parse_external_processor(const std::string& json_object) {
 struct ExternalProcessor::Pending {
   std::uint64_t id = 0;
   bool done = false;
+  // Its instance failed with it in flight, and it was not what failed it:
+  // the caller sends it again.
+  bool resend = false;
+  // It was in flight beside others when an instance failed for a reason no
+  // page can be told from (an exit): sent again alone, so that if it is
+  // the cause, the next failure names it.
+  bool alone = false;
+  int sends = 0;
   std::vector<std::string> items;
   std::vector<std::string> links;
   std::string reason;  // "" when answered well
@@ -222,6 +240,9 @@ struct ExternalProcessor::Running {
   std::string ended;             // why it was retired
   std::string last_stderr_line;  // for start()'s error
   std::map<std::uint64_t, std::shared_ptr<Pending>> in_flight;
+  std::uint64_t alone_id = 0;  // a page sent alone: while it is in flight, nothing else is sent
+
+  bool holds_alone() const { return alone_id != 0 && in_flight.count(alone_id) != 0; }
 
   ~Running() {
     if (reader.joinable() && reader.get_id() != std::this_thread::get_id())
@@ -265,6 +286,24 @@ void ExternalProcessor::log(LogLevel level, const std::string& text) const {
     log_line(level, text);
 }
 
+std::vector<std::string> plugin_helper_dirs() {
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0)
+    return {};
+  self[n] = '\0';
+  std::string dir{self};
+  dir.resize(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/'));
+  for (const std::string& candidate : {dir + "/share/actorcrawl/plugins", dir + "/../share/actorcrawl/plugins"}) {
+    if (::access((candidate + "/actorcrawl_plugin.py").c_str(), R_OK) != 0)
+      continue;
+    char resolved[4096];
+    if (::realpath(candidate.c_str(), resolved) != nullptr)
+      return {std::string{resolved}};
+  }
+  return {};
+}
+
 std::shared_ptr<ExternalProcessor> ExternalProcessor::start(ExternalProcessorSpec spec, PluginLogSink log) {
   if (const std::string problem = name_problem(spec.name); !problem.empty())
     throw PluginStartError("plugin '" + spec.name + "': name: " + problem);
@@ -281,6 +320,8 @@ std::shared_ptr<ExternalProcessor> ExternalProcessor::start(ExternalProcessorSpe
     throw PluginStartError(who + ": max_in_flight: must be at least 1");
   if (spec.max_answer_bytes < static_cast<std::size_t>(kMinAnswerBytes))
     throw PluginStartError(who + ": max_answer_bytes: must be at least 1024");
+  if (spec.max_failures_in_a_row < 1)
+    throw PluginStartError(who + ": max_failures_in_a_row: must be at least 1");
 
   std::shared_ptr<ExternalProcessor> self(new ExternalProcessor(std::move(spec), std::move(log)));
   const auto& s = self->spec_;
@@ -320,6 +361,8 @@ std::shared_ptr<ExternalProcessor> ExternalProcessor::start(ExternalProcessorSpe
     lock.unlock();
     throw PluginStartError(message);
   }
+  // From here on its failures are the crawl's news, not start()'s error.
+  self->started_ = true;
   return self;
 }
 
@@ -332,7 +375,7 @@ std::shared_ptr<ExternalProcessor::Running> ExternalProcessor::spawn_running(con
     throw PluginSpawnError(std::string{"cannot make a pipe: "} + std::strerror(errno));
   run->wake_read = wake[0];
   run->wake_write = wake[1];
-  run->process = std::make_unique<PluginProcess>(spec.exec);
+  run->process = std::make_unique<PluginProcess>(spec.exec, spec.python_path);
   // Into an empty pipe: never waits. A plugin already gone shows as the
   // end of its stdout.
   run->process->write_all(plugin_hello_line(spec.name), Clock::now() + spec.timeout);
@@ -349,20 +392,60 @@ void ExternalProcessor::install(Instance& instance, std::shared_ptr<Running> run
 
 void ExternalProcessor::fail_page(Pending& pending, const std::string& reason, const std::string& detail) {
   pending.done = true;
+  pending.resend = false;
   pending.reason = reason;
   pending.detail = detail;
   pending.items.clear();
   pending.links.clear();
 }
 
+std::string ExternalProcessor::count_failure(const std::string& detail) {
+  if (stopping_ || !gave_up_.empty() || !started_)
+    return "";
+  if (++failures_in_a_row_ < spec_.max_failures_in_a_row)
+    return "";
+  std::string why = "plugin '" + spec_.name + "' failed " + std::to_string(failures_in_a_row_) +
+                    " times in a row with no good answer between (the last time: " + detail + ")";
+  if (!last_stderr_lines_.empty()) {
+    why += "; its last lines on stderr: ";
+    for (std::size_t i = 0; i < last_stderr_lines_.size(); ++i)
+      why += (i ? " | " : "") + last_stderr_lines_[i];
+  }
+  why += ". The crawl stops. Run " + quoted_command(spec_.exec) +
+         " by hand with a page line on its stdin (docs/plugins.md, The lines) to see why, then fix it, raise "
+         "its max_failures_in_a_row, or take it out of processors; run the crawl again to resume. The pages it "
+         "did not process are in the processor_failures table (processor '" +
+         spec_.name + "', reason unavailable).";
+  gave_up_ = why;
+  changed_.notify_all();
+  supervisor_wake_.notify_all();
+  return why;
+}
+
 std::string ExternalProcessor::retire(std::shared_ptr<Running> run, const std::string& reason,
-                                      const std::string& detail) {
+                                      const std::string& detail, std::uint64_t culprit, std::uint64_t innocent) {
   if (run->retired)
     return "";
   run->retired = true;
   run->ended = detail;
-  for (auto& [id, pending] : run->in_flight)
-    fail_page(*pending, reason, detail);
+  const std::string gave_up = count_failure(detail);
+  // Which page failed it: the one named, or the only one that could have.
+  std::size_t candidates = 0;
+  for (const auto& [id, pending] : run->in_flight)
+    candidates += id != innocent ? 1 : 0;
+  for (auto& [id, pending] : run->in_flight) {
+    Pending& p = *pending;
+    const bool to_blame = id == culprit || (culprit == 0 && id != innocent && candidates == 1);
+    if (stopping_ || to_blame || p.sends >= kMaxSends) {
+      fail_page(p, reason, detail);
+    } else if (!given_up_detail().empty()) {
+      fail_page(p, "unavailable", given_up_detail());
+    } else {
+      p.resend = true;
+      p.alone = p.alone || (culprit == 0 && id != innocent);
+      ++counts_.resent;
+    }
+  }
   run->in_flight.clear();
   run->process->kill_group();
   const char wake = 'x';
@@ -380,10 +463,17 @@ std::string ExternalProcessor::retire(std::shared_ptr<Running> run, const std::s
   retired_.push_back(run);
   supervisor_wake_.notify_all();
   changed_.notify_all();
-  if (stopping_)
+  if (stopping_ || !started_)
     return "";
   return "plugin " + spec_.name + ": instance " + std::to_string(run->instance + 1) + " (pid " +
-         std::to_string(run->process->pid()) + ") " + detail + "; restarting it in " + ms_text(delay);
+         std::to_string(run->process->pid()) + ") " + detail +
+         (given_up_detail().empty() ? "; restarting it in " + ms_text(delay) : "; not restarting it: the plugin gave up");
+}
+
+std::string ExternalProcessor::given_up_detail() const {
+  if (gave_up_.empty())
+    return "";
+  return "the plugin gave up after " + std::to_string(spec_.max_failures_in_a_row) + " failures in a row";
 }
 
 void ExternalProcessor::read_output(std::shared_ptr<Running> run) {
@@ -404,6 +494,9 @@ void ExternalProcessor::read_output(std::shared_ptr<Running> run) {
     {
       std::lock_guard<std::mutex> lock{mutex_};
       run->last_stderr_line = text;
+      if (last_stderr_lines_.size() == kLastStderrLines)
+        last_stderr_lines_.erase(last_stderr_lines_.begin());
+      last_stderr_lines_.push_back(bounded_plugin_text(text, kMaxQuoted));
     }
     log(LogLevel::info, "plugin " + spec_.name + ": " + text);
   };
@@ -472,6 +565,18 @@ void ExternalProcessor::read_output(std::shared_ptr<Running> run) {
   process.reap();
 }
 
+void ExternalProcessor::take_output_line(const std::string& line) {
+  std::string text = line;
+  if (!text.empty() && text.back() == '\r')
+    text.pop_back();
+  {
+    std::lock_guard<std::mutex> lock{mutex_};
+    ++counts_.output_lines;
+  }
+  if (!text.empty())
+    log(LogLevel::info, "plugin " + spec_.name + " (stdout): " + bounded_plugin_text(text, kMaxStderrLine));
+}
+
 void ExternalProcessor::take_answer_line(const std::shared_ptr<Running>& run, std::string line, bool too_long,
                                          std::size_t length) {
   std::string note;
@@ -490,18 +595,21 @@ void ExternalProcessor::take_answer_line(const std::shared_ptr<Running>& run, st
       changed_.notify_all();
       return;
     }
+    // An answer, by its size, for a page it does not name: which one is
+    // not known, so the pages in flight go again, each alone.
     note = retire(run, "too_large", "wrote " + size_text + ", naming no page it was sent");
   } else {
     PluginAnswer answer = read_plugin_answer(line);
+    if (!answer.id) {
+      // No answer (not JSON, or no integer id): the plugin's own output,
+      // such as a print() before its loop. Logged, never fatal.
+      take_output_line(line);
+      return;
+    }
     std::lock_guard<std::mutex> lock{mutex_};
     if (run->retired)
       return;
-    if (!answer.id) {
-      // Not attributable to a page, and the stream is no longer to be
-      // trusted: the instance goes, and its pages in flight with it.
-      note = retire(run, "bad_answer",
-                    "wrote a line that is " + answer.problem + ": " + bounded_plugin_text(line, kMaxQuoted));
-    } else if (const auto found = run->in_flight.find(*answer.id); found == run->in_flight.end()) {
+    if (const auto found = run->in_flight.find(*answer.id); found == run->in_flight.end()) {
       note = retire(run, "unknown_id",
                     "answered id " + std::to_string(*answer.id) + ", which it was not sent or had answered already");
     } else {
@@ -516,8 +624,10 @@ void ExternalProcessor::take_answer_line(const std::shared_ptr<Running>& run, st
         pending.items = std::move(answer.items);
         pending.links = std::move(answer.links);
       }
-      // It reads and answers: its next failure starts the backoff afresh.
+      // It reads and answers: its next failure starts the backoff afresh,
+      // and no crash loop is under way.
       instances_[static_cast<std::size_t>(run->instance)]->failures_in_a_row = 0;
+      failures_in_a_row_ = 0;
       changed_.notify_all();
     }
   }
@@ -526,8 +636,13 @@ void ExternalProcessor::take_answer_line(const std::shared_ptr<Running>& run, st
 
 void ExternalProcessor::supervise() {
   std::vector<std::pair<LogLevel, std::string>> notes;
+  bool gave_up_told = false;
   std::unique_lock<std::mutex> lock{mutex_};
   for (;;) {
+    if (!gave_up_.empty() && !gave_up_told) {
+      gave_up_told = true;
+      notes.emplace_back(LogLevel::error, gave_up_);
+    }
     if (!retired_.empty() || !notes.empty()) {
       auto ended = std::move(retired_);
       retired_.clear();
@@ -560,7 +675,7 @@ void ExternalProcessor::supervise() {
         } else {
           wake = std::min(wake, now + kHelloPoll);
         }
-      } else if (!instance.running && !instance.starting) {
+      } else if (!instance.running && !instance.starting && gave_up_.empty()) {
         if (instance.restart_at > now) {
           wake = std::min(wake, instance.restart_at);
           continue;
@@ -588,15 +703,16 @@ void ExternalProcessor::supervise() {
           const milliseconds delay = restart_delay(instance.failures_in_a_row);
           ++instance.failures_in_a_row;
           instance.restart_at = Clock::now() + delay;
+          const std::string why = quoted_command(spec_.exec) + ": " + failure;
+          count_failure("could not be started again (" + why + ")");
           notes.emplace_back(LogLevel::warn, "plugin " + spec_.name + ": cannot restart instance " +
-                                                 std::to_string(instance.index + 1) + " (" +
-                                                 quoted_command(spec_.exec) + ": " + failure + "); trying again in " +
-                                                 ms_text(delay));
+                                                 std::to_string(instance.index + 1) + " (" + why + ")" +
+                                                 (gave_up_.empty() ? "; trying again in " + ms_text(delay) : ""));
         }
         wake = Clock::now();  // look again at once
       }
     }
-    if (!notes.empty() || !retired_.empty())
+    if (!notes.empty() || !retired_.empty() || (!gave_up_.empty() && !gave_up_told))
       continue;
     supervisor_wake_.wait_until(lock, wake);
   }
@@ -608,6 +724,7 @@ ExternalProcessor::~ExternalProcessor() {
     stopping_ = true;
   }
   supervisor_wake_.notify_all();
+  changed_.notify_all();
   if (supervisor_.joinable())
     supervisor_.join();
 
@@ -646,8 +763,131 @@ void ExternalProcessor::join_readers(std::vector<std::shared_ptr<Running>>& ende
   ended.clear();  // each process reaped and its pipes closed here
 }
 
+bool ExternalProcessor::takes(const FetchedPage& page) const {
+  return !urls_ || RE2::PartialMatch(page.final_url, *urls_);
+}
+
+std::string ExternalProcessor::failed_for_good() const {
+  std::lock_guard<std::mutex> lock{mutex_};
+  return gave_up_;
+}
+
+std::shared_ptr<ExternalProcessor::Running> ExternalProcessor::instance_for(const std::shared_ptr<Pending>& pending,
+                                                                          std::unique_lock<std::mutex>& lock) {
+  const auto start = Clock::now();
+  // With an instance up but full, a slot must come within `timeout`; with
+  // none up (restarting), or the instances taken by pages sent alone, an
+  // instance within what a restart and its start may take.
+  const auto long_deadline = start + kLongestRestartDelay + spec_.start_timeout + 2 * spec_.timeout;
+  std::optional<Clock::time_point> slot_deadline;
+  const bool alone = pending->alone;
+  if (alone)
+    ++suspects_waiting_;
+  std::shared_ptr<Running> chosen;
+  const std::size_t n = instances_.size();
+  for (;;) {
+    if (!gave_up_.empty()) {
+      fail_page(*pending, "unavailable", given_up_detail());
+      break;
+    }
+    if (stopping_) {
+      fail_page(*pending, "unavailable", "the processor stopped");
+      break;
+    }
+    Instance* best = nullptr;
+    bool any_ready = false;
+    bool alone_in_the_way = alone || suspects_waiting_ > 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      Instance& instance = *instances_[(next_instance_ + k) % n];
+      if (!instance.running || !instance.ready || instance.running->output_closed)
+        continue;
+      any_ready = true;
+      const Running& run = *instance.running;
+      if (run.holds_alone()) {
+        alone_in_the_way = true;
+        continue;
+      }
+      const std::size_t load = run.in_flight.size();
+      // A page sent alone goes to an idle instance; the others wait while
+      // one waits for that.
+      if (alone ? load != 0 : (suspects_waiting_ > 0 || load >= static_cast<std::size_t>(spec_.max_in_flight)))
+        continue;
+      if (best == nullptr || load < best->running->in_flight.size())
+        best = &instance;
+    }
+    if (best != nullptr) {
+      next_instance_ = (static_cast<std::size_t>(best->index) + 1) % n;
+      chosen = best->running;
+      chosen->in_flight.emplace(pending->id, pending);
+      if (alone)
+        chosen->alone_id = pending->id;
+      break;
+    }
+    const auto now = Clock::now();
+    if (any_ready && !alone_in_the_way && !slot_deadline)
+      slot_deadline = now + spec_.timeout;
+    const bool slot_bound = any_ready && !alone_in_the_way;
+    const auto deadline = slot_bound ? *slot_deadline : long_deadline;
+    if (now >= deadline) {
+      fail_page(*pending, "unavailable",
+                slot_bound ? "every instance had " + std::to_string(spec_.max_in_flight) + " pages in flight for " +
+                               ms_text(spec_.timeout)
+                : any_ready ? "no instance was free for a page sent again alone in " +
+                                ms_text(std::chrono::duration_cast<milliseconds>(long_deadline - start))
+                            : "no instance of the plugin came up in " +
+                                ms_text(std::chrono::duration_cast<milliseconds>(long_deadline - start)));
+      break;
+    }
+    changed_.wait_until(lock, deadline);
+  }
+  if (alone) {
+    --suspects_waiting_;
+    changed_.notify_all();
+  }
+  return chosen;
+}
+
+std::string ExternalProcessor::send_and_wait(const std::shared_ptr<Pending>& pending,
+                                             const std::shared_ptr<Running>& run, const std::string& line,
+                                             std::unique_lock<std::mutex>& lock) {
+  Pending& p = *pending;
+  ++p.sends;
+  const auto deadline = Clock::now() + spec_.timeout;
+  const auto settled = [&p] { return p.done || p.resend; };
+  auto written = PluginProcess::WriteResult::deadline;
+  // Lines must not interleave: one writer per process. The wait for the
+  // pen counts against this page's deadline.
+  if (changed_.wait_until(lock, deadline, [&] { return !run->writing || settled(); }) && !settled()) {
+    run->writing = true;
+    lock.unlock();
+    written = run->process->write_all(line, deadline);
+    lock.lock();
+    run->writing = false;
+    changed_.notify_all();
+  }
+  if (written == PluginProcess::WriteResult::written)
+    changed_.wait_until(lock, deadline, settled);
+  if (settled())
+    return "";
+  const std::string page_id = std::to_string(p.id);
+  if (written == PluginProcess::WriteResult::closed) {
+    // It closed its stdin, so it never read this page: not what failed it.
+    return retire(run, "crashed", "closed its stdin", 0, p.id);
+  }
+  // This page is what it hung on.
+  run->in_flight.erase(p.id);
+  if (written == PluginProcess::WriteResult::deadline) {
+    fail_page(p, "timeout", "could not write the page in " + ms_text(spec_.timeout) + ": the plugin does not read its stdin");
+    return retire(run, "timeout", "did not read page " + page_id + " in " + ms_text(spec_.timeout) + " (it was restarted)",
+                  p.id);
+  }
+  fail_page(p, "timeout", "no answer in " + ms_text(spec_.timeout));
+  return retire(run, "timeout", "had no answer to page " + page_id + " in " + ms_text(spec_.timeout) + " (it was restarted)",
+                p.id);
+}
+
 void ExternalProcessor::process(const FetchedPage& page, PageAnalysis& analysis) {
-  if (urls_ && !RE2::PartialMatch(page.final_url, *urls_))
+  if (!takes(page))
     return;
   auto pending = std::make_shared<Pending>();
   {
@@ -657,84 +897,22 @@ void ExternalProcessor::process(const FetchedPage& page, PageAnalysis& analysis)
   }
   const std::string line = plugin_page_line(pending->id, page);
 
-  std::shared_ptr<Running> run;
-  std::string note;
   {
     std::unique_lock<std::mutex> lock{mutex_};
-    const auto slot_deadline = Clock::now() + spec_.timeout;
-    const std::size_t n = instances_.size();
-    while (!run) {
-      Instance* best = nullptr;
-      bool any_ready = false;
-      for (std::size_t k = 0; k < n; ++k) {
-        Instance& instance = *instances_[(next_instance_ + k) % n];
-        if (!instance.running || !instance.ready || instance.running->output_closed)
-          continue;
-        any_ready = true;
-        const std::size_t load = instance.running->in_flight.size();
-        if (load < static_cast<std::size_t>(spec_.max_in_flight) &&
-            (best == nullptr || load < best->running->in_flight.size()))
-          best = &instance;
+    for (;;) {
+      const std::shared_ptr<Running> run = instance_for(pending, lock);
+      if (!run)
+        break;  // failed: unavailable
+      const std::string note = send_and_wait(pending, run, line, lock);
+      if (!note.empty()) {
+        lock.unlock();
+        log(LogLevel::warn, note);
+        lock.lock();
       }
-      if (best != nullptr) {
-        next_instance_ = (static_cast<std::size_t>(best->index) + 1) % n;
-        run = best->running;
-        run->in_flight.emplace(pending->id, pending);
+      if (!pending->resend)
         break;
-      }
-      if (!any_ready || stopping_) {
-        fail_page(*pending, "unavailable",
-                  n == 1 ? "the plugin is not running (restarting after a failure)"
-                         : "no instance of the plugin is running (restarting after failures)");
-        break;
-      }
-      if (changed_.wait_until(lock, slot_deadline) == std::cv_status::timeout && Clock::now() >= slot_deadline) {
-        fail_page(*pending, "unavailable",
-                  "every instance had " + std::to_string(spec_.max_in_flight) + " pages in flight for " +
-                      ms_text(spec_.timeout));
-        break;
-      }
+      pending->resend = false;  // its instance failed: sent again
     }
-  }
-
-  if (run) {
-    const auto deadline = Clock::now() + spec_.timeout;
-    auto written = PluginProcess::WriteResult::deadline;
-    std::unique_lock<std::mutex> lock{mutex_};
-    // Lines must not interleave: one writer per process. The wait for the
-    // pen counts against this page's deadline.
-    if (changed_.wait_until(lock, deadline, [&] { return !run->writing || pending->done; }) && !pending->done) {
-      run->writing = true;
-      lock.unlock();
-      written = run->process->write_all(line, deadline);
-      lock.lock();
-      run->writing = false;
-      changed_.notify_all();
-    }
-    if (written == PluginProcess::WriteResult::written)
-      changed_.wait_until(lock, deadline, [&pending] { return pending->done; });
-    if (!pending->done) {
-      run->in_flight.erase(pending->id);
-      const std::string page_id = std::to_string(pending->id);
-      if (written == PluginProcess::WriteResult::closed) {
-        fail_page(*pending, "crashed", "closed its stdin");
-        note = retire(run, "crashed", "closed its stdin");
-      } else if (written == PluginProcess::WriteResult::deadline) {
-        fail_page(*pending, "timeout",
-                  "could not write the page in " + ms_text(spec_.timeout) + ": the plugin does not read its stdin");
-        note = retire(run, "timeout",
-                      "did not read page " + page_id + " in " + ms_text(spec_.timeout) + " (it was restarted)");
-      } else {
-        fail_page(*pending, "timeout", "no answer in " + ms_text(spec_.timeout));
-        note = retire(run, "timeout",
-                      "had no answer to page " + page_id + " in " + ms_text(spec_.timeout) + " (it was restarted)");
-      }
-    }
-  }
-  log(LogLevel::warn, note);
-
-  {
-    std::lock_guard<std::mutex> lock{mutex_};
     const std::string& r = pending->reason;
     auto& c = counts_;
     (r.empty()                ? c.ok

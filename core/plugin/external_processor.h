@@ -8,8 +8,14 @@
 // A plugin's answer adds items (ExtractedItem, kind = its name) and links
 // (resolved against the page's final URL, then selected like any link) to
 // the page's analysis. Whatever goes wrong with a plugin (it exits, hangs,
-// answers garbage) costs that page a ProcessorFailure, never the crawl:
-// the instance is killed if need be and started again with backoff.
+// answers garbage) costs the page it was working on a ProcessorFailure,
+// never the crawl: the instance is killed if need be and started again
+// with backoff, and the pages that were with it besides (sent, not
+// answered) are sent again. While no instance runs, pages wait for one
+// (their callers block: backpressure); a plugin that fails
+// max_failures_in_a_row times with no good answer between gives up: its
+// pages fail `unavailable`, and failed_for_good() says why, so the crawl
+// stops. Lines on its stdout that are no answer are logged as its output.
 //
 // Threads: each running instance has one thread reading its stdout and
 // stderr; one supervisor thread per processor restarts instances and joins
@@ -54,12 +60,26 @@ struct ExternalProcessorSpec {
   int instances = 1;              // processes run side by side
   std::size_t max_answer_bytes = std::size_t{16} << 20;  // one answer line
   int max_in_flight = 16;         // pages one instance holds unanswered
+  // Failures (an exit, a hang, a stream out of step, a restart that fails)
+  // in a row, with no good answer between, after which the plugin gives up.
+  int max_failures_in_a_row = 5;
+  // Directories put first on the plugin's PYTHONPATH (where the helper
+  // module lives: plugin_helper_dirs()), so a plugin imports it from
+  // anywhere.
+  std::vector<std::string> python_path;
 };
+
+// Where the Python helper module (actorcrawl_plugin.py) is, as seen from
+// the running program: share/actorcrawl/plugins beside the binary (a build
+// tree), or ../share/actorcrawl/plugins (installed); the first that holds
+// it, or none.
+std::vector<std::string> plugin_helper_dirs();
 
 // Reads one `processors` entry given as a JSON object's text. Keys: name
 // and exec (required), urls, timeout and start_timeout ("5s", "500ms" or a
 // number of ms), instances (1..64), max_answer_bytes ("16MiB" or a number), max_in_flight
-// (1..1024). Numbers may also come as strings of digits (YAML scalars).
+// (1..1024), max_failures_in_a_row (1..1000). Numbers may also come as
+// strings of digits (YAML scalars).
 // Throws ConfigError naming the processor and the key: an unknown key, a
 // missing or mistyped value, a value out of range, an invalid RE2 pattern.
 ExternalProcessorSpec parse_external_processor(const std::string& json_object);
@@ -91,10 +111,16 @@ class ExternalProcessor final : public PageProcessor {
   ExternalProcessor& operator=(const ExternalProcessor&) = delete;
 
   const char* name() const override { return spec_.name.c_str(); }
+  // The pages whose final URL `urls` matches.
+  bool takes(const FetchedPage& page) const override;
   // Sends the page to an instance when `urls` matches its final URL, and
-  // blocks until the answer, a failure, or the timeout; at most about twice
-  // `timeout` (a free slot, then the answer). Safe from many threads.
+  // blocks until the answer, a failure, or the timeout: a free slot for
+  // `timeout`, then `timeout` for the answer; with every instance down, an
+  // instance back (at most the longest restart delay plus start_timeout).
+  // A page that was with an instance when it failed, besides the one that
+  // failed it, is sent again. Safe from many threads.
   void process(const FetchedPage& page, PageAnalysis& analysis) override;
+  std::string failed_for_good() const override;
 
   // For metrics.log: pages sent (those `urls` matched), pages answered
   // well, pages failed by reason, and instance restarts.
@@ -107,8 +133,10 @@ class ExternalProcessor final : public PageProcessor {
     std::uint64_t too_large = 0;     // the answer line is over max_answer_bytes
     std::uint64_t unknown_id = 0;    // the instance answered an id it was not asked
     std::uint64_t plugin_error = 0;  // {"id", "error"}
-    std::uint64_t unavailable = 0;   // every instance down (restarting) or busy
+    std::uint64_t unavailable = 0;   // every instance busy for `timeout`, or the plugin gave up
     std::uint64_t restarts = 0;
+    std::uint64_t resent = 0;        // pages sent again after their instance failed
+    std::uint64_t output_lines = 0;  // stdout lines that were no answer: logged as output
   };
   Counts counts() const;
 
@@ -126,10 +154,30 @@ class ExternalProcessor final : public PageProcessor {
   static std::shared_ptr<Running> spawn_running(const ExternalProcessorSpec& spec, int index);
 
   // All under mutex_. retire() takes its own reference: it drops the
-  // instance's, which may be the one a caller passed.
-  std::string retire(std::shared_ptr<Running> run, const std::string& reason, const std::string& detail);
+  // instance's, which may be the one a caller passed. The page `culprit`
+  // (an id; 0: none known) fails with `reason`; so does the one page in
+  // flight when no culprit is known. The others are sent again, those of an
+  // unknown culprit alone ("suspects") so that the next failure names its
+  // page; `innocent` (an id, or 0) is sent again as it was.
+  std::string retire(std::shared_ptr<Running> run, const std::string& reason, const std::string& detail,
+                     std::uint64_t culprit = 0, std::uint64_t innocent = 0);
   void install(Instance& instance, std::shared_ptr<Running> run);
   void fail_page(Pending& pending, const std::string& reason, const std::string& detail);
+  // An instance failed (or could not start): counts towards
+  // max_failures_in_a_row, and gives up there. Returns a note to log.
+  std::string count_failure(const std::string& detail);
+  // An instance that takes `pending` now (registered in its in_flight),
+  // waiting for one as long as the bounds allow; nullptr once the page has
+  // failed (unavailable).
+  std::shared_ptr<Running> instance_for(const std::shared_ptr<Pending>& pending, std::unique_lock<std::mutex>& lock);
+  // Sends `line` for `pending` to `run` and waits for its answer, a
+  // failure, or a resend; the note to log.
+  std::string send_and_wait(const std::shared_ptr<Pending>& pending, const std::shared_ptr<Running>& run,
+                            const std::string& line, std::unique_lock<std::mutex>& lock);
+  // A stdout line that is no answer: logged as the plugin's output.
+  void take_output_line(const std::string& line);
+  // What a page that could not be sent because the plugin gave up is told.
+  std::string given_up_detail() const;
 
   void read_output(std::shared_ptr<Running> run);
   void take_answer_line(const std::shared_ptr<Running>& run, std::string line, bool too_long, std::size_t length);
@@ -150,6 +198,11 @@ class ExternalProcessor final : public PageProcessor {
   std::uint64_t next_id_ = 1;
   std::size_t next_instance_ = 0;  // where the search for a free slot starts
   bool stopping_ = false;
+  bool started_ = false;          // start() returned: failures are news for the log
+  int failures_in_a_row_ = 0;     // of any instance, since the last good answer
+  std::string gave_up_;           // why, once it has given up (failed_for_good)
+  int suspects_waiting_ = 0;      // callers of pages to send alone, waiting for an idle instance
+  std::vector<std::string> last_stderr_lines_;  // the last few, of any instance
   Counts counts_;
   std::thread supervisor_;
 };

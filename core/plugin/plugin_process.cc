@@ -76,9 +76,34 @@ struct SpawnSetup {
   SpawnSetup& operator=(const SpawnSetup&) = delete;
 };
 
+// The crawler's environment with `dirs` first on PYTHONPATH (before what
+// it held), as "NAME=value" strings; empty when there is nothing to add
+// (the environment is then passed as it is).
+std::vector<std::string> environment_with_python_path(const std::vector<std::string>& dirs) {
+  std::vector<std::string> env;
+  if (dirs.empty())
+    return env;
+  std::string path;
+  for (const auto& dir : dirs)
+    path += (path.empty() ? "" : ":") + dir;
+  bool had = false;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string entry{*e};
+    if (entry.rfind("PYTHONPATH=", 0) == 0) {
+      const std::string before = entry.substr(11);
+      entry = "PYTHONPATH=" + path + (before.empty() ? "" : ":" + before);
+      had = true;
+    }
+    env.push_back(std::move(entry));
+  }
+  if (!had)
+    env.push_back("PYTHONPATH=" + path);
+  return env;
+}
+
 }  // namespace
 
-PluginProcess::PluginProcess(const std::vector<std::string>& argv) {
+PluginProcess::PluginProcess(const std::vector<std::string>& argv, const std::vector<std::string>& python_path) {
   if (argv.empty() || argv.front().empty())
     throw PluginSpawnError("no program to run");
   Pipe in = make_pipe();
@@ -125,7 +150,13 @@ PluginProcess::PluginProcess(const std::vector<std::string>& argv) {
 
   // glibc's posix_spawnp reports a failed exec (ENOENT, EACCES, ENOEXEC)
   // here, rather than as a child that exits with 127.
-  const int rc = ::posix_spawnp(&pid_, args[0], &setup.actions, &setup.attributes, args.data(), environ);
+  const std::vector<std::string> env = environment_with_python_path(python_path);
+  std::vector<char*> env_pointers;
+  for (const auto& entry : env)
+    env_pointers.push_back(const_cast<char*>(entry.c_str()));
+  env_pointers.push_back(nullptr);
+  char** child_environment = env.empty() ? environ : env_pointers.data();
+  const int rc = ::posix_spawnp(&pid_, args[0], &setup.actions, &setup.attributes, args.data(), child_environment);
   close_fd(in.read_end);
   close_fd(out.write_end);
   close_fd(err.write_end);

@@ -36,9 +36,10 @@ class PluginProcess {
   using Clock = std::chrono::steady_clock;
 
   // Starts `argv` (argv[0] searched in PATH when it has no '/'; relative
-  // paths from the working directory) with the crawler's environment.
-  // Throws PluginSpawnError.
-  explicit PluginProcess(const std::vector<std::string>& argv);
+  // paths from the working directory) with the crawler's environment, its
+  // PYTHONPATH led by `python_path` when that is not empty. Throws
+  // PluginSpawnError.
+  explicit PluginProcess(const std::vector<std::string>& argv, const std::vector<std::string>& python_path = {});
   // Kills the group and reaps the child if that has not been done.
   ~PluginProcess();
   PluginProcess(const PluginProcess&) = delete;

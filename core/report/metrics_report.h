@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "core/crawl/page_processor.h"
 #include "core/crawl/records.h"
 #include "core/report/stage_times.h"
 
@@ -20,9 +21,23 @@ struct RunMetrics {
   std::string termination_reason;  // queue_empty, max_pages, signal
   std::int64_t urls_queued_at_end = 0;
   std::vector<StageTimes> timings;  // per stage; empty when not gathered
+  std::vector<ProcessorTally> processors;  // each processor's pages and failures; may be empty
 };
 
 std::string metrics_json(const RunMetrics& m);
+
+// The line a crawl ends with: why it ended, pages fetched and what they
+// were against the stored ones, failed to fetch, failed by a processor and
+// cut at max_body_bytes (those two when there are any), URLs parked, the
+// graph, the time.
+std::string final_line(const std::string& termination_reason, const StoreSummary& summary, std::int64_t elapsed_ms,
+                       std::int64_t max_body_bytes);
+
+// "processors: html_links took 200 pages; lang took 200, failed 1 (crashed
+// 1)": each processor's pages and failures, the reasons from `failures`;
+// "" when the chain is html_links alone and nothing failed.
+std::string processors_line(const std::vector<ProcessorTally>& processors,
+                            const std::vector<ProcessorFailureCount>& failures);
 // Throws std::runtime_error naming the path when it cannot be written.
 void write_metrics_file(const std::string& path, const RunMetrics& m);
 

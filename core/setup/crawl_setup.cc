@@ -49,6 +49,8 @@ void register_external_processors(ProcessorRegistry& registry, ChainUse use) {
       throw ConfigError("external processor 'extract': the name is the extraction rules' processor's");
     if (use == ChainUse::check)
       return std::make_shared<ExternalProcessorChecked>(spec.name);
+    // A Python plugin imports the helper module wherever it lives.
+    spec.python_path = plugin_helper_dirs();
     try {
       return ExternalProcessor::start(std::move(spec));
     } catch (const PluginStartError& e) {
@@ -223,7 +225,7 @@ std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std
   }
   return std::make_shared<const PagePipeline>(std::make_shared<const ProcessorChain>(std::move(chain)),
                                               std::move(links), product_token_of(config.user_agent),
-                                              static_cast<std::size_t>(config.max_redirects));
+                                              static_cast<std::size_t>(config.max_redirects), config.max_body_bytes);
 }
 
 }  // namespace actorcrawl

@@ -545,6 +545,13 @@ struct CrawlStore::Impl {
       out.pages_failed = summary_pages.getColumn(1).getInt64();
       out.avg_fetch_time_ms = summary_pages.getColumn(2).getInt64();
       out.links_dropped = summary_pages.getColumn(3).getInt64();
+      out.pages_truncated = summary_pages.getColumn(4).getInt64();
+    }
+    {
+      StatementUse use(summary_unprocessed);
+      summary_unprocessed.bind(1, since_ms);
+      summary_unprocessed.executeStep();
+      out.pages_processor_failed = summary_unprocessed.getColumn(0).getInt64();
     }
     {
       StatementUse use(summary_items);
@@ -836,6 +843,8 @@ struct CrawlStore::Impl {
   SQLite::Statement summary_failures{db, R"sql(
       SELECT processor, reason, COUNT(*) FROM processor_failures WHERE failed_at >= ?1
       GROUP BY processor, reason ORDER BY processor, reason)sql"};
+  SQLite::Statement summary_unprocessed{
+      db, "SELECT COUNT(DISTINCT page_id) FROM processor_failures WHERE failed_at >= ?1"};
   // Refused for good (3), with the reason; or fetched only as far as the
   // private-network guard, which refuses the address before a request. A
   // parked row (4) is no refusal: the next run tries it again.
@@ -849,7 +858,8 @@ struct CrawlStore::Impl {
              COALESCE(SUM(COALESCE(error, '') <> ''), 0),
              CAST(COALESCE(ROUND(AVG(CASE WHEN COALESCE(error, '') = '' THEN fetch_ms END)), 0)
                   AS INTEGER),
-             COALESCE(SUM(links_dropped), 0)
+             COALESCE(SUM(links_dropped), 0),
+             COALESCE(SUM(truncated = 1), 0)
       FROM pages WHERE fetched_at >= ?1)sql"};
 };
 

@@ -100,6 +100,25 @@ TEST_CASE("--help lists every option with its default", "[cli]") {
   CHECK(contains(out.output, "--workers"));
 }
 
+TEST_CASE("--help names every export format, and shows each default as what it is", "[cli]") {
+  const auto out = run("--help");
+  CHECK(out.exit_code == 0);
+  CHECK(contains(out.output, "--format jsonl|csv|graphml|gexf|dot|items|items-csv|changes\n"));
+  // Durations and sizes in the units a flag takes; an empty seed list is
+  // the demo web; a default that depends on the profile says so.
+  CHECK(contains(out.output, "[seed_url, default none (the bundled demo web)]"));
+  CHECK(contains(out.output, "[robots_cache_ttl, default 24h]"));
+  CHECK(contains(out.output, "[host_backoff, default 5m]"));
+  CHECK(contains(out.output, "[revisit_max, default 30d]"));
+  CHECK(contains(out.output, "[politeness_delay_ms, default 1s]"));
+  CHECK(contains(out.output, "[max_body_bytes, default 1MiB]"));
+  CHECK(contains(out.output, "[warc_max_bytes, default 1GiB]"));
+  CHECK(contains(out.output, "[sitemaps, default true in the site profile, false in the domains profile]"));
+  CHECK(contains(out.output, "[node_id, default HOST:PID]"));
+  CHECK_FALSE(contains(out.output, "default []]"));
+  CHECK_FALSE(contains(out.output, "000ms]"));
+}
+
 TEST_CASE("a bad config file is refused before anything starts, naming key and line", "[cli]") {
   ScratchDir dir;
   auto unknown = write_file(dir, "unknown.yaml", "seed_url: http://127.0.0.1:1/\nmax_dept: 3\n");

@@ -2,6 +2,11 @@
 // the right number of attempts on the server, and the crawl carrying on.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "child_process.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;
@@ -198,6 +203,50 @@ TEST_CASE("a body over the limit is cut and the page marked truncated", "[integr
   // What was read before the cut is used; what came after is not.
   CHECK(web.count(h, "/after") == 1);
   CHECK(web.count(h, "/never") == 0);
+}
+
+// Cut pages are no secret: each is marked in its row, the run counts them
+// in its final line and metrics.log, and the log says once per host what
+// was cut, at which limit, and how to raise it.
+TEST_CASE("pages cut at max_body_bytes are counted and told of once per host", "[integration][limits]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto a = web.add_host("127.0.0.1");
+  auto b = web.add_host("127.0.0.2");
+  const std::string filler(10000, 'x');
+  // The links come first, the filler after: what is cut is the filler.
+  web.route(a, "/", html(page("A", {"/big1", "/big2", "/small", LoopbackWeb::url(b, "/")}) + filler));
+  web.route(a, "/big1", html(page("Big 1", {}) + filler));
+  web.route(a, "/big2", html(page("Big 2", {}) + filler));
+  web.route(a, "/small", html(page("Small", {})));
+  web.route(b, "/", html(page("B", {}) + filler));
+  const std::string log = dir.path("crawl.log");
+  ChildProcess cli(ACTORCRAWL_BINARY,
+                   {"crawl", "--seed", LoopbackWeb::url(a, "/"), "--db", dir.path("crawl.db"), "--metrics",
+                    dir.path("metrics.log"), "--politeness-delay", "0", "--no-sitemaps", "--scope", "any",
+                    "--max-body-bytes", "4KiB"},
+                   log);
+  REQUIRE(cli.wait(std::chrono::seconds{60}) == 0);
+  const std::string out = cli.output();
+  INFO(out);
+  CHECK(count(dir.path("crawl.db"), "SELECT COUNT(*) FROM pages WHERE truncated = 1 AND bytes = 4096") == 4);
+  CHECK(count(dir.path("crawl.db"), "SELECT COUNT(*) FROM pages WHERE truncated = 0") == 1);
+  CHECK(out.find("5 pages fetched") != std::string::npos);
+  CHECK(out.find("4 cut at max_body_bytes (4096)") != std::string::npos);
+  const auto times = [&out](const std::string& text) {
+    std::size_t n = 0;
+    for (std::size_t at = out.find(text); at != std::string::npos; at = out.find(text, at + 1))
+      ++n;
+    return n;
+  };
+  CHECK(times("are cut at max_body_bytes (4096 bytes)") == 2);
+  CHECK(times("pages of " + a + " are cut at max_body_bytes (4096 bytes)") == 1);
+  CHECK(times("pages of " + b + " are cut at max_body_bytes (4096 bytes)") == 1);
+  CHECK(out.find("raise max_body_bytes (e.g. --max-body-bytes 8MiB)") != std::string::npos);
+  std::ifstream metrics(dir.path("metrics.log"));
+  std::stringstream text;
+  text << metrics.rdbuf();
+  CHECK(text.str().find("\"pages_truncated\": 4,") != std::string::npos);
 }
 
 TEST_CASE("non-HTML is recorded with its type and not parsed", "[integration][content]") {

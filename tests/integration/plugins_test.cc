@@ -6,11 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "core/config/crawl_config.h"
+#include "core/report/console_log.h"
+#include "child_process.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;
@@ -32,6 +35,13 @@ std::string processor_entry(const std::string& name, const std::string& script, 
               {"timeout", timeout},
               {"instances", instances}}
     .dump();
+}
+
+nlohmann::json metrics_of(const CrawlConfig& config) {
+  std::ifstream file(config.metrics_path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return json::parse(text.str());
 }
 
 }  // namespace
@@ -89,16 +99,112 @@ TEST_CASE("external processors: items and links from a plugin, crashes, hangs an
                                "SELECT p.url || ' ' || f.processor || ' ' || f.reason FROM processor_failures f "
                                "JOIN pages p USING (page_id) ORDER BY p.url");
   CHECK(std::set<std::string>(failures.begin(), failures.end()) ==
-        std::set<std::string>{base + "/crash crasher crashed", base + "/garbage garbler bad_answer",
-                              base + "/hang hanger timeout"});
-  // metrics.log counts them by processor and reason.
-  std::ifstream metrics_file(config.metrics_path);
-  std::stringstream text;
-  text << metrics_file.rdbuf();
-  const auto metrics = json::parse(text.str());
-  CHECK(metrics.at("processor_failures") ==
-        json{{"crasher", {{"crashed", 1}}}, {"garbler", {{"bad_answer", 1}}}, {"hanger", {{"timeout", 1}}}});
-  CHECK(metrics.at("items_stored") == 12);
+        std::set<std::string>{base + "/crash crasher crashed", base + "/hang hanger timeout"});
+  // A line on stdout that is no answer is the plugin's own output: logged,
+  // and the page it then answered has its item.
+  CHECK(column(config.db_path, "SELECT p.url FROM items i JOIN pages p USING (page_id) WHERE i.kind = 'garbler'") ==
+        std::vector<std::string>{base + "/garbage"});
+  // metrics.log counts them by processor and reason, and what each took.
+  const auto metrics = metrics_of(config);
+  CHECK(metrics.at("processor_failures") == json{{"crasher", {{"crashed", 1}}}, {"hanger", {{"timeout", 1}}}});
+  CHECK(metrics.at("items_stored") == 13);
+  CHECK(metrics.at("pages_processor_failed") == 2);
+  CHECK(metrics.at("processors") == json{{"html_links", {{"pages", 11}, {"failed", 0}}},
+                                         {"linker", {{"pages", 1}, {"failed", 0}}},
+                                         {"crasher", {{"pages", 1}, {"failed", 1}}},
+                                         {"hanger", {{"pages", 1}, {"failed", 1}}},
+                                         {"garbler", {{"pages", 1}, {"failed", 0}}},
+                                         {"wordcount", {{"pages", 11}, {"failed", 0}}}});
+  CHECK(result.summary.pages_processor_failed == 2);
+}
+
+// A web of 200 pages served with no delay, and a plugin that dies on one of
+// them: the pages that reach it while it restarts wait for it, those it
+// held when it died are given to it again, and only the page it dies on
+// lacks its work. Nothing here depends on timing: however the pages fall
+// (in flight together or one by one, before or during the restart), the
+// outcome is the same.
+TEST_CASE("external processors: a plugin that dies on one page of 200 costs that page alone",
+          "[integration][plugins]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto h = web.add_host("127.0.0.1");
+  const std::string base = LoopbackWeb::url(h, "");
+  std::vector<std::string> pages;
+  for (int i = 0; i < 199; ++i)
+    pages.push_back("/p/" + std::to_string(i));
+  web.route(h, "/", html(page("Home", pages)));
+  for (const auto& p : pages)
+    web.route(h, p, html(page("Page " + p, {})));
+
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
+  config.processors = {"html_links", json{{"name", "dies"},
+                                          {"exec", {"python3", std::string{ACTORCRAWL_SOURCE_DIR} + "/tests/data/plugins/exits_on.py",
+                                                    "/p/57"}}}
+                                       .dump()};
+  const auto result = crawl(config);
+  CHECK(result.termination_reason == "queue_empty");
+  CHECK(result.summary.pages_fetched == 200);
+  CHECK(page_requests(web) == 200);
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM items WHERE kind = 'dies'") == 199);
+  CHECK(column(config.db_path, "SELECT p.url || ' ' || f.processor || ' ' || f.reason FROM processor_failures f "
+                               "JOIN pages p USING (page_id)") == std::vector<std::string>{base + "/p/57 dies crashed"});
+  CHECK(result.summary.pages_processor_failed == 1);
+  const auto metrics = metrics_of(config);
+  CHECK(metrics.at("processors").at("dies") == json{{"pages", 200}, {"failed", 1}});
+  CHECK(metrics.at("pages_processor_failed") == 1);
+}
+
+// A plugin that dies on every page is in a crash loop: after
+// max_failures_in_a_row failures with no good answer between, it gives up
+// and the crawl stops gracefully, saying why and what to do; every page
+// fetched is recorded as lacking its work.
+TEST_CASE("external processors: a plugin in a crash loop stops the crawl, naming it, its stderr and the remedy",
+          "[integration][plugins]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto h = web.add_host("127.0.0.1");
+  std::vector<std::string> pages;
+  for (int i = 0; i < 100; ++i)
+    pages.push_back("/p/" + std::to_string(i));
+  web.route(h, "/", html(page("Home", pages)));
+  for (const auto& p : pages)
+    web.route(h, p, html(page("Page " + p, {})));
+
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
+  config.processors = {"html_links", json{{"name", "dies"},
+                                          {"exec", {"python3", std::string{ACTORCRAWL_SOURCE_DIR} + "/tests/data/plugins/exits_on.py",
+                                                    "*"}},
+                                          {"max_failures_in_a_row", 3}}
+                                       .dump()};
+  set_quiet(true);
+  CrawlRunOptions options;
+  options.show_progress = false;
+  const auto result = run_crawl(config, options);
+  CHECK(result.termination_reason == "processor_failed");
+  INFO(result.error);
+  CHECK(result.error.find("plugin 'dies' failed 3 times in a row with no good answer between (the last time: exited "
+                          "with status 3)") == 0);
+  CHECK(result.error.find("its last lines on stderr: dying on /") != std::string::npos);
+  CHECK(result.error.find("The crawl stops. Run 'python3 ") != std::string::npos);
+  CHECK(result.error.find("processor_failures") != std::string::npos);
+  // It stopped: not every page was fetched, and each one fetched is
+  // recorded as lacking the plugin's work (crashed, or unavailable once it
+  // gave up), so a later run or a reprocessing can give it to the plugin.
+  CHECK(result.summary.pages_fetched < 101);
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM pages") == result.summary.pages_fetched);
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM pages p WHERE NOT EXISTS (SELECT 1 FROM processor_failures f "
+                              "WHERE f.page_id = p.page_id AND f.processor = 'dies')") == 0);
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM items") == 0);
+  CHECK(metrics_of(config).at("termination_reason") == "processor_failed");
+  // Run as a command, it exits 1 with the message.
+  ChildProcess cli(ACTORCRAWL_BINARY,
+                   {"crawl", "--seed", LoopbackWeb::url(h, "/"), "--db", dir.path("cli.db"), "--metrics",
+                    dir.path("cli-metrics.log"), "--politeness-delay", "0", "--no-sitemaps", "--processors", "html_links",
+                    "--processors", config.processors[1]},
+                   dir.path("cli.log"));
+  CHECK(cli.wait(std::chrono::seconds{60}) == 1);
+  CHECK(cli.output().find("actorcrawl: plugin 'dies' failed 3 times in a row") != std::string::npos);
 }
 
 TEST_CASE("external processors: a plugin that cannot start stops the crawl before it starts", "[integration][plugins]") {

@@ -143,8 +143,10 @@ crawl_batch sample(tag<crawl_batch>, const caf::actor&) { return crawl_batch{{jo
 page_links sample(tag<page_links>, const caf::actor&) { return page_links{job(), {DiscoveredLink{"http://b/", "b"}}, 9}; }
 url_failed sample(tag<url_failed>, const caf::actor&) { return url_failed{job(), "dns_failure"}; }
 leases_returned sample(tag<leases_returned>, const caf::actor&) { return leases_returned{{job()}}; }
-stop_crawl sample(tag<stop_crawl>, const caf::actor&) { return stop_crawl{"signal"}; }
-crawl_finished sample(tag<crawl_finished>, const caf::actor&) { return crawl_finished{"queue_empty"}; }
+stop_crawl sample(tag<stop_crawl>, const caf::actor&) { return stop_crawl{"processor_failed", "plugin 'x' gave up"}; }
+crawl_finished sample(tag<crawl_finished>, const caf::actor&) {
+  return crawl_finished{"processor_failed", "plugin 'x' gave up"};
+}
 crawl_progress sample(tag<crawl_progress>, const caf::actor&) { return crawl_progress{1, 2, 3, 4, 5, 6, true, 7, 8}; }
 fetch_job sample(tag<fetch_job>, const caf::actor&) { return fetch_job{job(), 11}; }
 fetch_result sample(tag<fetch_result>, const caf::actor&) {
@@ -182,7 +184,7 @@ LinkRow sample(tag<LinkRow>, const caf::actor&) { return LinkRow{"http://a/", tr
 PageRow sample(tag<PageRow>, const caf::actor&) { return page(); }
 DeadLetterRow sample(tag<DeadLetterRow>, const caf::actor&) { return dead(); }
 ResumeState sample(tag<ResumeState>, const caf::actor&) { return ResumeState{{SeenUrl{1, 0, false}, SeenUrl{2, 3, true}, SeenUrl{0xffffffffffffffffULL, 255, false}}, 10, 3, 4}; }
-StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6, 7, 8, 9, {ProcessorFailureCount{"lang", "timeout", 3}}, {"", "private_address"}, 10, {SitemapOutcomeCount{"fetched", 2}}, PageChangeCounts{10, 11, 12, 13}};
+StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6, 7, 8, 9, 14, {ProcessorFailureCount{"lang", "timeout", 3}}, 15, {"", "private_address"}, 10, {SitemapOutcomeCount{"fetched", 2}}, PageChangeCounts{10, 11, 12, 13}};
 }
 FrontierRefusal sample(tag<FrontierRefusal>, const caf::actor&) {
   return FrontierRefusal{FrontierEntry{3, "http://e/", 2, "http://a/"}, "max_url_length"};

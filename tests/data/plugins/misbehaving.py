@@ -6,7 +6,7 @@
 #   /echo           an item echoing the page line (body, headers, ...)
 #   /crash          writes to stderr, then exits with status 3
 #   /hang           never answers
-#   /garbage        a line that is not JSON
+#   /garbage        a line that is not JSON (its own output), then an answer
 #   /unknown-id     answers an id it was not sent
 #   /twice          answers twice
 #   /huge           an answer over 1 MiB that starts with its id
@@ -49,6 +49,7 @@ def main():
         elif path == "/garbage":
             sys.stdout.write("this is not json\n")
             sys.stdout.flush()
+            send({"id": page_id, "items": [item]})
         elif path == "/unknown-id":
             send({"id": page_id + 1000000, "items": [item]})
         elif path == "/twice":

@@ -716,13 +716,16 @@ TEST_CASE("options_help lists every key with its default", "[config]") {
   }
   // Defaults are rendered per kind.
   CHECK(help.find("[max_depth, default 5]") != std::string::npos);
-  CHECK(help.find("[max_body_bytes, default 1048576]") != std::string::npos);
-  CHECK(help.find("[politeness_delay_ms, default 1000ms]") != std::string::npos);
+  CHECK(help.find("[max_body_bytes, default 1MiB]") != std::string::npos);
+  CHECK(help.find("[politeness_delay_ms, default 1s]") != std::string::npos);
+  CHECK(help.find("[robots_cache_ttl, default 24h]") != std::string::npos);
+  CHECK(help.find("[revisit_after, default 0ms]") != std::string::npos);
   CHECK(help.find("[respect_robots_txt, default true]") != std::string::npos);
   CHECK(help.find("[user_agent, default \"actorcrawl/0.1 (polite web crawler)\"]") !=
         std::string::npos);
   CHECK(help.find("[trace_path, default (none)]") != std::string::npos);
-  CHECK(help.find("[seeds, default []]") != std::string::npos);
+  CHECK(help.find("[seeds, default none (the bundled demo web)]") != std::string::npos);
+  CHECK(help.find("[exclude_patterns, default none]") != std::string::npos);
   CHECK(help.find("[processors, default [html_links]]") != std::string::npos);
   // Flags, including the unit-taking duration form and the aliases.
   CHECK(help.find("  --politeness-delay, --politeness-delay-ms\n") != std::string::npos);

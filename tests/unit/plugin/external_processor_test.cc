@@ -211,21 +211,106 @@ TEST_CASE("callers beyond max_in_flight wait for a slot instead of queueing page
   CHECK(answered == 20);
 }
 
-TEST_CASE("a plugin that cannot be started again fails its pages at once as unavailable", "[plugin]") {
+TEST_CASE("a plugin that cannot be started again gives up after max_failures_in_a_row; its pages fail unavailable",
+          "[plugin]") {
   CapturedLog log;
   testing::TempPath script("vanishing_plugin", ".sh");
   script.write("#!/bin/sh\nexec python3 " + kTestPlugins + "misbehaving.py\n");
   ::chmod(script.str().c_str(), 0755);
   ExternalProcessorSpec spec = misbehaving();
   spec.exec = {script.str()};
+  spec.max_failures_in_a_row = 3;
   auto p = ExternalProcessor::start(spec, log.sink());
   std::filesystem::remove(script.str());
   CHECK(only_failure(process(*p, "/crash")).reason == "crashed");
-  CHECK(log.eventually_contains("plugin misbehaving: cannot restart instance 1 ('" + script.str() +
-                                "': No such file or directory); trying again in"));
+  CHECK(p->failed_for_good().empty());
+  // The page waits for a restart that never comes: two more failures (the
+  // restarts) make three in a row, and the plugin gives up.
   const auto failure = only_failure(process(*p, "/page"));
   CHECK(failure.reason == "unavailable");
-  CHECK(failure.detail == "the plugin is not running (restarting after a failure)");
+  CHECK(failure.detail == "the plugin gave up after 3 failures in a row");
+  CHECK(log.contains("plugin misbehaving: cannot restart instance 1 ('" + script.str() +
+                     "': No such file or directory); trying again in"));
+  const std::string why = p->failed_for_good();
+  CHECK(why.find("plugin 'misbehaving' failed 3 times in a row with no good answer between (the last time: could "
+                 "not be started again ('" + script.str() + "': No such file or directory))") == 0);
+  CHECK(why.find("its last lines on stderr: dying on /crash") != std::string::npos);
+  CHECK(why.find("The crawl stops.") != std::string::npos);
+  CHECK(why.find("processor_failures") != std::string::npos);
+  CHECK(log.eventually_contains("The crawl stops."));
+  // From now on a page fails at once.
+  CHECK(only_failure(process(*p, "/page")).detail == "the plugin gave up after 3 failures in a row");
+}
+
+TEST_CASE("a plugin that dies on every page gives up after max_failures_in_a_row in a row", "[plugin]") {
+  CapturedLog log;
+  ExternalProcessorSpec spec = misbehaving();
+  spec.max_failures_in_a_row = 4;
+  auto p = ExternalProcessor::start(spec, log.sink());
+  for (int i = 0; i < 3; ++i) {
+    CHECK(only_failure(process(*p, "/crash")).reason == "crashed");
+    CHECK(p->failed_for_good().empty());
+  }
+  // A good answer between failures starts the count again.
+  CHECK(process(*p, "/page").processor_failures.empty());
+  for (int i = 0; i < 3; ++i)
+    CHECK(only_failure(process(*p, "/crash")).reason == "crashed");
+  CHECK(p->failed_for_good().empty());
+  CHECK(only_failure(process(*p, "/crash")).reason == "crashed");
+  CHECK(p->failed_for_good().find("failed 4 times in a row") != std::string::npos);
+  CHECK(p->failed_for_good().find("exited with status 3") != std::string::npos);
+  CHECK(only_failure(process(*p, "/page")).reason == "unavailable");
+  CHECK(log.eventually_contains("not restarting it: the plugin gave up"));
+}
+
+TEST_CASE("pages that come while the plugin restarts wait for it, they do not fail", "[plugin]") {
+  auto p = ExternalProcessor::start(misbehaving());
+  const long first = pid_of(process(*p, "/page"));
+  CHECK(only_failure(process(*p, "/crash")).reason == "crashed");
+  // At once, well inside the 100 ms before the restart: held, then answered.
+  const PageAnalysis a = process(*p, "/page");
+  REQUIRE(a.processor_failures.empty());
+  CHECK(pid_of(a) != first);
+  CHECK(p->counts().unavailable == 0);
+}
+
+TEST_CASE("a plugin that dies with several pages in flight fails only the page it died on; the others are sent "
+          "again",
+          "[plugin]") {
+  // It holds four pages before it answers, and dies holding /die: every
+  // page it held was in flight. Sent again one at a time, /die alone is
+  // what kills it.
+  CapturedLog log;
+  ExternalProcessorSpec spec = plugin_spec("reads_ahead", {"python3", kTestPlugins + "reads_ahead.py", "4"});
+  auto p = ExternalProcessor::start(spec, log.sink());
+  const std::vector<std::string> paths = {"/a", "/b", "/die", "/c"};
+  std::vector<PageAnalysis> results(paths.size());
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    threads.emplace_back([&, i] {
+      ++ready;
+      while (ready < static_cast<int>(paths.size())) std::this_thread::yield();
+      results[i] = process(*p, paths[i]);
+    });
+  for (auto& t : threads)
+    t.join();
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    INFO(paths[i]);
+    if (paths[i] == "/die") {
+      CHECK(only_failure(results[i]).reason == "crashed");
+    } else {
+      REQUIRE(results[i].processor_failures.empty());
+      CHECK(first_item(results[i])["url"] == "https://example.com" + paths[i]);
+    }
+  }
+  const auto c = p->counts();
+  CHECK(c.ok == 3);
+  CHECK(c.crashed == 1);
+  CHECK(c.unavailable == 0);
+  INFO("pages sent again: " << c.resent);
+  CHECK(c.resent >= 1);
+  CHECK(p->failed_for_good().empty());
 }
 
 TEST_CASE("a plugin that hangs times out, it is restarted and later pages are processed", "[plugin]") {
@@ -240,14 +325,18 @@ TEST_CASE("a plugin that hangs times out, it is restarted and later pages are pr
   CHECK(p->counts().restarts >= 1);
 }
 
-TEST_CASE("a line that is not JSON fails the page as bad_answer, the plugin is restarted", "[plugin]") {
+TEST_CASE("a stdout line that is no answer is logged as the plugin's output and counted, never fatal", "[plugin]") {
   CapturedLog log;
   auto p = ExternalProcessor::start(misbehaving(), log.sink());
-  const auto failure = only_failure(process(*p, "/garbage"));
-  CHECK(failure.reason == "bad_answer");
-  CHECK(failure.detail == "wrote a line that is not a JSON line: this is not json");
-  eventually_answered(*p, "/page");
-  CHECK(p->counts().bad_answer == 1);
+  const long pid = pid_of(process(*p, "/page"));
+  const PageAnalysis a = process(*p, "/garbage");
+  CHECK(a.processor_failures.empty());
+  CHECK(pid_of(a) == pid);  // not restarted
+  CHECK(log.eventually_contains("plugin misbehaving (stdout): this is not json"));
+  const auto c = p->counts();
+  CHECK(c.output_lines == 1);
+  CHECK(c.bad_answer == 0);
+  CHECK(c.restarts == 0);
 }
 
 TEST_CASE("an answer that names its page fails that page alone, the plugin goes on", "[plugin]") {
@@ -408,6 +497,34 @@ TEST_CASE("no child process, thread or descriptor outlives the processor", "[plu
   CHECK(entries("/proc/self/task") == threads_before);
 }
 
+TEST_CASE("a Python plugin imports the helper module from anywhere: its directory leads PYTHONPATH", "[plugin]") {
+  // Found beside the running program (the build tree's copy here).
+  const auto dirs = plugin_helper_dirs();
+  REQUIRE(dirs.size() == 1);
+  CHECK(std::filesystem::exists(dirs.front() + "/actorcrawl_plugin.py"));
+  // A plugin as docs/plugins.md writes it, in a directory of its own, with
+  // no sys.path of its own making and a print() at import time.
+  testing::TempPath script("helper_user", ".py");
+  script.write("import actorcrawl_plugin\nprint('loading the model')\n"
+               "actorcrawl_plugin.run(lambda page: {'items': [{'length': len(page.body)}]})\n");
+  CapturedLog log;
+  ExternalProcessorSpec spec = plugin_spec("helper_user", {"python3", script.str()});
+  spec.python_path = dirs;
+  auto p = ExternalProcessor::start(spec, log.sink());
+  const PageAnalysis a = process(*p, "/page");
+  REQUIRE(a.processor_failures.empty());
+  CHECK(first_item(a)["length"] == 0);
+  CHECK(log.eventually_contains("plugin helper_user (stdout): loading the model"));
+  // Without it, the import fails at start, naming the module.
+  spec.python_path.clear();
+  try {
+    ExternalProcessor::start(spec, log.sink());
+    FAIL("started without the helper on its path");
+  } catch (const PluginStartError& e) {
+    CHECK(std::string{e.what()}.find("No module named 'actorcrawl_plugin'") != std::string::npos);
+  }
+}
+
 TEST_CASE("a processors entry is read, every mistake named", "[plugin]") {
   const auto spec = parse_external_processor(
       R"({"name": "lang", "exec": ["python3", "plugins/lang.py"], "urls": "/blog/", "timeout": "5s", "instances": 2})");
@@ -435,6 +552,9 @@ TEST_CASE("a processors entry is read, every mistake named", "[plugin]") {
   CHECK(parse_external_processor(R"({"name": "x", "exec": ["x"], "start_timeout": "1m"})").start_timeout ==
         seconds(60));
   CHECK(defaults.start_timeout == seconds(10));
+  CHECK(defaults.max_failures_in_a_row == 5);
+  CHECK(parse_external_processor(R"({"name": "x", "exec": ["x"], "max_failures_in_a_row": 2})").max_failures_in_a_row ==
+        2);
 
   auto error_of = [](const std::string& text) {
     try {
@@ -446,13 +566,15 @@ TEST_CASE("a processors entry is read, every mistake named", "[plugin]") {
   };
   CHECK(error_of(R"({"name": "x", "exec": ["x"], "timout": "5s"})") ==
         "processors: x: unknown key 'timout' (known: name, exec, urls, timeout, start_timeout, instances, "
-        "max_answer_bytes, max_in_flight)");
+        "max_answer_bytes, max_in_flight, max_failures_in_a_row)");
   CHECK(error_of(R"({"exec": ["x"]})") == "processors: an external processor: name: required, a non-empty string");
   CHECK(error_of(R"({"name": "x"})") ==
         "processors: x: exec: required: the program and its arguments, e.g. [python3, plugins/lang.py]");
   CHECK(error_of(R"({"name": "x", "exec": []})") == "processors: x: exec: the program is missing");
   CHECK(error_of(R"({"name": "x", "exec": ["x", 3]})") == "processors: x: exec: every word must be a string, got 3");
   CHECK(error_of(R"({"name": "x", "exec": ["x"], "instances": 0})") == "processors: x: instances: 0 is out of range (1..64)");
+  CHECK(error_of(R"({"name": "x", "exec": ["x"], "max_failures_in_a_row": 0})") ==
+        "processors: x: max_failures_in_a_row: 0 is out of range (1..1000)");
   CHECK(error_of(R"({"name": "x", "exec": ["x"], "instances": 65})") ==
         "processors: x: instances: 65 is out of range (1..64)");
   CHECK(error_of(R"({"name": "x", "exec": ["x"], "instances": 1.5})") ==

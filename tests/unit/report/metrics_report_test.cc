@@ -28,6 +28,9 @@ RunMetrics sample() {
   m.summary.links_dropped = 79000;
   m.summary.urls_parked = 12;
   m.summary.items_stored = 250;
+  m.summary.pages_truncated = 2;
+  m.summary.pages_processor_failed = 5;
+  m.processors = {{"html_links", 290, 0}, {"lang", 280, 4}, {"wordcount", 280, 2}};
   m.summary.changes = PageChangeCounts{120, 30, 150, 4};
   m.summary.processor_failures = {{"lang", "crashed", 1}, {"lang", "timeout", 3}, {"wordcount", "bad_answer", 2}};
   m.summary.sitemap_urls_queued = 480;
@@ -52,6 +55,7 @@ const char* const kSampleJson = R"({
   "links_dropped": 79000,
   "urls_parked": 12,
   "items_stored": 250,
+  "pages_truncated": 2,
   "pages_new": 120,
   "pages_changed": 30,
   "pages_unchanged": 150,
@@ -63,6 +67,21 @@ const char* const kSampleJson = R"({
     },
     "wordcount": {
       "bad_answer": 2
+    }
+  },
+  "pages_processor_failed": 5,
+  "processors": {
+    "html_links": {
+      "pages": 290,
+      "failed": 0
+    },
+    "lang": {
+      "pages": 280,
+      "failed": 4
+    },
+    "wordcount": {
+      "pages": 280,
+      "failed": 2
     }
   },
   "sitemap_urls_queued": 480,
@@ -113,11 +132,14 @@ TEST_CASE("metrics_json: a run with nothing done", "[metrics_report]") {
   "links_dropped": 0,
   "urls_parked": 0,
   "items_stored": 0,
+  "pages_truncated": 0,
   "pages_new": 0,
   "pages_changed": 0,
   "pages_unchanged": 0,
   "pages_gone": 0,
   "processor_failures": {},
+  "pages_processor_failed": 0,
+  "processors": {},
   "sitemap_urls_queued": 0,
   "sitemap_outcomes": {},
   "urls_queued_at_end": 0,
@@ -131,6 +153,32 @@ TEST_CASE("metrics_json: the reason is escaped as JSON", "[metrics_report]") {
   m.termination_reason = "signal \"TERM\"\n";
   const std::string json = metrics_json(m);
   CHECK(json.find(R"("termination_reason": "signal \"TERM\"\n")") != std::string::npos);
+}
+
+TEST_CASE("the final line says what failed to fetch, what a processor failed and what was cut", "[metrics_report]") {
+  RunMetrics m = sample();
+  CHECK(final_line("queue_empty", m.summary, 125333, 1048576) ==
+        "crawl finished (queue_empty): 300 pages fetched (120 new, 30 changed, 150 unchanged, 4 gone), 4 failed to "
+        "fetch, 5 failed by a processor, 2 cut at max_body_bytes (1048576), 12 URLs parked to try again, 42 nodes, "
+        "55 edges in 125.3 s");
+  // Nothing failed by a processor, nothing cut: no word of either.
+  StoreSummary quiet = m.summary;
+  quiet.pages_processor_failed = 0;
+  quiet.pages_truncated = 0;
+  quiet.pages_failed = 0;
+  CHECK(final_line("max_pages", quiet, 1000, 1048576) ==
+        "crawl finished (max_pages): 300 pages fetched (120 new, 30 changed, 150 unchanged, 4 gone), 0 failed to "
+        "fetch, 12 URLs parked to try again, 42 nodes, 55 edges in 1.0 s");
+}
+
+TEST_CASE("the processors line: each processor's pages and failures, with reasons", "[metrics_report]") {
+  const RunMetrics m = sample();
+  CHECK(processors_line(m.processors, m.summary.processor_failures) ==
+        "processors: html_links took 290 pages; lang took 280, failed 4 (crashed 1, timeout 3); wordcount took 280, "
+        "failed 2 (bad_answer 2)");
+  // html_links alone, nothing failed: nothing to say.
+  CHECK(processors_line({{"html_links", 12, 0}}, {}).empty());
+  CHECK(processors_line({}, {}).empty());
 }
 
 TEST_CASE("write_metrics_file", "[metrics_report]") {
