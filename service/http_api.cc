@@ -471,6 +471,7 @@ struct HttpApi::Impl {
     // handful of rows); the items themselves are GET /crawl/:id/items's.
     const auto items = count_items(row.db_path);
     job["items_total"] = items.items;
+    job["item_kinds"] = items.kinds;
     job["processor_failures"] = failures_by_processor(items.failures);
     // What the fetches found against the pages stored before (every run of
     // the job's database): a recrawl's new, changed, unchanged, gone.

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/store/crawl_schema.h"
+#include "core/store/item_kinds.h"
 #include "core/export/export_error.h"
 #include "core/store/sqlite_statements.h"
 
@@ -250,19 +251,7 @@ std::vector<std::string> CrawlScan::item_kinds(std::size_t limit) {
   std::vector<std::string> kinds;
   if (!has_items_)
     return kinds;
-  reading("reading item kinds", [&] {
-    // A skip scan: the next kind after the last one, found by the index,
-    // rather than a DISTINCT that reads every item.
-    SQLite::Statement first(db_, "SELECT MIN(kind) FROM items");
-    SQLite::Statement next(db_, "SELECT MIN(kind) FROM items WHERE kind > ?1");
-    SQLite::Statement* q = &first;
-    while (kinds.size() < limit && q->executeStep() && !q->getColumn(0).isNull()) {
-      kinds.push_back(q->getColumn(0).getString());
-      next.reset();
-      next.bind(1, kinds.back());
-      q = &next;
-    }
-  });
+  reading("reading item kinds", [&] { kinds = actorcrawl::item_kinds(db_, limit); });
   return kinds;
 }
 

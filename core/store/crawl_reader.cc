@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "core/store/item_kinds.h"
 #include "core/store/sqlite_statements.h"
 #include "core/store/store_error.h"
 
@@ -237,6 +238,7 @@ ItemCounts count_items(const std::string& db_path) {
   return read_db(db_path, "count items", [&](SQLite::Database& db) {
     ItemCounts out;
     out.items = db.execAndGet("SELECT COUNT(*) FROM items").getInt64();
+    out.kinds = item_kinds(db, ItemCounts::kKindsCounted);
     SQLite::Statement q(db,
                         "SELECT processor, reason, COUNT(*) FROM processor_failures GROUP BY processor, reason "
                         "ORDER BY processor, reason");

@@ -137,6 +137,8 @@ class ItemReader {
 struct ItemCounts {
   std::int64_t items = 0;
   std::vector<ProcessorFailureCount> failures;
+  std::vector<std::string> kinds;  // the first kKindsCounted, sorted (item_kinds.h)
+  static constexpr std::size_t kKindsCounted = 20;
 };
 ItemCounts count_items(const std::string& db_path);
 

@@ -7,7 +7,10 @@
 // playwright-core), starts a crawl of the demo web from the form and follows
 // it to the end, then compares what the page shows with the API. The
 // extraction rules field is checked on the way (a typo is named in the page
-// and sends nothing; valid rules go as the body's `extract`), and once the
+// and sends nothing; valid rules go as the body's `extract`), and the crawl
+// runs with a rule: the items table, first drawn while the job runs (a
+// reload of the page mid-crawl), fills up by itself when the job ends, and
+// the downloads offer the items (JSON Lines, and a CSV per kind). Once the
 // crawl is over, items written into its database (with the sqlite3 command,
 // when there is one) must appear in the items table, as text. Saves
 // $BROWSER_OUT/dashboard.png. Exit codes: 0 passed, 1 failed (with a message
@@ -21,12 +24,14 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const MAX_PAGES = 50;
+const CRAWL_RULES = [{ name: 'page', fields: { title: { css: 'title::text' } } }];
 const DEMO_HOSTS = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
 const CRAWL_TIMEOUT_MS = 60_000;
 const ITEMS = 130;  // more than the dashboard's first answer (100): "Load more" has something to load
 // An item's value that would run script if it were ever parsed as HTML.
 const HOSTILE = '<img src=x onerror="window.__itemXss=1">';
 const TOTAL_TIMEOUT_MS = 180_000;
+const TERMINAL_STATUSES = ['completed', 'cancelled', 'failed'];
 
 const bin = process.env.ACTORCRAWL_BIN;
 const outDir = resolve(process.env.BROWSER_OUT || join(tmpdir(), 'actorcrawl-browser'));
@@ -222,10 +227,10 @@ function writeItems(dbPath) {
 // card appears, the columns are url, kind and the first answer's fields,
 // values are text (nothing from an item becomes markup), "Load more"
 // follows next to the end.
-async function checkItems(page, serviceUrl, jobId) {
+async function checkItems(page, serviceUrl, jobId, extracted) {
   const base = `${serviceUrl}/crawl/${encodeURIComponent(jobId)}`;
   const total = (await getJson(base)).job.items_total;
-  if (total !== ITEMS) fail(`the job has items_total ${total} after ${ITEMS} were written`);
+  if (total !== ITEMS + extracted) fail(`the job has items_total ${total} after ${ITEMS} were written to its ${extracted}`);
   const first = await getJson(`${base}/items?offset=0&limit=100`);
   // The job was over when the page last read it: a reload reads it again.
   await page.reload({ waitUntil: 'load' });
@@ -242,7 +247,8 @@ async function checkItems(page, serviceUrl, jobId) {
     fail(`#items-head is ${JSON.stringify(heads)}, expected ${JSON.stringify(['url', 'kind', ...fields])}`);
   const cells = await page.locator('#items tr').first().locator('td').allTextContents();
   const want = first.items[0];
-  const expected = [null, want.kind, ...fields.map((k) => typeof want.item[k] === 'string' ? want.item[k] : JSON.stringify(want.item[k]))];
+  const cellOf = (item, k) => !(k in item) ? '' : typeof item[k] === 'string' ? item[k] : JSON.stringify(item[k]);
+  const expected = [null, want.kind, ...fields.map((k) => cellOf(want.item, k))];
   for (let i = 1; i < expected.length; i++)
     if (cells[i] !== expected[i]) fail(`the first item's cell ${i} shows ${JSON.stringify(cells[i])}, expected ${JSON.stringify(expected[i])}`);
   if ((await page.locator('#items img').count()) !== 0) fail('an item value became an <img> element in #items');
@@ -259,7 +265,7 @@ async function checkItems(page, serviceUrl, jobId) {
     await waitFor(async () => (await page.locator('#items tr').count()) === rows, 10_000,
       async () => `after "Load more" #items has ${await page.locator('#items tr').count()} rows, expected ${rows}`);
   }
-  if (rows !== ITEMS) fail(`following next read ${rows} items, expected ${ITEMS}`);
+  if (rows !== total) fail(`following next read ${rows} items, expected ${total}`);
   if (!(await page.locator('#items-more').isHidden())) fail('"Load more" is still shown with every item loaded');
   return rows;
 }
@@ -311,6 +317,9 @@ async function main() {
     await page.locator('#allowed-domains').fill(DEMO_HOSTS.join(', '));
   }
   await checkExtractField(page, serviceUrl);
+  // A rule every HTML page of the demo web answers: its items are stored
+  // as the crawl goes.
+  await page.locator('#extract').fill(JSON.stringify(CRAWL_RULES));
   await page.locator('#max-pages').fill(String(MAX_PAGES));
   await page.locator('#start').click();
 
@@ -327,11 +336,28 @@ async function main() {
     });
   log(`started ${jobId}`);
 
+  // Mid-crawl, once the job has items, the page is loaded again: it draws
+  // the items table from what the job has then, a part of what it will have.
+  let partial = 0;
+  await waitFor(
+    async () => {
+      const j = (await getJson(`${serviceUrl}/crawl/${encodeURIComponent(jobId)}?limit=1`)).job;
+      return (j.items_total > 0 || TERMINAL_STATUSES.includes(j.status)) && j;
+    },
+    CRAWL_TIMEOUT_MS,
+    async () => 'the job stored no item while it ran');
+  await page.reload({ waitUntil: 'load' });
+  const runningJob = (await getJson(`${serviceUrl}/crawl/${encodeURIComponent(jobId)}?limit=1`)).job;
+  if (!TERMINAL_STATUSES.includes(runningJob.status)) {
+    await waitFor(async () => (partial = await page.locator('#items tr').count()) > 0, 10_000,
+      async () => `the items table of the running job stayed empty (items_total ${runningJob.items_total})`);
+  }
+
   const started = Date.now();
   const terminal = await waitFor(
     async () => {
       const s = ((await page.locator('#job-status').textContent()) || '').trim();
-      return ['completed', 'cancelled', 'failed'].includes(s) ? s : null;
+      return TERMINAL_STATUSES.includes(s) ? s : null;
     },
     CRAWL_TIMEOUT_MS,
     async () => {
@@ -407,10 +433,31 @@ async function main() {
   const expectedRows = Math.min(50, job.pages_total != null ? job.pages_total : (job.pages || []).length);
   if (rows !== expectedRows) log(`note: #pages has ${rows} rows, the API has ${job.pages_total} pages`);
 
-  // The download links: one per export, each answering the job's export.
+  // The items table filled up by itself when the job ended: no click, all
+  // of the first hundred (the job had fewer), "showing N of N".
+  const extracted = job.items_total;
+  if (!(extracted >= 5)) fail(`the crawl's rule took ${extracted} items, expected one per HTML page of the demo web`);
+  await waitFor(async () => (await page.locator('#items tr').count()) === Math.min(extracted, 100), 10_000,
+    async () => `after the job ended #items has ${await page.locator('#items tr').count()} rows (it had ${partial} ` +
+      `mid-crawl), expected ${Math.min(extracted, 100)} of items_total ${extracted} without a click`);
+  const hint = ((await page.locator('#items-hint').textContent()) || '').trim();
+  if (!hint.endsWith(`showing ${extracted} of ${extracted}`)) fail(`#items-hint says "${hint}" for ${extracted} items`);
+  if (partial > 0 && partial < extracted) log(`items table: ${partial} rows mid-crawl, ${extracted} at the end`);
+  else log(`note: the items table had ${partial} rows mid-crawl, of ${extracted}: the refill was not exercised`);
+
+  // The download links: one per export, each answering the job's export,
+  // and one CSV per kind of item.
   const exportLinks = await page.locator('#export-links a').evaluateAll((as) => as.map((a) => a.href));
-  if (exportLinks.length !== 8) fail(`#export-links has ${exportLinks.length} links, expected 8`);
+  if (exportLinks.length !== 10) fail(`#export-links has ${exportLinks.length} links, expected 10: ${exportLinks.join(' ')}`);
   if (!exportLinks.some((href) => /format=changes/.test(href))) fail('#export-links has no changes link');
+  const itemsLink = exportLinks.find((href) => /format=items(&|$)/.test(href));
+  if (!itemsLink) fail('#export-links has no items link');
+  const itemLines = (await (await fetch(itemsLink)).text()).split('\n').filter((l) => l);
+  if (itemLines.length !== extracted) fail(`${itemsLink} gave ${itemLines.length} lines, expected ${extracted}`);
+  const csvLink = exportLinks.find((href) => /format=items-csv&kind=page(&|$)/.test(href));
+  if (!csvLink) fail('#export-links has no CSV link for the items of kind page');
+  const csv = await (await fetch(csvLink)).text();
+  if (!csv.startsWith('url,title')) fail(`${csvLink} starts "${csv.slice(0, 40)}", expected the columns url,title`);
   const jsonlLink = exportLinks.find((href) => /format=jsonl/.test(href));
   if (!jsonlLink) fail('#export-links has no JSON Lines link');
   const exported = await fetch(jsonlLink);
@@ -422,7 +469,7 @@ async function main() {
   }
 
   let items = 'not checked (no sqlite3 command to write them)';
-  if (writeItems(join(dbDir, 'jobs', `${jobId}.db`))) items = `${await checkItems(page, serviceUrl, jobId)} item rows`;
+  if (writeItems(join(dbDir, 'jobs', `${jobId}.db`))) items = `${await checkItems(page, serviceUrl, jobId, extracted)} item rows`;
   else log(`note: items ${items}`);
 
   if (pageErrors.length) fail(`the page threw: ${pageErrors.join('; ')}`);
