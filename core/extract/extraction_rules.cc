@@ -116,6 +116,10 @@ ExtractionRules::Field read_field(const std::string& name, const ordered_json& o
   ExtractionRules::Field field;
   field.name = name;
   const std::string text = selector.get<std::string>();
+  if (text.size() > ExtractionRules::kMaxSelectorBytes)
+    throw ExtractionRuleError(where + ": the " + (is_css ? "CSS selector" : "XPath") + " is " +
+                              std::to_string(text.size()) + " bytes long, over the limit of " +
+                              std::to_string(ExtractionRules::kMaxSelectorBytes));
   try {
     field.xpath = is_css ? css_to_xpath(text) : text;
   } catch (const CssSelectorError& e) {

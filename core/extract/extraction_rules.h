@@ -66,6 +66,9 @@ class ExtractionRules {
   // //div//p can make quadratic; translated CSS avoids them.
   static constexpr unsigned long kXPathOpsPerByte = 64;
   static constexpr unsigned long kXPathOpsFloor = 1'000'000;
+  // The longest selector a field may give, CSS or XPath: rules are
+  // written by people, and a rule's cost to check is linear in it.
+  static constexpr std::size_t kMaxSelectorBytes = 4096;
 
   // rules_json: a JSON array of rule objects. Everything is checked here:
   // keys, types, names, every selector, XPath and regex; throws

@@ -1,6 +1,7 @@
 #include "core/extract/libxml_html.h"
 
 #include "core/extract/html_attribute_cap.h"
+#include "core/extract/xpath_names.h"
 
 #include <libxml/HTMLtree.h>
 #include <libxml/parser.h>
@@ -103,40 +104,22 @@ struct XPathContextDeleter {
   void operator()(xmlXPathContext* context) const { xmlXPathFreeContext(context); }
 };
 
-// The function calls and variables of a compiled expression. libxml2
-// keeps the expression's structure private; its debug dump is the one
-// public view of it, one operation a line ("FUNCTION name(1 args)",
-// "VARIABLE name"; string values are shown on one line, so a literal
-// cannot fake a line).
-std::vector<std::string> called_names(xmlXPathCompExpr* comp, const char* kind) {
-  char* text = nullptr;
-  std::size_t size = 0;
-  FILE* dump = open_memstream(&text, &size);
-  if (dump == nullptr)
-    throw XPathCompileError("cannot inspect the expression (out of memory)");
-  xmlXPathDebugDumpCompExpr(dump, comp, 0);
-  std::fclose(dump);
-  std::istringstream lines(std::string(text, size));
-  std::free(text);
-  std::vector<std::string> names;
-  const std::string prefix = std::string(kind) + " ";
-  for (std::string line; std::getline(lines, line);) {
-    const std::size_t start = line.find_first_not_of(' ');
-    if (start == std::string::npos || line.compare(start, prefix.size(), prefix) != 0)
-      continue;
-    std::string name = line.substr(start + prefix.size());
-    name = name.substr(0, name.find('('));
-    names.push_back(name);
-  }
-  return names;
-}
-
 }  // namespace
 
 CompiledXPath compile_xpath(const std::string& expression) {
   init_libxml();
   if (expression.find('\0') != std::string::npos)
     throw XPathCompileError("a NUL character at position " + std::to_string(expression.find('\0')));
+  // Bounded before libxml2 sees it: its compiler and evaluator recurse by
+  // the expression's nesting (and by a chain of operators, bounded by the
+  // length).
+  if (expression.size() > kMaxXPathBytes)
+    throw XPathCompileError("the expression is " + std::to_string(expression.size()) +
+                            " bytes long, over the limit of " + std::to_string(kMaxXPathBytes));
+  const XPathNames names = xpath_names(expression);
+  if (names.max_nesting > kMaxXPathNesting)
+    throw XPathCompileError("the expression nests " + std::to_string(names.max_nesting) +
+                            " parentheses or brackets deep, over the limit of " + std::to_string(kMaxXPathNesting));
   LibxmlErrorScope errors;
   // A context gives the compiler its recursion limit (deeply nested
   // parentheses are refused, not a stack overflow) and the function table.
@@ -148,9 +131,9 @@ CompiledXPath compile_xpath(const std::string& expression) {
     const std::string why = errors.take(true);
     throw XPathCompileError(why.empty() ? "invalid expression" : why);
   }
-  for (const auto& name : called_names(comp.get(), "VARIABLE"))
+  for (const auto& name : names.variables)
     throw XPathCompileError("variables are not supported ($" + name + ")");
-  for (const auto& name : called_names(comp.get(), "FUNCTION")) {
+  for (const auto& name : names.functions) {
     if (name.find(':') != std::string::npos)
       throw XPathCompileError("unknown function '" + name + "()' (no namespace prefixes are bound)");
     if (xmlXPathFunctionLookup(context.get(), reinterpret_cast<const xmlChar*>(name.c_str())) == nullptr)

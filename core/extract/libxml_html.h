@@ -82,11 +82,18 @@ class XPathCompileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Compiles an XPath 1.0 expression for evaluation against HTML trees.
-// Refused (XPathCompileError): what libxml2's compiler refuses, a NUL
-// character, and what would fail only at evaluation in libxml2 (which
-// compiles any function name): an unknown function, a variable ($x),
-// a namespace-prefixed function.
+// Bounds on what compile_xpath takes (a rule's own text is bounded more
+// tightly: ExtractionRules' kMaxSelectorBytes; a CSS selector's translation
+// may be longer than the selector).
+inline constexpr std::size_t kMaxXPathBytes = 64 * 1024;
+inline constexpr std::size_t kMaxXPathNesting = 64;
+
+// Compiles an XPath 1.0 expression for evaluation against HTML trees, in
+// time linear in its length. Refused (XPathCompileError): an expression
+// past kMaxXPathBytes or nesting deeper than kMaxXPathNesting, what
+// libxml2's compiler refuses, a NUL character, and what would fail only at
+// evaluation in libxml2 (which compiles any function name): an unknown
+// function, a variable ($x), a namespace-prefixed function.
 CompiledXPath compile_xpath(const std::string& expression);
 
 // XPath's string-value of a node (an element's descendant text, an

@@ -114,10 +114,21 @@ TEST_CASE("rules: what compile() refuses, naming the rule and the field", "[extr
   }
 }
 
-TEST_CASE("rules: deeply nested XPath is refused, not a stack overflow", "[extract][rules]") {
-  const std::string deep = std::string(100000, '(') + "1" + std::string(100000, ')');
-  const std::string message = error_of(json::array({{{"name", "p"}, {"fields", {{"n", {{"xpath", deep}}}}}}}).dump());
-  CHECK_THAT(message, Catch::Contains("Recursion limit exceeded"));
+TEST_CASE("rules: long or deeply nested XPath is refused by its bound, not a stack overflow", "[extract][rules]") {
+  const auto message_for = [](const std::string& xpath) {
+    return error_of(json::array({{{"name", "p"}, {"fields", {{"n", {{"xpath", xpath}}}}}}}).dump());
+  };
+  CHECK(message_for(std::string(100000, '(') + "1" + std::string(100000, ')')) ==
+        "extract rule 'p', field 'n': the XPath is 200001 bytes long, over the limit of 4096");
+  CHECK_THAT(message_for(std::string(100, '(') + "1" + std::string(100, ')')),
+             Catch::Contains("nests 100 parentheses or brackets deep, over the limit of 64"));
+  // 100,000 chained predicates: the length bound.
+  std::string chain = "//a";
+  for (int i = 0; i < 100000; ++i) chain += "[1]";
+  CHECK_THAT(message_for(chain), Catch::Contains("bytes long, over the limit of 4096"));
+  // The same for CSS.
+  CHECK(error_of(json::array({{{"name", "p"}, {"fields", {{"n", {{"css", std::string(5000, 'a')}}}}}}}).dump()) ==
+        "extract rule 'p', field 'n': the CSS selector is 5000 bytes long, over the limit of 4096");
 }
 
 TEST_CASE("rules: an empty list is no rules, matching nothing", "[extract][rules]") {

@@ -211,7 +211,7 @@ TEST_CASE("callers beyond max_in_flight wait for a slot instead of queueing page
   CHECK(answered == 20);
 }
 
-TEST_CASE("a plugin that cannot be started again gives up after max_failures_in_a_row; its pages fail unavailable",
+TEST_CASE("a plugin that cannot be started again gives up after max_failures_in_a_row, its pages fail unavailable",
           "[plugin]") {
   CapturedLog log;
   testing::TempPath script("vanishing_plugin", ".sh");
@@ -274,7 +274,7 @@ TEST_CASE("pages that come while the plugin restarts wait for it, they do not fa
   CHECK(p->counts().unavailable == 0);
 }
 
-TEST_CASE("a plugin that dies with several pages in flight fails only the page it died on; the others are sent "
+TEST_CASE("a plugin that dies with several pages in flight fails only the page it died on, the others are sent "
           "again",
           "[plugin]") {
   // It holds four pages before it answers, and dies holding /die: every

@@ -133,7 +133,7 @@ TEST_CASE("a 304 counts again in the domain graph: its node's crawl and the edge
   CHECK(scalar(path.str(), "SELECT COUNT(*) FROM nodes") == 3);
 }
 
-TEST_CASE("a version 6 database gains link_hosts; a 304 to a page stored before counts its crawl, no edge",
+TEST_CASE("a version 6 database gains link_hosts, and a 304 to a page stored before counts its crawl, no edge",
           "[store][freshness]") {
   TempDbPath path;
   {
