@@ -1,5 +1,7 @@
 #include "service/http_api.h"
 
+#include "core/web/json_guard.h"
+
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
@@ -543,6 +545,8 @@ struct HttpApi::Impl {
     known_job(id);
     RedriveFilter filter;
     if (!req.body.empty()) {
+      if (const std::string problem = json_shape_problem(req.body); !problem.empty())
+        throw ApiError(400, "invalid_body", "the body's JSON is " + problem);
       const json body = json::parse(req.body, nullptr, false);
       if (body.is_discarded())
         throw ApiError(400, "malformed_json", "the body is not JSON");

@@ -6,6 +6,7 @@
 
 #include "core/crawl/crawl_profile.h"
 #include "core/crawl/crawl_scope.h"
+#include "core/web/json_guard.h"
 #include "core/web/url.h"
 #include "service/request_policy.h"
 
@@ -56,6 +57,9 @@ std::string crawlable_url(const json& v, const char* name) {
 }  // namespace
 
 JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
+  // Before anything recurses or looks keys up (json_guard.h).
+  if (const std::string problem = json_shape_problem(body); !problem.empty())
+    throw bad("invalid_body", "the body's JSON is " + problem);
   json doc = json::parse(body.begin(), body.end(), nullptr, false);
   if (doc.is_discarded())
     throw bad("malformed_json", "the body is not valid JSON");

@@ -20,6 +20,7 @@
 
 #include "core/web/ascii.h"
 #include "core/web/charset.h"
+#include "core/web/json_guard.h"
 #include "core/config/tls_files.h"
 #include "core/web/url.h"
 
@@ -29,6 +30,8 @@ namespace {
 
 constexpr std::int64_t kMaxInt = std::numeric_limits<std::int32_t>::max();
 constexpr std::int64_t kHour = 3600 * 1000;
+// How deep a configuration's flow collections may nest ([...], {...}).
+constexpr std::size_t kMaxYamlNesting = 64;
 
 using C = CrawlConfig;
 
@@ -265,6 +268,10 @@ nlohmann::ordered_json yaml_to_json(const YAML::Node& node) {
 }
 
 YAML::Node yaml_node_of(const std::string& text) {
+  // yaml-cpp's parser recurses by the nesting of flow collections: `[[[[`
+  // a million deep would overflow the stack (json_guard.h).
+  if (!json_nests_within(text, kMaxYamlNesting))
+    throw ConfigError("a value nests deeper than " + std::to_string(kMaxYamlNesting) + " levels of [ ] and { }");
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
@@ -471,6 +478,9 @@ bool parse_boolean(const std::string& raw) {
 }
 
 void apply_yaml(const std::string& yaml_text, const std::string& source, CrawlConfig& config) {
+  if (!json_nests_within(yaml_text, kMaxYamlNesting))
+    throw ConfigError(source + ": a value nests deeper than " + std::to_string(kMaxYamlNesting) +
+                      " levels of [ ] and { }");
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);

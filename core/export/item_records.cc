@@ -5,7 +5,7 @@
 #include <set>
 
 #include "core/export/export_text.h"
-#include "core/web/json_depth.h"
+#include "core/web/json_guard.h"
 
 namespace actorcrawl {
 
@@ -13,7 +13,7 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-// Deeper than this, an item is not rebuilt (json_depth.h says why).
+// Deeper than this, an item is not rebuilt (json_guard.h says why).
 // Nothing a page gives an extraction rule comes near it.
 constexpr int kMaxNesting = 512;
 

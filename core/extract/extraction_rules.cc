@@ -1,5 +1,7 @@
 #include "core/extract/extraction_rules.h"
 
+#include "core/web/json_guard.h"
+
 #include <re2/re2.h>
 #include <unicode/uchar.h>
 #include <unicode/utf8.h>
@@ -197,6 +199,8 @@ ExtractionRules::Rule read_rule(const ordered_json& spec, std::size_t number,
 
 std::shared_ptr<const ExtractionRules> ExtractionRules::compile(const std::string& rules_json) {
   init_libxml();
+  if (const std::string problem = json_shape_problem(rules_json); !problem.empty())
+    throw ExtractionRuleError("extract rules: the JSON is " + problem);
   ordered_json document;
   try {
     document = ordered_json::parse(rules_json);

@@ -51,6 +51,7 @@ constexpr milliseconds kHelloPoll{10};
 constexpr int kMaxInstances = 64;
 constexpr int kMaxInFlight = 1024;
 constexpr int kMaxFailuresInARow = 1000;
+constexpr std::int64_t kMaxAnswerElements = 1'000'000;
 // How often one page is sent: once, and again after each failure of its
 // instance that it did not cause, at most this many times in all.
 constexpr int kMaxSends = 3;
@@ -196,10 +197,14 @@ ExternalProcessorSpec parse_external_processor(const std::string& json_object) {
       spec.max_in_flight = static_cast<int>(whole_number(v, where, 1, kMaxInFlight, plain_integer));
     } else if (key == "max_failures_in_a_row") {
       spec.max_failures_in_a_row = static_cast<int>(whole_number(v, where, 1, kMaxFailuresInARow, plain_integer));
+    } else if (key == "max_items") {
+      spec.max_items = static_cast<std::size_t>(whole_number(v, where, 0, kMaxAnswerElements, plain_integer));
+    } else if (key == "max_links") {
+      spec.max_links = static_cast<std::size_t>(whole_number(v, where, 0, kMaxAnswerElements, plain_integer));
     } else {
       throw ConfigError(who + "unknown key '" + key +
                         "' (known: name, exec, urls, timeout, start_timeout, instances, max_answer_bytes, "
-                        "max_in_flight, max_failures_in_a_row)");
+                        "max_in_flight, max_failures_in_a_row, max_items, max_links)");
     }
   }
   if (spec.exec.empty())
@@ -223,6 +228,7 @@ struct ExternalProcessor::Pending {
   std::vector<std::string> links;
   std::string reason;  // "" when answered well
   std::string detail;
+  std::string cut;     // answered well, but past max_items or max_links: what was left out
 };
 
 // One process of an instance, from its start to its end. Fields under
@@ -395,6 +401,7 @@ void ExternalProcessor::fail_page(Pending& pending, const std::string& reason, c
   pending.resend = false;
   pending.reason = reason;
   pending.detail = detail;
+  pending.cut.clear();
   pending.items.clear();
   pending.links.clear();
 }
@@ -599,7 +606,7 @@ void ExternalProcessor::take_answer_line(const std::shared_ptr<Running>& run, st
     // not known, so the pages in flight go again, each alone.
     note = retire(run, "too_large", "wrote " + size_text + ", naming no page it was sent");
   } else {
-    PluginAnswer answer = read_plugin_answer(line);
+    PluginAnswer answer = read_plugin_answer(line, spec_.max_items, spec_.max_links);
     if (!answer.id) {
       // No answer (not JSON, or no integer id): the plugin's own output,
       // such as a print() before its loop. Logged, never fatal.
@@ -621,6 +628,12 @@ void ExternalProcessor::take_answer_line(const std::shared_ptr<Running>& run, st
         fail_page(pending, "plugin_error", bounded_plugin_text(*answer.error, kMaxQuoted));
       } else {
         pending.done = true;
+        if (answer.items_total > answer.items.size() || answer.links_total > answer.links.size())
+          pending.cut = "answered " + std::to_string(answer.items_total) + " items and " +
+                        std::to_string(answer.links_total) + " links; kept the first " +
+                        std::to_string(answer.items.size()) + " and " + std::to_string(answer.links.size()) +
+                        " (max_items " + std::to_string(spec_.max_items) + ", max_links " +
+                        std::to_string(spec_.max_links) + ")";
         pending.items = std::move(answer.items);
         pending.links = std::move(answer.links);
       }
@@ -913,7 +926,7 @@ void ExternalProcessor::process(const FetchedPage& page, PageAnalysis& analysis)
         break;
       pending->resend = false;  // its instance failed: sent again
     }
-    const std::string& r = pending->reason;
+    const std::string& r = pending->reason.empty() && !pending->cut.empty() ? std::string{"too_large"} : pending->reason;
     auto& c = counts_;
     (r.empty()                ? c.ok
      : r == "crashed"         ? c.crashed
@@ -928,6 +941,8 @@ void ExternalProcessor::process(const FetchedPage& page, PageAnalysis& analysis)
     analysis.processor_failures.push_back(ProcessorFailure{spec_.name, pending->reason, pending->detail});
     return;
   }
+  if (!pending->cut.empty())
+    analysis.processor_failures.push_back(ProcessorFailure{spec_.name, "too_large", pending->cut});
   for (auto& item : pending->items)
     analysis.items.push_back(ExtractedItem{spec_.name, std::move(item)});
   if (pending->links.empty())

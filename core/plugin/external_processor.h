@@ -63,6 +63,10 @@ struct ExternalProcessorSpec {
   // Failures (an exit, a hang, a stream out of step, a restart that fails)
   // in a row, with no good answer between, after which the plugin gives up.
   int max_failures_in_a_row = 5;
+  // Items and links one answer may give: those past them are not read
+  // (links not even resolved), and the page records `too_large`.
+  std::size_t max_items = 1000;
+  std::size_t max_links = 1000;
   // Directories put first on the plugin's PYTHONPATH (where the helper
   // module lives: plugin_helper_dirs()), so a plugin imports it from
   // anywhere.
@@ -78,8 +82,8 @@ std::vector<std::string> plugin_helper_dirs();
 // Reads one `processors` entry given as a JSON object's text. Keys: name
 // and exec (required), urls, timeout and start_timeout ("5s", "500ms" or a
 // number of ms), instances (1..64), max_answer_bytes ("16MiB" or a number), max_in_flight
-// (1..1024), max_failures_in_a_row (1..1000). Numbers may also come as
-// strings of digits (YAML scalars).
+// (1..1024), max_failures_in_a_row (1..1000), max_items and max_links
+// (0..1000000). Numbers may also come as strings of digits (YAML scalars).
 // Throws ConfigError naming the processor and the key: an unknown key, a
 // missing or mistyped value, a value out of range, an invalid RE2 pattern.
 ExternalProcessorSpec parse_external_processor(const std::string& json_object);

@@ -4,6 +4,8 @@
 
 #include "core/web/ascii.h"
 #include "core/web/charset.h"
+#include "core/web/json_guard.h"
+#include "core/web/json_spans.h"
 
 namespace actorcrawl {
 
@@ -95,60 +97,80 @@ std::string plugin_page_line(std::uint64_t id, const FetchedPage& page) {
   return dump_line(line);
 }
 
-PluginAnswer read_plugin_answer(std::string_view line) {
+PluginAnswer read_plugin_answer(std::string_view line, std::size_t max_items, std::size_t max_links) {
   PluginAnswer answer;
-  const auto value = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) {
-    answer.problem = "not a JSON line";
+  // What cannot be read whole is still attributable by its leading id.
+  const auto unreadable = [&answer, line](std::string problem) {
+    answer.id = leading_answer_id(line);
+    answer.problem = std::move(problem);
     return answer;
-  }
-  if (!value.is_object()) {
+  };
+  if (const std::string shape = json_shape_problem(line); !shape.empty())
+    return unreadable("a JSON line " + shape);
+  if (!nlohmann::json::accept(line))
+    return unreadable("not a JSON line");
+  std::string_view id_text, error_text, items_text, links_text;
+  const bool object = for_each_json_member(line, [&](const std::string& key, std::string_view value) {
+    if (key == "id")
+      id_text = value;
+    else if (key == "error")
+      error_text = value;
+    else if (key == "items")
+      items_text = value;
+    else if (key == "links")
+      links_text = value;
+  });
+  if (!object) {
     answer.problem = "not a JSON object";
     return answer;
   }
-  const auto id = value.find("id");
-  if (id == value.end() || !id->is_number_integer() || id->get<std::int64_t>() < 0) {
+  const auto id = nlohmann::json::parse(id_text, nullptr, false);
+  if (id_text.empty() || id.is_discarded() || !id.is_number_integer() || id.get<std::int64_t>() < 0) {
     answer.problem = "no \"id\" that is a non-negative integer";
     return answer;
   }
-  answer.id = id->get<std::uint64_t>();
-  if (const auto error = value.find("error"); error != value.end()) {
-    if (!error->is_string()) {
+  answer.id = id.get<std::uint64_t>();
+  if (!error_text.empty()) {
+    const auto error = nlohmann::json::parse(error_text, nullptr, false);
+    if (!error.is_string()) {
       answer.problem = "\"error\" is not a string";
       return answer;
     }
-    answer.error = error->get<std::string>();
+    answer.error = error.get<std::string>();
     return answer;
   }
-  if (const auto items = value.find("items"); items != value.end()) {
-    if (!items->is_array()) {
-      answer.problem = "\"items\" is not an array";
-      return answer;
-    }
-    for (const auto& item : *items) {
-      if (!item.is_object()) {
-        answer.problem = "an item is not a JSON object";
-        answer.items.clear();
-        return answer;
-      }
-      answer.items.push_back(item.dump());
-    }
+  const auto fail = [&answer](const char* problem) {
+    answer.problem = problem;
+    answer.items.clear();
+    answer.links.clear();
+    return answer;
+  };
+  if (!items_text.empty()) {
+    bool all_objects = true;
+    const bool array = for_each_json_element(items_text, [&](std::string_view item) {
+      all_objects = all_objects && !item.empty() && item.front() == '{';
+      if (all_objects && answer.items_total++ < max_items)
+        answer.items.emplace_back(item);
+    });
+    if (!array)
+      return fail("\"items\" is not an array");
+    if (!all_objects)
+      return fail("an item is not a JSON object");
   }
-  if (const auto links = value.find("links"); links != value.end()) {
-    if (!links->is_array()) {
-      answer.problem = "\"links\" is not an array";
-      answer.items.clear();
-      return answer;
-    }
-    for (const auto& link : *links) {
-      if (!link.is_string()) {
-        answer.problem = "a link is not a string";
-        answer.items.clear();
-        answer.links.clear();
-        return answer;
+  if (!links_text.empty()) {
+    bool all_strings = true;
+    const bool array = for_each_json_element(links_text, [&](std::string_view link) {
+      all_strings = all_strings && !link.empty() && link.front() == '"';
+      if (all_strings && answer.links_total++ < max_links) {
+        // Decoded only while kept: past the cap a link is counted, not read.
+        const auto text = nlohmann::json::parse(link, nullptr, false);
+        answer.links.push_back(text.is_string() ? text.get<std::string>() : std::string{});
       }
-      answer.links.push_back(link.get<std::string>());
-    }
+    });
+    if (!array)
+      return fail("\"links\" is not an array");
+    if (!all_strings)
+      return fail("a link is not a string");
   }
   return answer;
 }

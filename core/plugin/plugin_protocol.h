@@ -36,15 +36,24 @@ std::string plugin_headers_json(std::string_view response_head);
 
 // One answer line, read. A line that names an id is attributable to that
 // page even when the rest is wrong (`problem` then says what), so only
-// that page fails; a line with no readable id cannot be attributed.
+// that page fails; a line with no readable id is no answer (the plugin's
+// own output). Read in time and memory linear in the line, whatever it
+// holds: checked by json_guard.h, then by nlohmann::json::accept (no
+// document built), its items and links then found as spans of the text,
+// and only the first `max_items` and `max_links` kept; every item is kept
+// exactly as the plugin wrote it (its keys in their order, its numbers as
+// written).
 struct PluginAnswer {
   std::optional<std::uint64_t> id;   // absent: not JSON, not an object, or no integer id
-  std::vector<std::string> items;    // each a JSON object, as text
-  std::vector<std::string> links;    // as the plugin wrote them
+  std::vector<std::string> items;    // each a JSON object, as written
+  std::vector<std::string> links;    // as the plugin wrote them (decoded strings)
+  std::size_t items_total = 0;       // in the answer: more than items.size() when cut
+  std::size_t links_total = 0;
   std::optional<std::string> error;  // {"id", "error": "..."}
   std::string problem;               // why the line is not a valid answer; "" when it is
 };
-PluginAnswer read_plugin_answer(std::string_view line);
+PluginAnswer read_plugin_answer(std::string_view line, std::size_t max_items = static_cast<std::size_t>(-1),
+                                std::size_t max_links = static_cast<std::size_t>(-1));
 
 // The id an answer line names in its first bytes, when it starts as the
 // helper writes it: {"id": 17, ... (whitespace allowed). For a line too long

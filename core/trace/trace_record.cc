@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "core/encoding/percent_encoding.h"
-#include "core/web/json_depth.h"
+#include "core/web/json_guard.h"
 
 namespace actorcrawl {
 

@@ -14,6 +14,8 @@
 #   /error          {"id", "error"}
 #   /bad-items      items that are not objects
 #   /stderr         a line on stderr, then a normal answer
+#   /many           310,000 items and 4,000 links (written by hand: fast)
+#   /deep           an answer whose item nests 60,000 deep
 #   anything else   one item with the URL and the plugin's pid
 import json
 import os
@@ -63,6 +65,13 @@ def main():
             send({"id": page_id, "error": "no luck"})
         elif path == "/bad-items":
             send({"id": page_id, "items": [1, 2]})
+        elif path == "/many":
+            sys.stdout.write('{"id": %d, "items": [%s], "links": [%s]}\n' % (
+                page_id, ",".join(['{"n": 1}'] * 310000), ",".join(['"/x"'] * 4000)))
+            sys.stdout.flush()
+        elif path == "/deep":
+            sys.stdout.write('{"id": %d, "items": [{"x": %s%s}]}\n' % (page_id, "[" * 60000, "]" * 60000))
+            sys.stdout.flush()
         elif path == "/stderr":
             sys.stderr.write("hello from the plugin\n")
             sys.stderr.flush()

@@ -981,3 +981,18 @@ processors:
   CHECK(yaml_error("processors: [html_links, [a]]\n") ==
         "test.yaml, line 1: key 'processors': expected a list of names and mappings");
 }
+
+namespace actorcrawl {
+
+TEST_CASE("a configuration nested a million deep is refused before yaml-cpp recurses into it", "[config][yaml]") {
+  CHECK(yaml_error("extract: " + std::string(1000000, '[') + std::string(1000000, ']') + "\n") ==
+        "test.yaml: a value nests deeper than 64 levels of [ ] and { }");
+  // The same through a flag.
+  CrawlConfig c;
+  CHECK(error_of([&] { apply_command_line({"--extract", std::string(100000, '[')}, c); })
+          .find("a value nests deeper than 64 levels of [ ] and { }") != std::string::npos);
+  // Rules nested deep but within the bound are the rules' own business.
+  CHECK(yaml_error("max_depth: 3\nexclude_patterns: ['[[[[[']\n") == "(no error)");
+}
+
+}  // namespace actorcrawl

@@ -325,6 +325,33 @@ TEST_CASE("a plugin that hangs times out, it is restarted and later pages are pr
   CHECK(p->counts().restarts >= 1);
 }
 
+TEST_CASE("an answer past max_items or max_links keeps the first ones and records too_large", "[plugin]") {
+  ExternalProcessorSpec spec = misbehaving();
+  spec.max_answer_bytes = std::size_t{16} << 20;
+  spec.max_items = 100;
+  spec.max_links = 10;
+  auto p = ExternalProcessor::start(spec);
+  const long pid = pid_of(process(*p, "/page"));
+  const PageAnalysis a = process(*p, "/many");
+  CHECK(a.items.size() == 100);
+  CHECK(a.links.size() == 10);
+  REQUIRE(a.processor_failures.size() == 1);
+  const auto& failure = a.processor_failures.front();
+  CHECK(failure.reason == "too_large");
+  CHECK(failure.detail == "answered 310000 items and 4000 links; kept the first 100 and 10 (max_items 100, max_links 10)");
+  CHECK(pid_of(process(*p, "/page")) == pid);  // not restarted
+  CHECK(p->counts().too_large == 1);
+}
+
+TEST_CASE("an answer nested 60,000 deep fails its page as bad_answer, the plugin goes on", "[plugin]") {
+  auto p = ExternalProcessor::start(misbehaving());
+  const long pid = pid_of(process(*p, "/page"));
+  const auto failure = only_failure(process(*p, "/deep"));
+  CHECK(failure.reason == "bad_answer");
+  CHECK(failure.detail == "a JSON line nested deeper than 64 levels");
+  CHECK(pid_of(process(*p, "/page")) == pid);
+}
+
 TEST_CASE("a stdout line that is no answer is logged as the plugin's output and counted, never fatal", "[plugin]") {
   CapturedLog log;
   auto p = ExternalProcessor::start(misbehaving(), log.sink());
@@ -553,6 +580,11 @@ TEST_CASE("a processors entry is read, every mistake named", "[plugin]") {
         seconds(60));
   CHECK(defaults.start_timeout == seconds(10));
   CHECK(defaults.max_failures_in_a_row == 5);
+  CHECK(defaults.max_items == 1000);
+  CHECK(defaults.max_links == 1000);
+  const auto capped = parse_external_processor(R"({"name": "x", "exec": ["x"], "max_items": 5, "max_links": "0"})");
+  CHECK(capped.max_items == 5);
+  CHECK(capped.max_links == 0);
   CHECK(parse_external_processor(R"({"name": "x", "exec": ["x"], "max_failures_in_a_row": 2})").max_failures_in_a_row ==
         2);
 
@@ -566,7 +598,7 @@ TEST_CASE("a processors entry is read, every mistake named", "[plugin]") {
   };
   CHECK(error_of(R"({"name": "x", "exec": ["x"], "timout": "5s"})") ==
         "processors: x: unknown key 'timout' (known: name, exec, urls, timeout, start_timeout, instances, "
-        "max_answer_bytes, max_in_flight, max_failures_in_a_row)");
+        "max_answer_bytes, max_in_flight, max_failures_in_a_row, max_items, max_links)");
   CHECK(error_of(R"({"exec": ["x"]})") == "processors: an external processor: name: required, a non-empty string");
   CHECK(error_of(R"({"name": "x"})") ==
         "processors: x: exec: required: the program and its arguments, e.g. [python3, plugins/lang.py]");

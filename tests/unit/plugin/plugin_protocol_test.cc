@@ -71,7 +71,9 @@ TEST_CASE("an answer's items, links and error are read", "[plugin]") {
   auto a = read_plugin_answer(R"({"id": 5, "items": [{"a": 1}, {"b": [2]}], "links": ["x", "/y"], "extra": true})");
   REQUIRE(a.problem.empty());
   REQUIRE(a.id == 5u);
-  CHECK(a.items == std::vector<std::string>{R"({"a":1})", R"({"b":[2]})"});
+  // Stored as written: spacing, key order and all.
+  CHECK(a.items == std::vector<std::string>{R"({"a": 1})", R"({"b": [2]})"});
+  CHECK(a.items_total == 2);
   CHECK(a.links == std::vector<std::string>{"x", "/y"});
   CHECK_FALSE(a.error);
 
@@ -92,7 +94,10 @@ TEST_CASE("an answer that is wrong says why, with its id when it has one", "[plu
   CHECK_FALSE(read_plugin_answer(R"({"id": -1})").id);
   CHECK_FALSE(read_plugin_answer(R"({"id": "3"})").id);
   CHECK_FALSE(read_plugin_answer(R"({"id": 2.5})").id);
-  CHECK_FALSE(read_plugin_answer("{\"id\": 3, \"items\": [\"\xff\"]}").id);  // invalid UTF-8: not JSON
+  // Invalid UTF-8 is not JSON, but the line says whose answer it is.
+  const auto invalid = read_plugin_answer("{\"id\": 3, \"items\": [\"\xff\"]}");
+  CHECK(invalid.id == 3u);
+  CHECK(invalid.problem == "not a JSON line");
 
   auto a = read_plugin_answer(R"({"id": 3, "items": [1, 2]})");
   CHECK(a.id == 3u);
@@ -127,4 +132,46 @@ TEST_CASE("plugin text is bounded, valid UTF-8", "[plugin]") {
 }
 
 }  // namespace
+}  // namespace actorcrawl
+
+namespace actorcrawl {
+
+TEST_CASE("items are kept as the plugin wrote them: key order, duplicate keys, numbers past 64 bits", "[plugin]") {
+  const auto a = read_plugin_answer(
+    R"({"id": 1, "items": [{"zeta": 1, "alpha": 2}, {"k": 1, "k": 2}, {"big": 123456789012345678901234567890}]})");
+  REQUIRE(a.problem.empty());
+  CHECK(a.items == std::vector<std::string>{R"({"zeta": 1, "alpha": 2})", R"({"k": 1, "k": 2})",
+                                            R"({"big": 123456789012345678901234567890})"});
+  // A number no double holds is refused by the parser: that page's answer
+  // is bad, the plugin's stream goes on.
+  const auto huge = read_plugin_answer(R"({"id": 2, "items": [{"x": 1e400}]})");
+  CHECK(huge.id == 2u);
+  CHECK(huge.problem == "not a JSON line");
+}
+
+TEST_CASE("an answer nested 60,000 deep is a bad answer of its page, not a crash", "[plugin]") {
+  const std::string deep = R"({"id": 9, "items": [{"x": )" + std::string(60000, '[') + std::string(60000, ']') + "}]}";
+  const auto a = read_plugin_answer(deep);
+  CHECK(a.id == 9u);
+  CHECK(a.problem == "a JSON line nested deeper than 64 levels");
+  CHECK(a.items.empty());
+  // Without a leading id it is no answer at all.
+  CHECK_FALSE(read_plugin_answer(std::string(60000, '[') + std::string(60000, ']')).id);
+}
+
+TEST_CASE("an answer's items and links are capped: the rest counted, links past the cap never read", "[plugin]") {
+  std::string line = R"({"id": 4, "items": [)";
+  for (int i = 0; i < 5000; ++i) line += (i ? "," : "") + std::string("{}");
+  line += R"(], "links": [)";
+  for (int i = 0; i < 3000; ++i) line += (i ? "," : "") + std::string("\"/l") + std::to_string(i) + "\"";
+  line += "]}";
+  const auto a = read_plugin_answer(line, 10, 20);
+  REQUIRE(a.problem.empty());
+  CHECK(a.items.size() == 10);
+  CHECK(a.items_total == 5000);
+  CHECK(a.links.size() == 20);
+  CHECK(a.links.back() == "/l19");
+  CHECK(a.links_total == 3000);
+}
+
 }  // namespace actorcrawl

@@ -137,3 +137,30 @@ TEST_CASE("job request: an extraction rule's fields keep the order the client wr
 }
 
 }  // namespace actorcrawl
+
+namespace actorcrawl {
+
+TEST_CASE("job request: a body nested deep or with an object of too many members is refused before it is parsed",
+          "[job_request]") {
+  const std::string deep =
+    R"({"url": "http://a.test/", "extract": )" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  try {
+    parse_job_request(deep);
+    FAIL("accepted");
+  } catch (const ApiError& e) {
+    CHECK(e.code() == "invalid_body");
+    CHECK(std::string{e.what()} == "the body's JSON is nested deeper than 64 levels");
+  }
+  std::string wide = R"({"url": "http://a.test/", "x": {)";
+  for (int i = 0; i < 20000; ++i) wide += (i ? ",\"" : "\"") + std::to_string(i) + "\":1";
+  wide += "}}";
+  try {
+    parse_job_request(wide);
+    FAIL("accepted");
+  } catch (const ApiError& e) {
+    CHECK(e.code() == "invalid_body");
+    CHECK(std::string{e.what()} == "the body's JSON is an object of more than 10000 members");
+  }
+}
+
+}  // namespace actorcrawl
