@@ -219,7 +219,8 @@ std::int64_t start_run(caf::scoped_actor& self, const CrawlTopology& t, const Cr
 // a stop request on and reporting progress on the way. Returns the last
 // progress counters.
 crawl_progress follow_crawl(caf::scoped_actor& self, const CrawlTopology& t, const CrawlConfig& config,
-                            const CrawlRunOptions& options, CrawlRunResult& result, std::string& stop_error) {
+                            const CrawlRunOptions& options, const PagePipeline* pipeline, CrawlRunResult& result,
+                            std::string& stop_error) {
   using Clock = std::chrono::steady_clock;
   // A log file gets a progress line every 5 s at most; a terminal, and
   // whoever listens for events, every progress_interval.
@@ -251,6 +252,10 @@ crawl_progress follow_crawl(caf::scoped_actor& self, const CrawlTopology& t, con
     if (!stop_sent && options.stop_requests && options.stop_requests->load() > 0) {
       stop_sent = true;
       self->send(t.actors.frontier, stop_crawl{options.stop_reason});
+      // The pages in flight are still processed, but a costly extraction
+      // or a hung plugin does not hold the stop up (PageProcessor::interrupt).
+      if (pipeline != nullptr)
+        pipeline->interrupt();
     }
     const auto now = Clock::now();
     const bool log_due = options.show_progress && now - last_report >= log_interval;
@@ -376,7 +381,7 @@ CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, c
 
   const std::int64_t run_id = start_run(self, t, config, result);
   std::string stop_error;
-  crawl_progress last = follow_crawl(self, t, config, options, result, stop_error);
+  crawl_progress last = follow_crawl(self, t, config, options, pipeline.get(), result, stop_error);
   result.end_ms = epoch_ms();
   if (result.error.empty())
     summarize(self, t, config, run_id, result, last);

@@ -102,6 +102,9 @@ class PagePipeline {
   // Not empty once a processor can go on no more: the crawl must stop,
   // with this as its error (ProcessorChain::failed_for_good).
   std::string failed_for_good() const { return chain_->failed_for_good(); }
+  // The crawl is stopping: the processors end what they are doing soon
+  // (ProcessorChain::interrupt).
+  void interrupt() const { chain_->interrupt(); }
 
  private:
   std::shared_ptr<const ProcessorChain> chain_;

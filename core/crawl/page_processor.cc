@@ -170,6 +170,11 @@ std::vector<ProcessorTally> ProcessorChain::tallies() const {
   return out;
 }
 
+void ProcessorChain::interrupt() const {
+  for (const auto& p : processors_)
+    p->interrupt();
+}
+
 std::string ProcessorChain::failed_for_good() const {
   for (const auto& p : processors_)
     if (std::string why = p->failed_for_good(); !why.empty())

@@ -61,6 +61,10 @@ class PageProcessor {
   // processor in a crash loop): what happened and what to do, for the
   // user. The crawl then stops, gracefully, with this as its error.
   virtual std::string failed_for_good() const { return {}; }
+  // The crawl is stopping: work under way ends soon (an extraction at its
+  // next step, a plugin after a short grace), and what comes after is
+  // recorded as not processed. Safe from any thread; once.
+  virtual void interrupt() {}
 };
 
 // What one processor of the chain did over a crawl: the pages it took, and
@@ -112,6 +116,8 @@ class ProcessorChain {
   std::vector<ProcessorTally> tallies() const;
   // The first processor's failed_for_good(), or "".
   std::string failed_for_good() const;
+  // Every processor's interrupt(): the crawl is stopping.
+  void interrupt() const;
 
  private:
   struct Counters;

@@ -31,7 +31,7 @@ void ExtractProcessor::process(const FetchedPage& page, PageAnalysis& analysis) 
     }
   }
   std::vector<std::string> field_errors;
-  for (auto& item : rules_->extract(page.final_url, base_url, body, &field_errors))
+  for (auto& item : rules_->extract(page.final_url, base_url, body, &field_errors, &stop_))
     analysis.items.push_back(std::move(item));
   for (auto& detail : field_errors)
     analysis.processor_failures.push_back(ProcessorFailure{"extract", "field_failed", std::move(detail)});

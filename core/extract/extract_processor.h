@@ -18,6 +18,7 @@
 // in the detail.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "core/crawl/page_processor.h"
@@ -32,9 +33,13 @@ class ExtractProcessor final : public PageProcessor {
   // 2xx HTML pages whose final URL some rule matches.
   bool takes(const FetchedPage& page) const override;
   void process(const FetchedPage& page, PageAnalysis& analysis) override;
+  // Stops an evaluation under way at its next step; later fields are not
+  // evaluated (each recorded field_failed).
+  void interrupt() override { stop_.store(true, std::memory_order_relaxed); }
 
  private:
   std::shared_ptr<const ExtractionRules> rules_;
+  std::atomic<bool> stop_{false};
 };
 
 }  // namespace actorcrawl

@@ -1,11 +1,13 @@
 #include "core/extract/extraction_rules.h"
 
+#include "core/extract/xpath_watchdog.h"
 #include "core/web/json_guard.h"
 
 #include <re2/re2.h>
 #include <unicode/uchar.h>
 #include <unicode/utf8.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -353,8 +355,8 @@ ordered_json number_json(double number) {
 }  // namespace
 
 std::vector<ExtractedItem> ExtractionRules::extract(std::string_view final_url, std::string_view base_url,
-                                                    std::string_view html_utf8,
-                                                    std::vector<std::string>* field_errors) const {
+                                                    std::string_view html_utf8, std::vector<std::string>* field_errors,
+                                                    const std::atomic<bool>* stop) const {
   std::vector<const Rule*> matching;
   std::vector<std::size_t> first_field;  // index of each matching rule's first field in the compiled set
   std::size_t field_index = 0;
@@ -382,6 +384,8 @@ std::vector<ExtractedItem> ExtractionRules::extract(std::string_view final_url, 
   // A field can quote the page, not repeat it over and over (an `all` of
   // nested elements would give each one's text again with its parent's).
   const std::size_t byte_budget = 2 * html_utf8.size() + 65536;
+  const std::chrono::microseconds cpu_budget{kFieldCpuFloorUs + kFieldCpuNsPerByte *
+                                                                  static_cast<std::int64_t>(html_utf8.size()) / 1000};
 
   std::vector<ExtractedItem> items;
   for (std::size_t r = 0; r < matching.size(); ++r) {
@@ -394,12 +398,30 @@ std::vector<ExtractedItem> ExtractionRules::extract(std::string_view final_url, 
           field_errors->push_back("rule '" + rule.name + "', field '" + field.name + "': " + why);
       };
       FieldValues values(field.regex.get(), field.url ? &base : nullptr, field.all, byte_budget);
+      if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
+        report("not evaluated: the crawl is stopping");
+        object[field.name] = values.result();
+        continue;
+      }
       context->node = reinterpret_cast<xmlNode*>(tree.get());
       context->opCount = 0;
       context->opLimit = op_limit;
       errors.take();
-      std::unique_ptr<xmlXPathObject, XPathObjectDeleter> result(
-          xmlXPathCompiledEval(compiled[first_field[r] + f], context.get()));
+      std::unique_ptr<xmlXPathObject, XPathObjectDeleter> result;
+      std::string stopped_for;
+      {
+        const auto watch = XPathWatchdog::instance().watch(context.get(), cpu_budget, stop);
+        result.reset(xmlXPathCompiledEval(compiled[first_field[r] + f], context.get()));
+        stopped_for = watch->stopped_for();
+      }
+      if (!stopped_for.empty()) {
+        report(stopped_for == "the crawl stopping"
+                 ? std::string("XPath evaluation stopped: the crawl is stopping")
+                 : "XPath evaluation stopped: past its CPU budget of " + std::to_string(cpu_budget.count() / 1000) +
+                     " ms");
+        object[field.name] = values.result();
+        continue;
+      }
       if (!result) {
         const std::string why = errors.take();
         report("XPath evaluation failed: " + (why.empty() ? std::string("no result") : why));

@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -66,6 +67,12 @@ class ExtractionRules {
   // //div//p can make quadratic; translated CSS avoids them.
   static constexpr unsigned long kXPathOpsPerByte = 64;
   static constexpr unsigned long kXPathOpsFloor = 1'000'000;
+  // And how much CPU time, which counts what the operation count does not
+  // (node-set merges; xpath_watchdog.h): this floor plus this much per
+  // byte of the page (512 ms for a page of 1 MiB). Ordinary rules take a
+  // few milliseconds a field on such a page.
+  static constexpr std::int64_t kFieldCpuFloorUs = 250'000;
+  static constexpr std::int64_t kFieldCpuNsPerByte = 250;
   // The longest selector a field may give, CSS or XPath: rules are
   // written by people, and a rule's cost to check is linear in it.
   static constexpr std::size_t kMaxSelectorBytes = 4096;
@@ -96,9 +103,14 @@ class ExtractionRules {
   // for all), or whose values were cut at twice the page's size plus
   // 64 kB (an `all` of nested elements repeats each one's text in its
   // parent's).
+  //
+  // `stop`, when given and turned true, stops the evaluation under way and
+  // skips the fields left (each reported): a crawl that is stopping does
+  // not wait for a costly page.
   std::vector<ExtractedItem> extract(std::string_view final_url, std::string_view base_url,
                                      std::string_view html_utf8,
-                                     std::vector<std::string>* field_errors = nullptr) const;
+                                     std::vector<std::string>* field_errors = nullptr,
+                                     const std::atomic<bool>* stop = nullptr) const;
 
   std::size_t size() const;  // rules
 

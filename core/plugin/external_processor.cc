@@ -407,7 +407,7 @@ void ExternalProcessor::fail_page(Pending& pending, const std::string& reason, c
 }
 
 std::string ExternalProcessor::count_failure(const std::string& detail) {
-  if (stopping_ || !gave_up_.empty() || !started_)
+  if (stopping_ || !gave_up_.empty() || !started_ || interrupt_deadline_)
     return "";
   if (++failures_in_a_row_ < spec_.max_failures_in_a_row)
     return "";
@@ -776,6 +776,25 @@ void ExternalProcessor::join_readers(std::vector<std::shared_ptr<Running>>& ende
   ended.clear();  // each process reaped and its pipes closed here
 }
 
+void ExternalProcessor::interrupt() {
+  {
+    std::lock_guard<std::mutex> lock{mutex_};
+    if (!interrupt_deadline_)
+      interrupt_deadline_ = Clock::now() + kInterruptGrace;
+  }
+  // Woken, each wait takes the grace's end as its deadline (bounded()),
+  // so a page held by a hung plugin fails then, not at its own timeout.
+  changed_.notify_all();
+}
+
+ExternalProcessor::Clock::time_point ExternalProcessor::bounded(Clock::time_point deadline) const {
+  return interrupt_deadline_ ? std::min(deadline, *interrupt_deadline_) : deadline;
+}
+
+bool ExternalProcessor::past_interrupt_grace() const {
+  return interrupt_deadline_ && Clock::now() >= *interrupt_deadline_;
+}
+
 bool ExternalProcessor::takes(const FetchedPage& page) const {
   return !urls_ || RE2::PartialMatch(page.final_url, *urls_);
 }
@@ -805,6 +824,10 @@ std::shared_ptr<ExternalProcessor::Running> ExternalProcessor::instance_for(cons
     }
     if (stopping_) {
       fail_page(*pending, "unavailable", "the processor stopped");
+      break;
+    }
+    if (past_interrupt_grace()) {
+      fail_page(*pending, "interrupted", "the crawl is stopping: not given to the plugin");
       break;
     }
     Instance* best = nullptr;
@@ -841,7 +864,7 @@ std::shared_ptr<ExternalProcessor::Running> ExternalProcessor::instance_for(cons
       slot_deadline = now + spec_.timeout;
     const bool slot_bound = any_ready && !alone_in_the_way;
     const auto deadline = slot_bound ? *slot_deadline : long_deadline;
-    if (now >= deadline) {
+    if (now >= deadline && !past_interrupt_grace()) {
       fail_page(*pending, "unavailable",
                 slot_bound ? "every instance had " + std::to_string(spec_.max_in_flight) + " pages in flight for " +
                                ms_text(spec_.timeout)
@@ -851,7 +874,7 @@ std::shared_ptr<ExternalProcessor::Running> ExternalProcessor::instance_for(cons
                                 ms_text(std::chrono::duration_cast<milliseconds>(long_deadline - start)));
       break;
     }
-    changed_.wait_until(lock, deadline);
+    changed_.wait_until(lock, bounded(deadline));
   }
   if (alone) {
     --suspects_waiting_;
@@ -869,8 +892,14 @@ std::string ExternalProcessor::send_and_wait(const std::shared_ptr<Pending>& pen
   const auto settled = [&p] { return p.done || p.resend; };
   auto written = PluginProcess::WriteResult::deadline;
   // Lines must not interleave: one writer per process. The wait for the
-  // pen counts against this page's deadline.
-  if (changed_.wait_until(lock, deadline, [&] { return !run->writing || settled(); }) && !settled()) {
+  // pen counts against this page's deadline. Each wait ends early at the
+  // end of an interrupt's grace (interrupt() wakes them).
+  const auto wait_for = [&](const auto& done) {
+    while (!done() && Clock::now() < bounded(deadline))
+      changed_.wait_until(lock, bounded(deadline));
+    return done();
+  };
+  if (wait_for([&] { return !run->writing || settled(); }) && !settled()) {
     run->writing = true;
     lock.unlock();
     written = run->process->write_all(line, deadline);
@@ -879,10 +908,21 @@ std::string ExternalProcessor::send_and_wait(const std::shared_ptr<Pending>& pen
     changed_.notify_all();
   }
   if (written == PluginProcess::WriteResult::written)
-    changed_.wait_until(lock, deadline, settled);
+    wait_for(settled);
   if (settled())
     return "";
   const std::string page_id = std::to_string(p.id);
+  if (past_interrupt_grace()) {
+    // The crawl stopped and the plugin did not answer in the grace: the
+    // page is not processed, the instance goes (no restart is wanted).
+    run->in_flight.erase(p.id);
+    fail_page(p, "interrupted",
+              "the crawl stopped; the plugin had not answered " + ms_text(kInterruptGrace) + " later");
+    return retire(run, "interrupted",
+                  "was killed: the crawl is stopping and it had not answered page " + page_id + " " +
+                    ms_text(kInterruptGrace) + " after",
+                  p.id);
+  }
   if (written == PluginProcess::WriteResult::closed) {
     // It closed its stdin, so it never read this page: not what failed it.
     return retire(run, "crashed", "closed its stdin", 0, p.id);
@@ -935,6 +975,7 @@ void ExternalProcessor::process(const FetchedPage& page, PageAnalysis& analysis)
      : r == "too_large"       ? c.too_large
      : r == "unknown_id"      ? c.unknown_id
      : r == "plugin_error"    ? c.plugin_error
+     : r == "interrupted"     ? c.interrupted
                               : c.unavailable)++;
   }
   if (!pending->reason.empty()) {

@@ -35,6 +35,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -125,6 +126,11 @@ class ExternalProcessor final : public PageProcessor {
   // failed it, is sent again. Safe from many threads.
   void process(const FetchedPage& page, PageAnalysis& analysis) override;
   std::string failed_for_good() const override;
+  // The crawl is stopping: pages with the plugin get kInterruptGrace to
+  // be answered; then they fail `interrupted` and the instance holding
+  // them is killed (and says so). Pages given after the grace fail at once.
+  void interrupt() override;
+  static constexpr std::chrono::milliseconds kInterruptGrace{1000};
 
   // For metrics.log: pages sent (those `urls` matched), pages answered
   // well, pages failed by reason, and instance restarts.
@@ -138,6 +144,7 @@ class ExternalProcessor final : public PageProcessor {
     std::uint64_t unknown_id = 0;    // the instance answered an id it was not asked
     std::uint64_t plugin_error = 0;  // {"id", "error"}
     std::uint64_t unavailable = 0;   // every instance busy for `timeout`, or the plugin gave up
+    std::uint64_t interrupted = 0;   // the crawl stopped before the page was answered
     std::uint64_t restarts = 0;
     std::uint64_t resent = 0;        // pages sent again after their instance failed
     std::uint64_t output_lines = 0;  // stdout lines that were no answer: logged as output
@@ -182,6 +189,9 @@ class ExternalProcessor final : public PageProcessor {
   void take_output_line(const std::string& line);
   // What a page that could not be sent because the plugin gave up is told.
   std::string given_up_detail() const;
+  // `deadline`, or the end of the interrupt's grace if that comes first.
+  Clock::time_point bounded(Clock::time_point deadline) const;
+  bool past_interrupt_grace() const;
 
   void read_output(std::shared_ptr<Running> run);
   void take_answer_line(const std::shared_ptr<Running>& run, std::string line, bool too_long, std::size_t length);
@@ -203,6 +213,7 @@ class ExternalProcessor final : public PageProcessor {
   std::size_t next_instance_ = 0;  // where the search for a free slot starts
   bool stopping_ = false;
   bool started_ = false;          // start() returned: failures are news for the log
+  std::optional<Clock::time_point> interrupt_deadline_;  // set by interrupt(): the grace's end
   int failures_in_a_row_ = 0;     // of any instance, since the last good answer
   std::string gave_up_;           // why, once it has given up (failed_for_good)
   int suspects_waiting_ = 0;      // callers of pages to send alone, waiting for an idle instance

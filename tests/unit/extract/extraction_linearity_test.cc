@@ -12,6 +12,8 @@
 // printed for the record.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -172,6 +174,92 @@ TEST_CASE("extract: cost is linear on many siblings, deep nesting and long lists
     CHECK(g.large_cost / plain.large_cost <= kMaxOverPlain);
   }
   extraction.report(plain.ratio);
+}
+
+// Rules a user may well write that libxml2 evaluates in time quadratic in
+// the nodes they reach: a descendant step after a step that finds many
+// nested nodes (//div//p, //a//b), a following axis from many nodes, a
+// union of large sets; count(//*) walks everything. Each field runs under
+// its CPU budget (ExtractionRules::kFieldCpuFloorUs + kFieldCpuNsPerByte a
+// byte, xpath_watchdog.h), so however quadratic the rule, a page's cost is
+// linear in its size: at 1 MiB and 4 MiB on every construct and on the
+// plain page, the growth is at most 4 times the ordinary rules' growth on
+// the plain page over the same sizes (measured at most 1.2 times).
+constexpr const char* kHostileRules = R"~([{"name": "hostile", "fields": {
+  "nested":     {"xpath": "//div//p", "all": true},
+  "anchors":    {"xpath": "//a//b", "all": true},
+  "following":  {"xpath": "count(//h2/following::p)"},
+  "everything": {"xpath": "count(//*)"},
+  "union":      {"xpath": "//a | //p | //li", "all": true}
+}}])~";
+
+TEST_CASE("extract: hostile rules cost time linear in the page, their fields bounded by the budget",
+          "[extract][linear]") {
+  static const auto hostile = ExtractionRules::compile(kHostileRules);
+  const auto hostile_cost = [](const std::string& page) {
+    return least_cpu_cost(
+        [&] {
+          std::vector<std::string> errors;
+          const auto items = hostile->extract("https://example.com/", "https://example.com/", page, &errors);
+          (void)items;
+        },
+        2);
+  };
+  constexpr std::size_t kSmall = 1 << 20;
+  constexpr std::size_t kBig = 4 * kSmall;
+  const double baseline =
+      testing::cost_growth(extract_cost, testing::plain_page(kSmall, 1), testing::plain_page(kBig, 1)).ratio;
+  Worst worst{"the hostile rules"};
+  const auto check = [&](std::string_view name, const std::string& small, const std::string& big) {
+    INFO(name << "; the ordinary rules on a plain page grew " << baseline << " times");
+    const auto g = testing::cost_growth(hostile_cost, small, big, baseline);
+    CHECK(g.ratio / baseline <= kMaxGrowth);
+    worst.take(g.ratio, baseline, name);
+  };
+  check("plain", testing::plain_page(kSmall, 1), testing::plain_page(kBig, 1));
+  for (const auto& construct : testing::adversarial_constructs())
+    check(construct.name, construct.page(kSmall, 1), construct.page(kBig, 1));
+  WARN("the hostile rules, 1 MiB to 4 MiB: the ordinary rules on a plain page grew " << baseline
+                                                                                       << " times; the worst page's ("
+                                                                                       << worst.name << ") "
+                                                                                       << worst.relative
+                                                                                       << " times as much (bound "
+                                                                                       << kMaxGrowth << ")");
+}
+
+// The reproductions of the quadratic cases, each field stopped by its
+// budget and reported, the others evaluated.
+TEST_CASE("extract: a quadratic field is stopped at its CPU budget and reported, the rest of the item stays",
+          "[extract][budget]") {
+  std::string nested = "<html><body>";
+  for (int i = 0; i < 250; ++i) nested += "<div>";
+  for (int i = 0; i < 20000; ++i) nested += "<p>x</p>";
+  nested += "<h1>kept</h1></body></html>";
+  std::string siblings = "<html><body>";
+  for (int i = 0; i < 20000; ++i) siblings += "<i>x</i>";
+  siblings += "<h1>kept</h1></body></html>";
+  const auto rules = ExtractionRules::compile(R"~([{"name": "r", "fields": {
+      "slow": {"xpath": "count(//div//p)"},
+      "slower": {"xpath": "count(//*/following::*)"},
+      "title": {"css": "h1::text"}}}])~");
+  for (const std::string* page : {&nested, &siblings}) {
+    std::vector<std::string> errors;
+    const auto items = rules->extract("https://example.com/", "https://example.com/", *page, &errors);
+    REQUIRE(items.size() == 1);
+    const auto item = nlohmann::json::parse(items[0].json);
+    CHECK(item["title"] == "kept");
+    // Each quadratic field either finished or was stopped, never both; on
+    // these pages, at least one of them must have been stopped.
+    bool stopped = false;
+    for (const auto& e : errors) {
+      INFO(e);
+      CHECK(e.find("XPath evaluation stopped: past its CPU budget of ") != std::string::npos);
+      stopped = true;
+    }
+    CHECK(stopped);
+    if (page == &nested)
+      CHECK(item["slow"].is_null());
+  }
 }
 
 // The scan that caps attributes before libxml2 (html_attribute_cap.h) is

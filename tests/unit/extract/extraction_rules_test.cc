@@ -5,7 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace actorcrawl {
@@ -330,6 +334,33 @@ TEST_CASE("fields: an evaluation past the operation limit is null and reported",
   CHECK(items[0].json == R"({"slow":[],"fast":"0"})");
   REQUIRE(errors.size() == 1);
   CHECK(errors[0] == "rule 't', field 'slow': XPath evaluation failed: Operation limit exceeded");
+}
+
+}  // namespace actorcrawl
+
+namespace actorcrawl {
+
+// A crawl that stops does not wait for an extraction: the field under way
+// stops at its next step, the fields left are not evaluated.
+TEST_CASE("rules: a stop interrupts the field under way and skips the rest", "[extract][budget]") {
+  std::string page = "<html><body>";
+  for (int i = 0; i < 250; ++i) page += "<div>";
+  for (int i = 0; i < 40000; ++i) page += "<p>x</p>";
+  page += "</body></html>";
+  const auto rules = ExtractionRules::compile(
+    R"~([{"name": "r", "fields": {"slow": {"xpath": "count(//div//p)"}, "later": {"css": "p"}}}])~");
+  std::atomic<bool> stop{false};
+  std::thread stopper([&stop] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stop = true;
+  });
+  std::vector<std::string> errors;
+  const auto items = rules->extract("https://example.com/", "https://example.com/", page, &errors, &stop);
+  stopper.join();
+  REQUIRE(items.size() == 1);
+  CHECK(items[0].json == R"({"slow":null,"later":null})");
+  CHECK(errors == std::vector<std::string>{"rule 'r', field 'slow': XPath evaluation stopped: the crawl is stopping",
+                                           "rule 'r', field 'later': not evaluated: the crawl is stopping"});
 }
 
 }  // namespace actorcrawl

@@ -352,6 +352,27 @@ TEST_CASE("an answer nested 60,000 deep fails its page as bad_answer, the plugin
   CHECK(pid_of(process(*p, "/page")) == pid);
 }
 
+TEST_CASE("an interrupt gives a hung plugin a short grace, then kills it and fails its page interrupted",
+          "[plugin]") {
+  CapturedLog log;
+  auto p = ExternalProcessor::start(misbehaving(seconds(60)), log.sink());
+  PageAnalysis hung;
+  std::thread caller([&] { hung = process(*p, "/hang"); });
+  // Once the page is with the plugin (its timeout is a minute away).
+  const auto deadline = Clock::now() + kEventually;
+  while (p->counts().pages < 1 && Clock::now() < deadline) std::this_thread::sleep_for(milliseconds(5));
+  p->interrupt();
+  caller.join();
+  const auto failure = only_failure(hung);
+  CHECK(failure.reason == "interrupted");
+  CHECK(failure.detail == "the crawl stopped; the plugin had not answered 1000 ms later");
+  CHECK(log.eventually_contains("was killed: the crawl is stopping and it had not answered page"));
+  // Pages given after the grace are not sent.
+  CHECK(only_failure(process(*p, "/page")).reason == "interrupted");
+  CHECK(p->counts().interrupted == 2);
+  CHECK(p->failed_for_good().empty());  // stopping is no crash loop
+}
+
 TEST_CASE("a stdout line that is no answer is logged as the plugin's output and counted, never fatal", "[plugin]") {
   CapturedLog log;
   auto p = ExternalProcessor::start(misbehaving(), log.sink());
