@@ -1,6 +1,7 @@
 #include "actors/fetch_worker.h"
 
 #include <chrono>
+#include <memory>
 #include <unordered_map>
 
 #include <caf/all.hpp>
@@ -11,6 +12,7 @@
 #include "core/fetch/fetch_engine.h"
 #include "core/fetch/http_date.h"
 #include "core/fetch/retry_policy.h"
+#include "core/crawl/sitemap_reading.h"
 #include "core/sitemap/sitemap_parser.h"
 #include "core/web/robots_txt.h"
 #include "core/report/stage_times.h"
@@ -161,11 +163,13 @@ class fetch_worker : public caf::blocking_actor {
   }
 
   // A sitemap document, tried once (its outcome is recorded; the next run
-  // tries a failed one again). The body may be as large as the protocol
-  // allows a sitemap (50 MiB), one byte more so the parser can tell a
-  // larger one; gzip is inflated by the parser, which stops a bomb. curl
-  // follows no redirect: each request is scheduled by the HostSelector,
-  // so a redirect's target is queued there as a document of its own.
+  // tries a failed one again), read as it streams in: each piece of the
+  // body goes to its SitemapReading the moment it arrives (whatever its
+  // Content-Encoding inflated it to), so no body is held here; the parser
+  // stops at the protocol's 50 MiB, a gzip bomb, or a named error, and what
+  // came before a reset or a timeout is kept. curl follows no redirect:
+  // each request is scheduled by the HostSelector, so a redirect's target
+  // is queued there as a document of its own.
   void start_sitemap(sitemap_fetch s) {
     // kSitemapSeqBit set: neither a page's seq nor a robots.txt token.
     FetchRequest req = base_request(s.job.seq, s.job.url);
@@ -173,36 +177,34 @@ class fetch_worker : public caf::blocking_actor {
     req.timeout_ms = std::max<std::int64_t>(settings_.request_timeout_ms, kSitemapMinTimeoutMs);
     req.max_body_bytes = static_cast<std::int64_t>(SitemapParser::kMaxBytes) + 1;
     req.max_redirects = 0;
-    sitemaps_[req.token] = std::move(s);
+    SitemapScope scope;
+    for (std::size_t i = 0; i < s.scope_origins.size() && i < s.scope_paths.size(); ++i)
+      scope.allow(SitemapScope::Grant{s.scope_origins[i], s.scope_paths[i]});
+    auto reading = std::make_shared<SitemapReading>(std::move(scope));
+    req.body_sink = [reading](int status, std::string_view piece) { return reading->feed(status, piece); };
+    sitemaps_[req.token] = OpenSitemap{std::move(s), std::move(reading)};
     engine_.start(std::move(req));
   }
 
-  // The body goes to the Processor before fetch_done ends the lease (as
-  // for pages): a worker dying between the two leaves a lease the
+  // What it named goes to the Processor before fetch_done ends the lease
+  // (as for pages): a worker dying between the two leaves a lease the
   // HostSelector schedules again, and the ledger keeps the first answer.
   void settle_sitemap(FetchOutcome outcome) {
     auto it = sitemaps_.find(outcome.token);
     if (it == sitemaps_.end())
       return;
-    sitemap_fetch s = std::move(it->second);
+    OpenSitemap open = std::move(it->second);
     sitemaps_.erase(it);
-    sitemap_body b;
-    b.job = s.job;
-    b.scope_origins = std::move(s.scope_origins);
-    b.scope_paths = std::move(s.scope_paths);
-    b.fetch_ms = outcome.elapsed_ms;
-    if (outcome.error == FetchError::none) {
-      archive_only(outcome, s.job.url);
-      b.status_code = outcome.status_code;
-      b.body = std::move(outcome.body);
-      b.truncated = outcome.truncated;
-      b.location = std::move(outcome.location);
-    } else {
-      b.error = to_string(outcome.error);
-    }
-    send(actors_.processor, std::move(b));
-    send(actors_.host_selector,
-         fetch_done{std::move(s.job), false, std::max<std::int64_t>(outcome.retry_after_ms, 0), outcome.elapsed_ms});
+    SitemapResponse response;
+    response.status_code = outcome.status_code;
+    response.location = outcome.location;
+    if (outcome.error != FetchError::none)
+      response.error = to_string(outcome.error);
+    else
+      archive_only(outcome, open.fetch.job.url);
+    send(actors_.processor, sitemap_parsed{open.fetch.job, open.reading->finish(response), outcome.elapsed_ms});
+    send(actors_.host_selector, fetch_done{std::move(open.fetch.job), false,
+                                           std::max<std::int64_t>(outcome.retry_after_ms, 0), outcome.elapsed_ms});
   }
 
   // With capture_http: a response that will not reach the Processor as a
@@ -330,7 +332,12 @@ class fetch_worker : public caf::blocking_actor {
   static constexpr std::uint64_t kRobotsToken = 1ULL << 63;
   std::unordered_map<std::uint64_t, InFlight> inflight_;
   std::unordered_map<std::uint64_t, robots_fetch> robots_;
-  std::unordered_map<std::uint64_t, sitemap_fetch> sitemaps_;
+  // A sitemap being fetched, and its reading, which takes the body as it comes.
+  struct OpenSitemap {
+    sitemap_fetch fetch;
+    std::shared_ptr<SitemapReading> reading;
+  };
+  std::unordered_map<std::uint64_t, OpenSitemap> sitemaps_;
   static constexpr std::int64_t kSitemapMinTimeoutMs = 60'000;
   StageTimes times_{"fetch"};
   std::uint64_t next_robots_ = 1;

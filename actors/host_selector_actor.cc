@@ -354,26 +354,7 @@ void drain(selector_ptr self) {
 // its child sitemaps to their hosts' queues, its outcome to Storage.
 void take_sitemap(selector_ptr self, sitemap_parsed& p) {
   auto& st = self->state;
-  SitemapParse parse;
-  parse.failure = std::move(p.failure);
-  parse.redirect_to = std::move(p.redirect_to);
-  if (p.kind >= 0 && p.kind <= static_cast<std::int32_t>(SitemapKind::text))
-    parse.report.kind = static_cast<SitemapKind>(p.kind);
-  if (p.error >= 0 && p.error <= static_cast<std::int32_t>(SitemapError::too_complex))
-    parse.report.error = static_cast<SitemapError>(p.error);
-  parse.report.error_detail = std::move(p.error_detail);
-  parse.report.gzipped = p.gzipped;
-  auto& c = parse.report.counts;
-  const auto count = [&p](std::size_t i) { return i < p.counts.size() ? p.counts[i] : 0; };
-  c.urls_found = count(0);
-  c.urls_accepted = count(1);
-  c.lastmod_missing = count(2);
-  c.lastmod_invalid = count(3);
-  for (std::size_t i = 0; i < c.dropped.size(); ++i)
-    c.dropped[i] = count(4 + i);
-  parse.out_of_scope = p.out_of_scope;
-  parse.links = std::move(p.links);
-  auto read = st.sitemaps.read(p.job.seq, std::move(parse), epoch_ms());
+  auto read = st.sitemaps.read(p.job.seq, std::move(p.parse), epoch_ms());
   if (!read)
     return;  // an answer for a document that already ended
   if (!read->pages.empty())

@@ -33,35 +33,25 @@ struct processor_state {
   std::vector<parse_lane_actor> lanes;
   std::size_t next_lane = 0;
   std::vector<fetch_result> early;  // arrived before the topology (never, in practice)
-  std::vector<sitemap_body> early_sitemaps;
+  std::vector<sitemap_parsed> early_sitemaps;
   static inline const char* name = "ProcessorActor";
 };
 
 using processor_ptr = traced_actor<processor_state, processor_actor>*;
 
-// A sitemap document read here, off the HostSelector's thread: its entries
-// and outcome go back to the HostSelector, whose walk decides what follows.
-sitemap_parsed read_sitemap_body(const PagePipeline& pipeline, sitemap_body& b) {
-  SitemapScope scope;
-  for (std::size_t i = 0; i < b.scope_origins.size() && i < b.scope_paths.size(); ++i)
-    scope.allow(SitemapScope::Grant{std::move(b.scope_origins[i]), std::move(b.scope_paths[i])});
-  SitemapParse parse = read_sitemap(scope, SitemapResponse{b.status_code, b.error, b.body, b.location},
-                                    [&](const Url& url) { return pipeline.admits(url); });
-  std::string().swap(b.body);  // up to 50 MiB: gone before the answer is sent
-  sitemap_parsed out;
-  out.job = std::move(b.job);
-  out.failure = std::move(parse.failure);
-  out.redirect_to = std::move(parse.redirect_to);
-  out.kind = static_cast<std::int32_t>(parse.report.kind);
-  out.error = static_cast<std::int32_t>(parse.report.error);
-  out.error_detail = std::move(parse.report.error_detail);
-  out.gzipped = parse.report.gzipped;
-  const SitemapCounts& c = parse.report.counts;
-  out.counts = {c.urls_found, c.urls_accepted, c.lastmod_missing, c.lastmod_invalid};
-  out.counts.insert(out.counts.end(), c.dropped.begin(), c.dropped.end());
-  out.out_of_scope = parse.out_of_scope;
-  out.links = std::move(parse.links);
-  return out;
+// A sitemap document as its FetchWorker read it: what came over the wire
+// checked (a peer may send anything), its page URLs kept to the crawl's
+// scope here, off the HostSelector's thread; then on to the HostSelector,
+// whose walk decides what follows.
+sitemap_parsed in_crawl_scope(const PagePipeline& pipeline, sitemap_parsed p) {
+  SitemapReport& report = p.parse.report;
+  if (static_cast<int>(report.kind) < 0 || report.kind > SitemapKind::text)
+    report.kind = SitemapKind::unknown;
+  if (static_cast<int>(report.error) < 0 || report.error > SitemapError::too_complex)
+    report.error = SitemapError::malformed;
+  p.parse.out_of_scope = 0;
+  keep_in_crawl_scope(p.parse, [&](const Url& url) { return pipeline.admits(url); });
+  return p;
 }
 
 parse_lane_actor::behavior_type processor_lane(traced_actor<lane_state, parse_lane_actor>* self, ProcessorSettings settings,
@@ -75,10 +65,10 @@ parse_lane_actor::behavior_type processor_lane(traced_actor<lane_state, parse_la
                                                           std::move(x.ip_address), std::move(x.request_head),
                                                           std::move(x.response_head), x.body, x.truncated});
     },
-    [self](sitemap_body& b) {
+    [self](sitemap_parsed& p) {
       auto& st = self->state;
       StageTimer timer(st.times);
-      self->send(st.actors.host_selector, read_sitemap_body(*st.settings.pipeline, b));
+      self->send(st.actors.host_selector, in_crawl_scope(*st.settings.pipeline, std::move(p)));
     },
     [self](fetch_result& r) {
       auto& st = self->state;
@@ -167,12 +157,12 @@ processor_actor::behavior_type processor_behavior(processor_ptr self, ProcessorS
       st.early_sitemaps.clear();
     },
     [self](fetch_result& r) { hand_to_lane(self, std::move(r)); },
-    [self](sitemap_body& b) {
+    [self](sitemap_parsed& p) {
       auto& st = self->state;
       if (st.lanes.empty())
-        st.early_sitemaps.push_back(std::move(b));
+        st.early_sitemaps.push_back(std::move(p));
       else
-        self->send(st.lanes[st.next_lane++ % st.lanes.size()], std::move(b));
+        self->send(st.lanes[st.next_lane++ % st.lanes.size()], std::move(p));
     },
     [self](archive_exchange& x) {
       auto& st = self->state;

@@ -147,18 +147,14 @@ void describe(const frontier_rows& m, TraceRecord& r) { r.fields["rows"] = m.row
 // Sitemaps: the document's URL, and the page URLs it led to (so a URL's
 // journey starts at the sitemap that named it).
 void describe(const sitemap_fetch& m, TraceRecord& r) { add_url(r, m.job.url); }
-void describe(const sitemap_body& m, TraceRecord& r) {
-  add_url(r, m.job.url);
-  r.fields["status"] = m.status_code;
-  r.fields["bytes"] = m.body.size();
-  if (!m.error.empty())
-    r.fields["error"] = m.error;
-}
 void describe(const sitemap_parsed& m, TraceRecord& r) {
   add_url(r, m.job.url);
-  r.fields["links"] = m.links.size();
-  if (!m.failure.empty())
-    r.fields["failure"] = m.failure;
+  r.fields["links"] = m.parse.links.size();
+  r.fields["bytes"] = m.parse.report.bytes_in;
+  if (!m.parse.failure.empty())
+    r.fields["failure"] = m.parse.failure;
+  if (!m.parse.cut_short.empty())
+    r.fields["cut_short"] = m.parse.cut_short;
 }
 void describe(const sitemap_links& m, TraceRecord& r) {
   add_url(r, m.sitemap_url);

@@ -82,14 +82,14 @@ using processor_actor = caf::typed_actor<
   caf::reacts_to<topology>,
   caf::reacts_to<fetch_result>,
   caf::reacts_to<archive_exchange>,
-  caf::reacts_to<sitemap_body>,
+  caf::reacts_to<sitemap_parsed>,
   caf::replies_to<timings_atom>::with<StageTimes>>;
 
 // One parser lane, a child of the ProcessorActor (which wires it at spawn).
 using parse_lane_actor = caf::typed_actor<
   caf::reacts_to<fetch_result>,
   caf::reacts_to<archive_exchange>,
-  caf::reacts_to<sitemap_body>,
+  caf::reacts_to<sitemap_parsed>,
   caf::replies_to<timings_atom>::with<StageTimes>>;
 
 // StorageActor: writes (one-way, batched) and reads (answered after the

@@ -1,9 +1,10 @@
 // Messages of the crawl's sitemaps (docs/sitemaps.md): the HostSelector
 // schedules each sitemap document under its host's robots.txt and
-// politeness clock and a FetchWorker fetches it; a parse lane of the
-// Processor reads the body (off the HostSelector's thread) and sends what it
-// named back; the HostSelector's walk turns that into page URLs for the
-// Frontier, child sitemaps to fetch, and an outcome for Storage.
+// politeness clock; a FetchWorker fetches it and reads it as it streams in;
+// a parse lane of the Processor keeps its page URLs to the crawl's scope
+// (off the HostSelector's thread) and sends what it named back; the
+// HostSelector's walk turns that into page URLs for the Frontier, child
+// sitemaps to fetch, and an outcome for Storage.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,8 @@
 
 #include "core/crawl/crawl_job.h"
 #include "core/crawl/records.h"
+#include "core/crawl/sitemap_ledger.h"
+#include "core/sitemap/sitemap_parser.h"
 #include "messages/frontier.h"
 
 namespace actorcrawl {
@@ -45,53 +48,38 @@ typename Inspector::result_type inspect(Inspector& f, sitemap_fetch& x) {
   return f(caf::meta::type_name("sitemap_fetch"), x.job, x.scope_origins, x.scope_paths);
 }
 
-// FetchWorker -> Processor (-> a parse lane): the response to a
-// sitemap_fetch. status 0: no response (error names why).
-struct sitemap_body {
-  CrawlJob job;
-  std::vector<std::string> scope_origins;
-  std::vector<std::string> scope_paths;
-  std::int32_t status_code = 0;
-  std::string error;
-  std::string body;  // moved, never copied, inside one process
-  bool truncated = false;
-  std::int64_t fetch_ms = 0;
-  std::string location;  // a redirect's target, absolute ("" when none or unusable)
-};
-
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, sitemap_body& x) {
-  return f(caf::meta::type_name("sitemap_body"), x.job, x.scope_origins, x.scope_paths, x.status_code, x.error,
-           x.body, x.truncated, x.fetch_ms, x.location);
+typename Inspector::result_type inspect(Inspector& f, SitemapCounts& x) {
+  return f(caf::meta::type_name("SitemapCounts"), x.urls_found, x.urls_accepted, x.dropped, x.lastmod_missing,
+           x.lastmod_invalid);
 }
 
-// Parse lane -> HostSelector: what the document named, and how it ended.
-// `failure` is set when there was no body to read (http_404, timeout,
-// sitemap_too_large for a transfer cut at the cap, ...); otherwise `kind`
-// and `error` are SitemapKind and SitemapError as numbers, `links` its
-// child sitemaps (an index) or its in-scope page URLs (a urlset or text),
-// `counts` SitemapCounts as numbers (urls_found, urls_accepted,
-// lastmod_missing, lastmod_invalid, then one per SitemapDrop), and
-// `out_of_scope` the page URLs the crawl's scope (LinkScope) refused.
-// `redirect_to` is a redirect's target (with a failure http_3xx), which the
-// walk follows as a document of its own.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, SitemapReport& x) {
+  return f(caf::meta::type_name("SitemapReport"), x.kind, x.error, x.error_detail, x.gzipped, x.bytes_in,
+           x.bytes_decoded, x.counts);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, SitemapParse& x) {
+  return f(caf::meta::type_name("SitemapParse"), x.failure, x.cut_short, x.redirect_to, x.report, x.links,
+           x.out_of_scope);
+}
+
+// FetchWorker -> Processor (-> a parse lane) -> HostSelector: a sitemap
+// document as the worker read it while it streamed in (no body crosses:
+// core/crawl/sitemap_reading.h), then, from the lane, with its page URLs
+// kept to the crawl's scope (`parse.out_of_scope` counts the rest). The
+// lane checks what came over the wire (an enum out of range is refused).
 struct sitemap_parsed {
   CrawlJob job;
-  std::string failure;
-  std::string redirect_to;
-  std::int32_t kind = 0;
-  std::int32_t error = 0;
-  std::string error_detail;
-  bool gzipped = false;
-  std::vector<std::uint64_t> counts;
-  std::uint64_t out_of_scope = 0;
-  std::vector<SitemapLink> links;
+  SitemapParse parse;
+  std::int64_t fetch_ms = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sitemap_parsed& x) {
-  return f(caf::meta::type_name("sitemap_parsed"), x.job, x.failure, x.redirect_to, x.kind, x.error, x.error_detail, x.gzipped,
-           x.counts, x.out_of_scope, x.links);
+  return f(caf::meta::type_name("sitemap_parsed"), x.job, x.parse, x.fetch_ms);
 }
 
 // HostSelector -> Frontier: page URLs a sitemap named, offered like links

@@ -20,6 +20,7 @@
 #include "core/crawl/refusal_reason.h"
 #include "core/setup/crawl_setup.h"
 #include "core/report/metrics_report.h"
+#include "core/report/peak_memory.h"
 #include "core/store/crawl_store.h"
 #include "core/store/database_files.h"
 #include "core/store/database_lock.h"
@@ -345,7 +346,7 @@ void shut_down(caf::scoped_actor& self, const CrawlTopology& t, const gatekeeper
 void report(const CrawlConfig& config, const crawl_progress& last, CrawlRunResult& result) {
   if (!config.metrics_path.empty()) {
     RunMetrics m{result.start_ms, result.end_ms, result.summary, result.termination_reason, last.queued,
-                 result.timings, result.processors};
+                 result.timings, result.processors, peak_resident_kib()};
     try {
       write_metrics_file(config.metrics_path, m);
     } catch (const std::exception& e) {

@@ -164,9 +164,13 @@ std::optional<SitemapLedger::Read> SitemapLedger::read(std::uint64_t seq, Sitema
   if (parse.out_of_scope > 0)
     refusals_["url_out_of_scope"] += static_cast<std::int64_t>(parse.out_of_scope);
   walk_.finish(fetch, report);
-  // A document cut short by a named error keeps what came before it.
-  out.row = report.error == SitemapError::none ? row_of(fetch, "fetched", "", now_ms)
-                                               : row_of(fetch, "failed", to_string(report.error), now_ms);
+  // A document cut short by a named error, or by a transfer that failed
+  // midway, keeps what came before it.
+  // When the transfer broke off, the parser's complaint (a document that
+  // ends early) is the break's doing: the break is the reason.
+  out.row = !parse.cut_short.empty()                ? row_of(fetch, "failed", parse.cut_short, now_ms)
+            : report.error != SitemapError::none ? row_of(fetch, "failed", to_string(report.error), now_ms)
+                                                 : row_of(fetch, "fetched", "", now_ms);
   out.row.urls_found = static_cast<std::int64_t>(report.counts.urls_found);
   out.row.urls_accepted = accepted;
   return out;

@@ -52,6 +52,10 @@ struct SitemapLedgerSettings {
 // What a parse lane made of one document (sitemap_parsed, as values).
 struct SitemapParse {
   std::string failure;  // set: no body was read (http_404, timeout, ...)
+  // Set when the transfer failed after part of the body had come (a reset,
+  // a timeout): what came was read, its entries kept, and this names why
+  // the rest did not come.
+  std::string cut_short;
   std::string redirect_to;  // with a failure http_3xx: the Location, followed as a document of its own
   SitemapReport report;
   std::vector<SitemapLink> links;  // children of an index, or in-scope page URLs

@@ -132,6 +132,10 @@ struct Transfer {
   // arriving; a new hop (or a 1xx before the final response) starts them over.
   std::string request_head;
   std::string response_head;
+  std::size_t sunk_bytes = 0;  // body bytes handed to request.body_sink
+  // A Content-Encoding the request did not ask for and the engine will not
+  // decode (br, zstd: their windows are the server's to choose).
+  std::string refused_encoding;
 };
 
 // A validator header's value: the first one of a response is kept (a second
@@ -184,6 +188,19 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
   const std::size_t bytes = size * n;
   auto& body = t->outcome.body;
   const auto limit = static_cast<std::size_t>(std::max<std::int64_t>(t->request.max_body_bytes, 0));
+  if (t->request.body_sink) {
+    // Streamed to the reader; only the count is kept. Stopping (the reader
+    // had enough, or the limit) ends the transfer as a complete answer.
+    const std::size_t room = t->sunk_bytes < limit ? limit - t->sunk_bytes : 0;
+    const std::size_t take = std::min(bytes, room);
+    t->sunk_bytes += take;
+    const bool more = t->request.body_sink(t->current_status, std::string_view(data, take));
+    if (!more || take < bytes) {
+      t->outcome.truncated = true;
+      return 0;
+    }
+    return bytes;
+  }
   if (body.size() + bytes > limit) {
     // Cut while streaming: keep what fits, then make curl stop reading.
     body.append(data, limit - body.size());
@@ -219,6 +236,22 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
   }
   if (ascii::starts_with_nocase(line, "location:")) {
     t->current_location = std::string{ascii::trim(line.substr(9))};
+    return bytes;
+  }
+  if (ascii::starts_with_nocase(line, "content-encoding:")) {
+    // curl would decode br and zstd unasked; their decoders hold a window
+    // of up to 16 and 128 MiB a transfer, of the server's choosing. Only
+    // what Accept-Encoding offered is read.
+    std::string_view codings = line.substr(17);
+    while (!codings.empty()) {
+      const std::size_t comma = codings.find(',');
+      const std::string coding = ascii::lowercase(ascii::trim(codings.substr(0, comma)));
+      if (coding == "br" || coding == "zstd") {
+        t->refused_encoding = coding;
+        return 0;  // aborts the transfer
+      }
+      codings = comma == std::string_view::npos ? std::string_view{} : codings.substr(comma + 1);
+    }
     return bytes;
   }
   if (ascii::starts_with_nocase(line, "x-robots-tag:")) {
@@ -439,7 +472,13 @@ struct FetchEngine::Impl {
     curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     // Every encoding this libcurl decodes (gzip, deflate, br, zstd); the body
     // limit applies to decoded bytes, which is what defeats gzip bombs.
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+    // gzip and deflate only: their decoder needs a 32 KB window whatever
+    // the server does. Brotli's and zstd's decoders take the window the
+    // server chooses (a brotli response of a page held a 4 MiB ring buffer;
+    // up to 16 MiB for brotli, 128 MiB for zstd), per transfer: a crawler
+    // running dozens of transfers at once would let servers decide its
+    // memory. Every server that compresses speaks gzip.
+    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "gzip, deflate");
     curl_easy_setopt(h, CURLOPT_USERAGENT, t->request.user_agent.c_str());
     // Proxies from the environment are honoured, but never for loopback.
     curl_easy_setopt(h, CURLOPT_NOPROXY, no_proxy.c_str());
@@ -495,6 +534,7 @@ struct FetchEngine::Impl {
     t->validator_headers = nullptr;
     t->outcome.body.clear();
     t->outcome.truncated = false;
+    t->sunk_bytes = 0;
     t->error_text[0] = '\0';
     t->refused_address.clear();
     const auto left = t->request.max_redirects - static_cast<std::int32_t>(t->outcome.redirects.size());
@@ -549,7 +589,11 @@ struct FetchEngine::Impl {
     if (code == CURLE_WRITE_ERROR && out.truncated) {
       code = CURLE_OK;  // we stopped reading on purpose
     }
-    if (t->loop_detected) {
+    if (!t->refused_encoding.empty()) {
+      out.error = FetchError::bad_encoding;
+      out.error_detail = "Content-Encoding: " + t->refused_encoding +
+                         ", which was not asked for (Accept-Encoding: gzip, deflate)";
+    } else if (t->loop_detected) {
       out.error = FetchError::redirect_loop;
       out.error_detail = "redirect loop back to " + t->current_url;
     } else if (t->bad_first_hop) {

@@ -9,8 +9,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace actorcrawl {
@@ -77,6 +79,16 @@ struct FetchRequest {
   // URL's validators to a hop's request.
   std::string if_none_match;
   std::int64_t if_modified_since_ms = -1;
+  // When set, the body goes here as it arrives instead of into
+  // FetchOutcome::body: each piece decoded as curl hands it (gzip, br and
+  // zstd inflated), with the status of the response it belongs to. A
+  // reader that keeps little of what it reads (a sitemap's parser) then
+  // holds little, however large the body or its inflation. It returns
+  // false to stop the transfer, which then ends as a complete answer (as
+  // a body cut at max_body_bytes does); max_body_bytes still counts the
+  // pieces. On a transfer that fails later (a reset, a timeout), the
+  // pieces it took are what arrived before the failure.
+  std::function<bool(int status, std::string_view piece)> body_sink;
 };
 
 struct RedirectHop {

@@ -50,6 +50,8 @@ std::string metrics_json(const RunMetrics& m) {
     sitemaps[o.outcome] = o.count;
   j["urls_queued_at_end"] = m.urls_queued_at_end;
   j["termination_reason"] = m.termination_reason;
+  if (m.peak_rss_kib > 0)
+    j["peak_rss_kib"] = m.peak_rss_kib;
   if (!m.timings.empty()) {
     auto& t = j["timings"];
     for (const auto& s : m.timings)

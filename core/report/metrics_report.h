@@ -22,6 +22,7 @@ struct RunMetrics {
   std::int64_t urls_queued_at_end = 0;
   std::vector<StageTimes> timings;  // per stage; empty when not gathered
   std::vector<ProcessorTally> processors;  // each processor's pages and failures; may be empty
+  std::int64_t peak_rss_kib = 0;  // the process's peak resident set (peak_memory.h); 0: not known
 };
 
 std::string metrics_json(const RunMetrics& m);

@@ -300,9 +300,10 @@ CAF_TEST(robots_txt_sitemaps_are_scheduled_like_pages) {
   // then the count.
   sitemap_parsed parsed;
   parsed.job = first;
-  parsed.kind = static_cast<std::int32_t>(SitemapKind::urlset);
-  parsed.counts = {2, 2};
-  parsed.links = {SitemapLink{"http://a.test/p1", "", 86400000}, SitemapLink{"http://a.test/p2", "", 0}};
+  parsed.parse.report.kind = SitemapKind::urlset;
+  parsed.parse.report.counts.urls_found = 2;
+  parsed.parse.report.counts.urls_accepted = 2;
+  parsed.parse.links = {SitemapLink{"http://a.test/p1", "", 86400000}, SitemapLink{"http://a.test/p2", "", 0}};
   deliver(processor, selector, parsed);
   expect((sitemap_links), from(selector).to(frontier).with(equals(sitemap_links{
            "http://a.test/s.xml", {SitemapLink{"http://a.test/p1", "a.test", 86400000}, SitemapLink{"http://a.test/p2", "a.test", 0}}})));

@@ -256,13 +256,39 @@ SitemapOutcomeCount sample(tag<SitemapOutcomeCount>, const caf::actor&) {
 sitemap_fetch sample(tag<sitemap_fetch>, const caf::actor&) {
   return sitemap_fetch{CrawlJob{kSitemapSeqBit | 1, "http://a/s.xml", "a", 0, 2}, {"http://a"}, {"/"}};
 }
-sitemap_body sample(tag<sitemap_body>, const caf::actor&) {
-  return sitemap_body{CrawlJob{kSitemapSeqBit | 1, "http://a/s.xml", "a", 0, 1}, {"http://a"}, {"/"}, 200, "",
-                      std::string("\x1f\x8b\0", 3), true, 17, "https://a/s.xml"};
+SitemapCounts sample(tag<SitemapCounts>, const caf::actor&) {
+  SitemapCounts c;
+  c.urls_found = 3;
+  c.urls_accepted = 2;
+  c.dropped[0] = 1;
+  c.dropped[kSitemapDropCount - 1] = 4;
+  c.lastmod_missing = 5;
+  c.lastmod_invalid = 6;
+  return c;
 }
-sitemap_parsed sample(tag<sitemap_parsed>, const caf::actor&) {
-  return sitemap_parsed{CrawlJob{kSitemapSeqBit | 1, "http://a/s.xml", "a", 0, 1}, "", "https://a/s.xml", 1, 5, "entity", true,
-                        {3, 2, 1, 0, 0, 0, 0, 1, 0, 0, 0}, 4, {SitemapLink{"http://a/p", "", 9}}};
+SitemapReport sample(tag<SitemapReport>, const caf::actor& a) {
+  SitemapReport r;
+  r.kind = SitemapKind::index;
+  r.error = SitemapError::entities;
+  r.error_detail = "entity";
+  r.gzipped = true;
+  r.bytes_in = 100;
+  r.bytes_decoded = 1000;
+  r.counts = sample(tag<SitemapCounts>{}, a);
+  return r;
+}
+SitemapParse sample(tag<SitemapParse>, const caf::actor& a) {
+  SitemapParse p;
+  p.failure = "";
+  p.cut_short = "connection_reset";
+  p.redirect_to = "https://a/s.xml";
+  p.report = sample(tag<SitemapReport>{}, a);
+  p.links = {SitemapLink{"http://a/p", "", 9}};
+  p.out_of_scope = 4;
+  return p;
+}
+sitemap_parsed sample(tag<sitemap_parsed>, const caf::actor& a) {
+  return sitemap_parsed{CrawlJob{kSitemapSeqBit | 1, "http://a/s.xml", "a", 0, 1}, sample(tag<SitemapParse>{}, a), 17};
 }
 sitemap_links sample(tag<sitemap_links>, const caf::actor&) {
   return sitemap_links{"http://a/s.xml", {SitemapLink{"http://a/p", "a", 0}, SitemapLink{"http://a/q", "a", 7}}};

@@ -252,3 +252,57 @@ TEST_CASE("a parse lane fails a non-2xx response by its status and holds page UR
   CHECK(read.links[0].url == "http://a.test/in");
   CHECK(read.out_of_scope == 1);
 }
+
+// A document read as it streams in: what came before a transfer broke off
+// is kept and the break named; a body of a response that is not 2xx is
+// never read.
+TEST_CASE("sitemap reading: entries before a reset or a timeout are kept, the break named", "[sitemap_ledger]") {
+  const auto scope = SitemapScope::of_location(*Url::parse("http://a.test/s.xml"));
+  for (const char* error : {"connection_reset", "timeout"}) {
+    INFO(error);
+    SitemapReading reading(scope);
+    std::string body = "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">";
+    for (int i = 0; i < 1000; ++i)
+      body += "<url><loc>http://a.test/p/" + std::to_string(i) + "</loc></url>";
+    body += "<url><loc>http://a.test/cut";
+    // In pieces, as a transfer hands them over.
+    for (std::size_t at = 0; at < body.size(); at += 1000)
+      CHECK(reading.feed(200, std::string_view(body).substr(at, 1000)));
+    const SitemapParse parse = reading.finish(SitemapResponse{200, error, "", ""});
+    CHECK(parse.failure.empty());
+    CHECK(parse.cut_short == error);
+    REQUIRE(parse.links.size() == 1000);
+    CHECK(parse.links.back().url == "http://a.test/p/999");
+    CHECK(parse.report.counts.urls_found == 1000);
+  }
+  // The transfer failed before any body: a failure, as before.
+  SitemapReading nothing(scope);
+  CHECK(nothing.finish(SitemapResponse{0, "timeout", "", ""}).failure == "timeout");
+  // A 404's body (an HTML error page) is not read: feed says stop.
+  SitemapReading missing(scope);
+  CHECK_FALSE(missing.feed(404, "<html>not here</html>"));
+  const SitemapParse gone = missing.finish(SitemapResponse{404, "", "", ""});
+  CHECK(gone.failure == "http_404");
+  CHECK(gone.links.empty());
+}
+
+TEST_CASE("sitemap ledger: a document cut short is failed with the break, its URLs kept", "[sitemap_ledger]") {
+  SitemapLedger ledger;
+  ledger.history_loaded({});
+  ledger.on_robots("http://a.test/robots.txt", {"http://a.test/s.xml"});
+  auto jobs = ledger.take_jobs();
+  REQUIRE(jobs.size() == 1);
+  SitemapParse parse;
+  parse.cut_short = "connection_reset";
+  parse.report.kind = SitemapKind::urlset;
+  parse.report.error = SitemapError::malformed;  // the document ended early: the break's doing
+  parse.report.counts.urls_found = 2;
+  parse.report.counts.urls_accepted = 2;
+  parse.links = {SitemapLink{"http://a.test/p1", "", 0}, SitemapLink{"http://a.test/p2", "", 0}};
+  const auto read = ledger.read(jobs[0].seq, parse, 5);
+  REQUIRE(read);
+  CHECK(read->pages.size() == 2);
+  CHECK(read->row.status == "failed");
+  CHECK(read->row.reason == "connection_reset");
+  CHECK(read->row.urls_found == 2);
+}

@@ -381,6 +381,27 @@ TEST_CASE("fetch: compressed bodies are decoded and the limit counts decoded byt
   for (const auto& r : served) {
     INFO("Accept-Encoding: " << r.accept_encoding);
     CHECK(r.accept_encoding.find("gzip") != std::string::npos);
+    // Not br or zstd: their decoders' windows are the server's to choose.
+    CHECK(r.accept_encoding.find("br") == std::string::npos);
+    CHECK(r.accept_encoding.find("zstd") == std::string::npos);
+  }
+}
+
+TEST_CASE("fetch: a Content-Encoding that was not asked for (br, zstd) is refused by name, not decoded", "[fetch]") {
+  LoopbackWeb web;
+  const auto host = web.add_host("127.0.0.1");
+  for (const char* coding : {"br", "zstd", "gzip, br"}) {
+    Response r = page("not really compressed", "text/plain");
+    r.headers.emplace_back("Content-Encoding", coding);
+    web.route(host, std::string{"/"} + (coding[0] == 'g' ? "mixed" : coding), r);
+  }
+  FetchEngine engine;
+  for (const char* path : {"/br", "/zstd", "/mixed"}) {
+    INFO(path);
+    const auto out = fetch(engine, request_for(LoopbackWeb::url(host, path)));
+    CHECK(out.error == FetchError::bad_encoding);
+    CHECK(out.error_detail.find("which was not asked for (Accept-Encoding: gzip, deflate)") != std::string::npos);
+    CHECK(out.body.empty());
   }
 }
 
