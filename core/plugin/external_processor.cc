@@ -505,7 +505,7 @@ void ExternalProcessor::read_output(std::shared_ptr<Running> run) {
         last_stderr_lines_.erase(last_stderr_lines_.begin());
       last_stderr_lines_.push_back(bounded_plugin_text(text, kMaxQuoted));
     }
-    log(LogLevel::info, "plugin " + spec_.name + ": " + text);
+    log_plugin_line("plugin " + spec_.name + ": " + text);
   };
 
   std::vector<char> buffer(64 * 1024);
@@ -581,7 +581,32 @@ void ExternalProcessor::take_output_line(const std::string& line) {
     ++counts_.output_lines;
   }
   if (!text.empty())
-    log(LogLevel::info, "plugin " + spec_.name + " (stdout): " + bounded_plugin_text(text, kMaxStderrLine));
+    log_plugin_line("plugin " + spec_.name + " (stdout): " + bounded_plugin_text(text, kMaxStderrLine));
+}
+
+void ExternalProcessor::log_plugin_line(const std::string& line) {
+  std::uint64_t dropped = 0;
+  {
+    std::lock_guard<std::mutex> lock{mutex_};
+    // A bucket of kLogBurst lines, refilled at kLogLinesPerSecond.
+    const auto now = Clock::now();
+    const double refill = std::chrono::duration<double>(now - log_bucket_at_).count() * kLogLinesPerSecond;
+    log_bucket_ = std::min<double>(kLogBurst, log_bucket_ + refill);
+    log_bucket_at_ = now;
+    if (log_bucket_ < 1) {
+      ++lines_not_logged_;
+      ++counts_.lines_not_logged;
+      return;
+    }
+    log_bucket_ -= 1;
+    dropped = lines_not_logged_;
+    lines_not_logged_ = 0;
+  }
+  if (dropped > 0)
+    log(LogLevel::warn, "plugin " + spec_.name + ": " + std::to_string(dropped) +
+                          " lines of its output were not logged (more than " + std::to_string(kLogLinesPerSecond) +
+                          " a second)");
+  log(LogLevel::info, line);
 }
 
 void ExternalProcessor::take_answer_line(const std::shared_ptr<Running>& run, std::string line, bool too_long,

@@ -131,6 +131,12 @@ class ExternalProcessor final : public PageProcessor {
   // them is killed (and says so). Pages given after the grace fail at once.
   void interrupt() override;
   static constexpr std::chrono::milliseconds kInterruptGrace{1000};
+  // The plugin's own lines (stderr, stdout lines that are no answer) go to
+  // the log at most this many a second on average, with bursts of
+  // kLogBurst; what is left out is counted (Counts::lines_not_logged) and
+  // said with the next line logged.
+  static constexpr int kLogLinesPerSecond = 20;
+  static constexpr int kLogBurst = 200;
 
   // For metrics.log: pages sent (those `urls` matched), pages answered
   // well, pages failed by reason, and instance restarts.
@@ -148,6 +154,7 @@ class ExternalProcessor final : public PageProcessor {
     std::uint64_t restarts = 0;
     std::uint64_t resent = 0;        // pages sent again after their instance failed
     std::uint64_t output_lines = 0;  // stdout lines that were no answer: logged as output
+    std::uint64_t lines_not_logged = 0;  // stderr and output lines past the log's rate
   };
   Counts counts() const;
 
@@ -187,6 +194,11 @@ class ExternalProcessor final : public PageProcessor {
                             const std::string& line, std::unique_lock<std::mutex>& lock);
   // A stdout line that is no answer: logged as the plugin's output.
   void take_output_line(const std::string& line);
+  // A line of the plugin's own (stderr, output) for the log, at most
+  // kLogLinesPerSecond on average with bursts of kLogBurst: a plugin that
+  // writes megabytes of stderr does not flood the crawler's log; what was
+  // left out is counted and said.
+  void log_plugin_line(const std::string& line);
   // What a page that could not be sent because the plugin gave up is told.
   std::string given_up_detail() const;
   // `deadline`, or the end of the interrupt's grace if that comes first.
@@ -218,6 +230,9 @@ class ExternalProcessor final : public PageProcessor {
   std::string gave_up_;           // why, once it has given up (failed_for_good)
   int suspects_waiting_ = 0;      // callers of pages to send alone, waiting for an idle instance
   std::vector<std::string> last_stderr_lines_;  // the last few, of any instance
+  double log_bucket_ = kLogBurst;               // log_plugin_line's allowance
+  Clock::time_point log_bucket_at_ = Clock::now();
+  std::uint64_t lines_not_logged_ = 0;          // since the last line logged
   Counts counts_;
   std::thread supervisor_;
 };

@@ -10,6 +10,18 @@
 // process group of its own: killing the group also kills what the plugin
 // started, and the terminal's Ctrl-C reaches the crawler alone, which then
 // stops its plugins in order.
+//
+// Nothing a plugin starts outlives it, nor the plugin the crawler:
+//   - each plugin is forked by one thread that lives as long as the process,
+//     with PR_SET_PDEATHSIG: the kernel kills it when the crawler ends,
+//     however it ends (a crash, kill -9, a forced stop);
+//   - its environment carries a mark of its own (kPluginMarkerVariable),
+//     which what it starts inherits: killing the plugin kills its group and
+//     every process that carries the mark, so a child that left the group
+//     (setsid, a daemon) goes too. (A descendant that clears its
+//     environment escapes the mark; one that outlives a crash of the
+//     crawler is not found either: a cgroup per plugin would catch both,
+//     and needs a delegation the crawler cannot count on.)
 #pragma once
 
 #include <sys/types.h>
@@ -30,6 +42,13 @@ class PluginSpawnError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// The environment variable that marks a plugin and what it starts.
+inline constexpr const char* kPluginMarkerVariable = "ACTORCRAWL_PLUGIN_MARK";
+
+// SIGKILL to every process of this user whose environment holds
+// kPluginMarkerVariable=`marker` (read from /proc).
+void kill_marked_processes(const std::string& marker);
 
 class PluginProcess {
  public:
@@ -63,8 +82,9 @@ class PluginProcess {
   // Closes stdin: the plugin reads end of file, its cue to exit.
   void close_stdin();
 
-  // SIGKILL to the child's process group; nothing once it is reaped (its
-  // pid may then be another process's). Safe from any thread.
+  // SIGKILL to the child's process group (nothing once it is reaped: its
+  // pid may then be another process's) and to every process that carries
+  // its mark. Safe from any thread.
   void kill_group();
   // Reaps the child if it has exited; true once reaped. Safe from any thread.
   bool try_reap();
@@ -76,6 +96,7 @@ class PluginProcess {
 
  private:
   pid_t pid_ = -1;
+  std::string marker_;  // its kPluginMarkerVariable value
   // A kill and a reap never cross: the pid is only signalled while the
   // child (or its zombie) still holds it.
   mutable std::mutex reap_mutex_;

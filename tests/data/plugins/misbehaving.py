@@ -14,6 +14,7 @@
 #   /error          {"id", "error"}
 #   /bad-items      items that are not objects
 #   /stderr         a line on stderr, then a normal answer
+#   /chatty         5,000 lines on stderr, then a normal answer
 #   /many           310,000 items and 4,000 links (written by hand: fast)
 #   /deep           an answer whose item nests 60,000 deep
 #   anything else   one item with the URL and the plugin's pid
@@ -65,6 +66,10 @@ def main():
             send({"id": page_id, "error": "no luck"})
         elif path == "/bad-items":
             send({"id": page_id, "items": [1, 2]})
+        elif path == "/chatty":
+            sys.stderr.write("".join("chatter %d\n" % i for i in range(5000)))
+            sys.stderr.flush()
+            send({"id": page_id, "items": [item]})
         elif path == "/many":
             sys.stdout.write('{"id": %d, "items": [%s], "links": [%s]}\n' % (
                 page_id, ",".join(['{"n": 1}'] * 310000), ",".join(['"/x"'] * 4000)))

@@ -373,6 +373,26 @@ TEST_CASE("an interrupt gives a hung plugin a short grace, then kills it and fai
   CHECK(p->failed_for_good().empty());  // stopping is no crash loop
 }
 
+TEST_CASE("a plugin's stderr reaches the log at a bounded rate, what is left out counted and said", "[plugin]") {
+  CapturedLog log;
+  auto p = ExternalProcessor::start(misbehaving(), log.sink());
+  CHECK(process(*p, "/chatty").processor_failures.empty());
+  // The reader takes the lines in its own time: wait for the last one to be counted.
+  const auto deadline = Clock::now() + kEventually;
+  while (log.count_containing("chatter ") + p->counts().lines_not_logged < 5000 && Clock::now() < deadline)
+    std::this_thread::sleep_for(milliseconds(10));
+  const std::size_t logged = log.count_containing("plugin misbehaving: chatter ");
+  INFO(logged << " logged");
+  CHECK(logged >= ExternalProcessor::kLogBurst);
+  CHECK(logged < 1000);
+  CHECK(p->counts().lines_not_logged == 5000 - logged);
+  // The next line logged (once the rate allows one: a tenth of a second)
+  // says how many were left out.
+  std::this_thread::sleep_for(milliseconds(100));
+  CHECK(process(*p, "/stderr").processor_failures.empty());
+  CHECK(log.eventually_contains(" lines of its output were not logged (more than 20 a second)"));
+}
+
 TEST_CASE("a stdout line that is no answer is logged as the plugin's output and counted, never fatal", "[plugin]") {
   CapturedLog log;
   auto p = ExternalProcessor::start(misbehaving(), log.sink());
@@ -571,6 +591,51 @@ TEST_CASE("a Python plugin imports the helper module from anywhere: its director
   } catch (const PluginStartError& e) {
     CHECK(std::string{e.what()}.find("No module named 'actorcrawl_plugin'") != std::string::npos);
   }
+}
+
+namespace {
+
+// Whether `pid` is gone: no such process, or a zombie nobody reaped yet.
+bool gone(long pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text))
+    return true;
+  const auto paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z';
+}
+
+bool eventually_gone(long pid) {
+  const auto deadline = Clock::now() + kEventually;
+  while (!gone(pid)) {
+    if (Clock::now() > deadline)
+      return false;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("what a plugin starts goes with it, a setsid() child too", "[plugin]") {
+  testing::TempPath pids("daemon_pids", ".txt");
+  auto p = ExternalProcessor::start(
+    plugin_spec("daemon", {"python3", kTestPlugins + "starts_daemon.py", pids.str()}));
+  CHECK(process(*p, "/page").processor_failures.empty());
+  long plugin = 0, child = 0;
+  {
+    const auto deadline = Clock::now() + kEventually;
+    while (!std::filesystem::exists(pids.str()) && Clock::now() < deadline)
+      std::this_thread::sleep_for(milliseconds(10));
+    std::ifstream in(pids.str());
+    in >> plugin >> child;
+  }
+  REQUIRE(plugin > 0);
+  REQUIRE(child > 0);
+  CHECK_FALSE(gone(child));
+  p.reset();  // the crawl is over
+  CHECK(eventually_gone(plugin));
+  CHECK(eventually_gone(child));
 }
 
 TEST_CASE("a processors entry is read, every mistake named", "[plugin]") {

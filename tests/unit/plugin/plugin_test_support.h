@@ -37,6 +37,13 @@ class CapturedLog {
         return true;
     return false;
   }
+  std::size_t count_containing(const std::string& part) const {
+    std::lock_guard<std::mutex> lock{mutex_};
+    std::size_t n = 0;
+    for (const auto& line : lines_)
+      n += line.find(part) != std::string::npos ? 1 : 0;
+    return n;
+  }
   // Lines come from the plugin's reader thread, in their own time.
   bool eventually_contains(const std::string& part) const {
     const auto deadline = std::chrono::steady_clock::now() + kEventually;
