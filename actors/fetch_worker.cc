@@ -91,6 +91,7 @@ class fetch_worker : public caf::blocking_actor {
     if (joined) {
       monitor(selector_);
       engine_.set_resolve(settings_.resolve);
+      engine_.set_private_hosts_allowed(settings_.private_hosts_allowed);
       engine_.set_max_host_connections(settings_.max_connections_per_host);
       policy_ = RetryPolicy{RetryPolicy::Settings{settings_.retry_attempts, settings_.retry_delay_ms,
                                                   settings_.request_timeout_ms, settings_.politeness_delay_ms}};

@@ -327,8 +327,9 @@ void take_robots(selector_ptr self, robots_result& r) {
                                                        std::chrono::milliseconds{r.fetch_ms}, verdict.final_reason);
   // Not a robots.txt that failed: the crawl refuses the host's address.
   if (refusal == "private_address")
-    log_line(LogLevel::warn, r.host_key + " is a private, loopback or link-local address, which this crawl "
-                             "does not fetch (block_private_networks): its URLs are refused as private_address");
+    log_line(LogLevel::warn, r.host_key + " is on a private, loopback or link-local address, which this crawl "
+                             "fetches only for the hosts its user named (allow_private_networks, "
+                             "block_private_networks): its URLs are refused as private_address");
   else if (unreachable)
     log_line(LogLevel::warn, "robots.txt of " + r.host_key + " unreachable (" +
                                (r.error.empty() ? "http_" + std::to_string(r.status_code) : r.error) + "); " +

@@ -52,7 +52,12 @@ struct fetch_settings {
   std::int64_t retry_delay_ms = 5000;
   std::int64_t politeness_delay_ms = 1000;
   std::vector<std::string> resolve;  // host:port:address, as curl --resolve
-  bool block_private_addresses = false;  // see block_private_networks
+  // Refuse connections to private, loopback and link-local addresses
+  // (core/fetch/net_guard.h), but for the hosts in `private_hosts_allowed`
+  // (host keys: the seeds' hosts and those named in `resolve`, unless
+  // block_private_networks said none).
+  bool block_private_addresses = false;
+  std::vector<std::string> private_hosts_allowed;
   std::int32_t max_connections_per_host = 1;  // connections one worker opens to a host
   // Keep request and response heads: for the warc processor, or for a
   // processor that reads the response's headers (an external processor).
@@ -66,7 +71,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, fetch_settings& x) {
   return f(caf::meta::type_name("fetch_settings"), x.user_agent, x.request_timeout_ms,
            x.max_body_bytes, x.max_redirects, x.retry_attempts, x.retry_delay_ms,
-           x.politeness_delay_ms, x.resolve, x.block_private_addresses, x.max_connections_per_host,
+           x.politeness_delay_ms, x.resolve, x.block_private_addresses, x.private_hosts_allowed,
+           x.max_connections_per_host,
            x.capture_http, x.archive_responses);
 }
 

@@ -38,7 +38,14 @@ fetch_settings worker_settings(const CrawlConfig& config, const PagePipeline* pi
   settings.retry_delay_ms = config.retry_delay_ms;
   settings.politeness_delay_ms = config.politeness_delay_ms;
   settings.resolve = config.resolve;
-  settings.block_private_addresses = config.block_private_networks;
+  // A crawl reaches private, loopback and link-local addresses only where
+  // its user pointed it: its seeds' hosts and the names `resolve` maps
+  // (all of them with allow_private_networks, none with
+  // block_private_networks). So a public site cannot send it inside (a
+  // redirect, a sitemap or a plugin's link to 169.254.169.254).
+  settings.block_private_addresses = !config.allow_private_networks || config.block_private_networks;
+  if (!config.block_private_networks)
+    settings.private_hosts_allowed = private_hosts_allowed(config);
   settings.max_connections_per_host = static_cast<std::int32_t>(config.max_connections_per_host);
   settings.capture_http = archives || reads_heads;
   settings.archive_responses = archives;

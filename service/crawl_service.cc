@@ -82,7 +82,10 @@ struct CrawlService::Impl {
     c.metrics_path = jobs_dir + "/" + row.id + ".metrics.log";
     c.trace_path.clear();
     c.progress_interval_ms = 500;
+    // A job is a stranger's: it reaches no private address, not even its
+    // seeds', unless the service was started allowing them all.
     c.block_private_networks = !settings.allow_private_networks;
+    c.allow_private_networks = settings.allow_private_networks;
     return c;
   }
 

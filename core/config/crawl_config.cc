@@ -114,7 +114,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"service_dir", ValueKind::text, "serve: directory of service.db and each job's database (--db-dir)", &C::service_dir},
     {"max_concurrent_jobs", ValueKind::integer, "serve: jobs running at once; more are refused with 429", &C::max_concurrent_jobs, 1, 1000},
     {"max_event_streams", ValueKind::integer, "serve: event streams (GET /crawl/:id/events) open at once; more are refused with 503, so streams never take every request thread", &C::max_event_streams, 1, 1024},
-    {"allow_private_networks", ValueKind::boolean, "serve: let jobs fetch private, loopback and link-local addresses", &C::allow_private_networks},
+    {"allow_private_networks", ValueKind::boolean, "fetch private, loopback and link-local addresses of any host; without it a crawl reaches them only for the hosts its seeds, sitemap_urls, allowed_domains and resolve entries name, so a public page cannot lead it inside (a link or redirect to 169.254.169.254); serve: jobs reach none without it", &C::allow_private_networks},
     {"max_request_bytes", ValueKind::bytes, "serve: largest request body accepted", &C::max_request_bytes, 256, 1LL << 24},
     {"max_pages_per_job", ValueKind::integer, "serve: largest max_pages a job may ask for", &C::max_pages_per_job, 1, 1'000'000'000},
     {"service_allowed_hosts", ValueKind::text_list, "serve: Host names answered besides localhost, 127.0.0.1, [::1] and the listen address (name: any port; name:port: that port); others get 421, which stops DNS rebinding", &C::service_allowed_hosts, 0, 0, {}, true},
@@ -122,7 +122,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"allow_remote_without_token", ValueKind::boolean, "serve: listen beyond loopback without service_token (refused otherwise: anyone who reaches the port could start crawls)", &C::allow_remote_without_token},
     {"service_max_connections", ValueKind::integer, "serve: client connections open at once; more are answered 503 and closed", &C::service_max_connections, 1, 100000},
     {"service_read_timeout", ValueKind::duration_ms, "serve: time a request has to arrive whole (head and body) once its connection is ready; an idle connection is closed then, a partial request answered 408", &C::service_read_timeout_ms, 100, kHour},
-    {"block_private_networks", ValueKind::boolean, "refuse to fetch private, loopback and link-local addresses (checked after DNS and on every redirect)", &C::block_private_networks},
+    {"block_private_networks", ValueKind::boolean, "refuse to fetch private, loopback and link-local addresses, even the seeds' (checked after DNS, for every connection and redirect)", &C::block_private_networks},
   };
   return keys;
 }

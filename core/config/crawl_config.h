@@ -119,7 +119,10 @@ struct CrawlConfig {
   std::int64_t reconnect_timeout_ms = 60000; // worker: how long to look for a lost coordinator
   std::string node_id;                       // names this process in traces; default host:pid
   // Refuse private, loopback and link-local addresses, after name resolution
-  // and on every redirect (the crawl service sets it for submitted jobs).
+  // and on every redirect, even the seeds' (the crawl service sets it for
+  // submitted jobs unless allow_private_networks). Without either key a
+  // crawl reaches them only for the hosts its user named
+  // (private_hosts_allowed() in core/setup/crawl_setup.h).
   bool block_private_networks = false;
   // The crawl service (`actorcrawl serve`).
   std::string service_listen = "127.0.0.1:8088";
@@ -127,7 +130,7 @@ struct CrawlConfig {
   std::string service_dir = "actorcrawl-service";  // service.db and jobs/
   std::int64_t max_concurrent_jobs = 4;
   std::int64_t max_event_streams = 32;   // open GET /crawl/:id/events streams
-  bool allow_private_networks = false;   // jobs may fetch private addresses
+  bool allow_private_networks = false;   // any host may be on a private address (crawl and jobs)
   std::int64_t max_request_bytes = 64 * 1024;
   std::int64_t max_pages_per_job = 100000;
   // Who may call the service, and how much of it one caller may hold

@@ -6,8 +6,9 @@ namespace actorcrawl {
 
 std::string explain_refusal(const std::string& reason) {
   if (reason == "private_address")
-    return "its address is private, loopback or link-local (private_address), which this crawl does not fetch: "
-           "start the service with --allow-private-networks, or crawl without --block-private-networks";
+    return "its address is private, loopback or link-local (private_address), which this crawl fetches only for "
+           "the hosts its user named (seeds, sitemap_urls, resolve): crawl with --allow-private-networks (and "
+           "without --block-private-networks), or start the service with --allow-private-networks";
   if (reason == "robots_txt")
     return "robots.txt disallows it for this user agent (robots_txt); respect_robots_txt: false ignores robots.txt "
            "(only for sites you may crawl so)";

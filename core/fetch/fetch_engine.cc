@@ -126,6 +126,8 @@ struct Transfer {
   // block_private_addresses: the address last refused while connecting for
   // the current hop; cleared once the hop has a connection it may use.
   std::string refused_address;
+  // The engine's set_private_hosts_allowed() as the transfer started.
+  std::shared_ptr<const std::unordered_set<std::string>> private_hosts_allowed;
   // curl's own words for a failure, more precise than its error code.
   char error_text[CURL_ERROR_SIZE] = "";
   // capture_http: the heads of the request being sent and the response
@@ -322,6 +324,16 @@ std::string address_text(const curl_sockaddr* address) {
   return text;
 }
 
+// Whether the hop under way is to a host the user named, which may be on a
+// private address. current_url is that hop's URL: on_header moves it on
+// before curl connects for the next hop.
+bool private_host_allowed(const Transfer& t) {
+  if (t.private_hosts_allowed == nullptr || t.private_hosts_allowed->empty())
+    return false;
+  const auto url = Url::parse(t.current_url);
+  return url && t.private_hosts_allowed->count(url->host()) != 0;
+}
+
 // CURLOPT_OPENSOCKETFUNCTION for block_private_addresses: curl calls it with
 // each resolved (or CURLOPT_RESOLVE'd) address instead of socket(2), for the
 // first request and every redirect hop, before connecting. Refusing makes
@@ -329,7 +341,7 @@ std::string address_text(const curl_sockaddr* address) {
 curl_socket_t open_public_socket(void* user, curlsocktype purpose, curl_sockaddr* address) {
   auto* t = static_cast<Transfer*>(user);
   const std::string ip = address_text(address);
-  if (purpose != CURLSOCKTYPE_IPCXN || is_private_address(ip)) {
+  if (purpose != CURLSOCKTYPE_IPCXN || (is_private_address(ip) && !private_host_allowed(*t))) {
     t->refused_address = ip.empty() ? "(not an IP address)" : ip;
     return CURL_SOCKET_BAD;
   }
@@ -346,7 +358,7 @@ int check_connected_peer(void* user, char* primary_ip, char* /*local_ip*/, int /
                          int /*local_port*/) {
   auto* t = static_cast<Transfer*>(user);
   const std::string_view ip = primary_ip != nullptr ? primary_ip : "";
-  if (is_private_address(ip)) {
+  if (is_private_address(ip) && !private_host_allowed(*t)) {
     t->refused_address = ip.empty() ? "(unknown peer)" : std::string{ip};
     return CURL_PREREQFUNC_ABORT;
   }
@@ -396,6 +408,7 @@ struct FetchEngine::Impl {
   std::string no_proxy;
   curl_slist* resolve = nullptr;
   std::vector<curl_slist*> retired_resolve;  // replaced lists started transfers may still use
+  std::shared_ptr<const std::unordered_set<std::string>> private_hosts_allowed;
 
   Impl() {
     global_init_once();
@@ -440,6 +453,7 @@ struct FetchEngine::Impl {
     t->outcome.token = t->request.token;
     t->current_url = t->request.url;
     t->visited.insert(t->request.url);
+    t->private_hosts_allowed = private_hosts_allowed;
     t->started = Clock::now();
     t->validator_headers = validator_headers(t->request);
     t->follow_first_hop = t->validator_headers != nullptr && t->request.max_redirects > 0;
@@ -722,6 +736,10 @@ void FetchEngine::set_resolve(const std::vector<std::string>& entries) {
   impl_->resolve = nullptr;
   for (const auto& e : entries)
     impl_->resolve = curl_slist_append(impl_->resolve, e.c_str());
+}
+
+void FetchEngine::set_private_hosts_allowed(const std::vector<std::string>& hosts) {
+  impl_->private_hosts_allowed = std::make_shared<const std::unordered_set<std::string>>(hosts.begin(), hosts.end());
 }
 
 void FetchEngine::wakeup() { curl_multi_wakeup(impl_->multi); }

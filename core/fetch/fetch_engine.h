@@ -53,7 +53,8 @@ struct FetchRequest {
   // addresses (see core/fetch/net_guard.h), judged by the address a name resolved
   // to, for the first request and every redirect hop, before any request
   // bytes are sent; no proxy is used. The outcome is then
-  // FetchError::private_address. For crawls submitted by untrusted users.
+  // FetchError::private_address, but for the hosts the engine was given
+  // with set_private_hosts_allowed().
   bool block_private_addresses = false;
   // Keep the request head as sent and the response head as received, and
   // the peer's address (FetchOutcome's request_head, response_head,
@@ -155,6 +156,14 @@ class FetchEngine {
   // Name resolution overrides for every later transfer, as curl --resolve
   // ("host:port:address"): how a crawl reaches test hosts by name.
   void set_resolve(const std::vector<std::string>& entries);
+
+  // Host names (lowercase, IPv6 without brackets) whose connections
+  // block_private_addresses lets through to any address: those the user
+  // named (a crawl's seeds, its resolve entries), so a seed on loopback or
+  // an intranet host is crawled while nothing it links or redirects to
+  // leads elsewhere inside. Judged by the host of each hop's URL. Applies to
+  // transfers started later.
+  void set_private_hosts_allowed(const std::vector<std::string>& hosts);
 
   // Connections to one host at once (1 by default: the HostSelector sends
   // one request per host at a time unless politeness is off). Requests

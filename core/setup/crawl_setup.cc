@@ -11,6 +11,7 @@
 #include "core/crawl/link_scope.h"
 #include "core/crawl/revisit_policy.h"
 #include "core/crawl/work_bounds.h"
+#include "core/web/ascii.h"
 #include "core/web/robots_txt.h"
 #include "core/web/url.h"
 
@@ -119,6 +120,29 @@ HostScheduler::Settings politeness_settings(const CrawlConfig& config) {
   s.max_connections_per_host = static_cast<int>(config.max_connections_per_host);
   s.host_backoff = milliseconds{config.host_backoff_ms};
   return s;
+}
+
+std::vector<std::string> private_hosts_allowed(const CrawlConfig& config) {
+  std::vector<std::string> hosts;
+  const auto add = [&](std::string host) {
+    if (!host.empty() && std::find(hosts.begin(), hosts.end(), host) == hosts.end())
+      hosts.push_back(std::move(host));
+  };
+  for (const auto& list : {&config.seeds, &config.sitemap_urls})
+    for (const auto& text : *list)
+      if (auto url = Url::parse(text))
+        add(url->host());
+  for (const auto& name : config.allowed_domains)
+    add(ascii::lowercase(name));
+  // [+]HOST:PORT:ADDRESS (validate() checked the form): the name before
+  // the first colon, which a URL's host matches lowercased.
+  for (const auto& entry : config.resolve) {
+    std::string_view rest = entry;
+    if (!rest.empty() && rest.front() == '+')
+      rest.remove_prefix(1);
+    add(ascii::lowercase(rest.substr(0, rest.find(':'))));
+  }
+  return hosts;
 }
 
 SitemapSettings sitemap_settings(const CrawlConfig& config) {

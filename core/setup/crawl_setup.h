@@ -39,6 +39,13 @@ FrontierSettings frontier_settings(const CrawlConfig& config);
 // tried), max_pages, revisit_after.
 SitemapSettings sitemap_settings(const CrawlConfig& config);
 
+// The hosts a crawl may reach on a private, loopback or link-local
+// address when it blocks the rest (FetchEngine::set_private_hosts_allowed):
+// those its user named: the hosts of its seeds and sitemap_urls, the names
+// in allowed_domains (exactly: not their subdomains) and resolve entries.
+// Lowercase host names, IPv6 without brackets, each once.
+std::vector<std::string> private_hosts_allowed(const CrawlConfig& config);
+
 // What the processor chain is built for: to run (external processors are
 // started), or only to be checked (their entries are read, nothing starts).
 enum class ChainUse { run, check };

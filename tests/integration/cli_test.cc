@@ -219,7 +219,7 @@ TEST_CASE("a crawl whose every seed is refused exits 1 saying why", "[cli]") {
   auto out = run("crawl --quiet --block-private-networks --seed " + LoopbackWeb::url(h, "/") + " --db " + dir.path("a.db"));
   CHECK(out.exit_code == 1);
   CHECK(contains(out.output, LoopbackWeb::url(h, "/") + ": its address is private, loopback or link-local (private_address)"));
-  CHECK(contains(out.output, "is a private, loopback or link-local address"));
+  CHECK(contains(out.output, "is on a private, loopback or link-local address"));
   out = run("crawl --quiet --seed " + LoopbackWeb::url(h, "/private/") + " --db " + dir.path("b.db"));
   CHECK(out.exit_code == 1);
   CHECK(contains(out.output, "nothing was fetched: " + LoopbackWeb::url(h, "/private/") +

@@ -224,7 +224,7 @@ TEST_CASE("pages cut at max_body_bytes are counted and told of once per host", "
   ChildProcess cli(ACTORCRAWL_BINARY,
                    {"crawl", "--seed", LoopbackWeb::url(a, "/"), "--db", dir.path("crawl.db"), "--metrics",
                     dir.path("metrics.log"), "--politeness-delay", "0", "--no-sitemaps", "--scope", "any",
-                    "--max-body-bytes", "4KiB"},
+                    "--max-body-bytes", "4KiB", "--allow-private-networks"},
                    log);
   REQUIRE(cli.wait(std::chrono::seconds{60}) == 0);
   const std::string out = cli.output();

@@ -464,7 +464,7 @@ TEST_CASE("serve: jobs may not fetch private addresses unless the service allows
   }
   CHECK(web.requests().empty());
   const auto log = service.process().output();
-  CHECK(log.find("is a private, loopback or link-local address") != std::string::npos);
+  CHECK(log.find("is on a private, loopback or link-local address") != std::string::npos);
   CHECK(log.find("could not register with the host selector") == std::string::npos);
 }
 

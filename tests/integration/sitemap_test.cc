@@ -587,7 +587,7 @@ TEST_CASE("forty gzip-encoded sitemap bombs at once keep the crawler under 100 M
   web.route(seed, "/", html(page("Seed", roots)));
   std::vector<std::string> args = {"crawl", "--seed", LoopbackWeb::url(seed, "/"), "--db", dir.path("crawl.db"),
                                    "--metrics", dir.path("metrics.log"), "--politeness-delay", "0", "--scope", "any",
-                                   "--max-depth", "1", "--quiet"};
+                                   "--max-depth", "1", "--quiet", "--allow-private-networks"};
   ChildProcess crawler(ACTORCRAWL_BINARY, args, dir.path("crawl.log"));
   REQUIRE(crawler.wait(std::chrono::seconds{100}) == 0);
   INFO(crawler.output());

@@ -118,7 +118,7 @@ topology sample(tag<topology>, const caf::actor& a) {
                   caf::actor_cast<dead_letter_actor>(a), "node-a"};
 }
 fetch_settings sample(tag<fetch_settings>, const caf::actor&) {
-  return fetch_settings{"ua/1", 1, 2, 3, 4, 5, 6, {"a.test:80:127.0.0.2"}, true, 7, true, true};
+  return fetch_settings{"ua/1", 1, 2, 3, 4, 5, 6, {"a.test:80:127.0.0.2"}, true, {"a.test", "10.0.0.1"}, 7, true, true};
 }
 worker_hello sample(tag<worker_hello>, const caf::actor& a) { return worker_hello{a, "worker-1@node", 32}; }
 worker_welcome sample(tag<worker_welcome>, const caf::actor& a) {

@@ -723,6 +723,47 @@ TEST_CASE("fetch: blocked and unblocked transfers share the engine", "[fetch]") 
   CHECK(web.requests().size() == 1);
 }
 
+TEST_CASE("fetch: a host the user named may be private, and a redirect from it to another may not", "[fetch]") {
+  LoopbackWeb web;
+  const auto named = web.add_host("127.0.0.1");
+  const auto inside = web.add_host("127.0.0.2");
+  web.route(named, "/page", page("named"));
+  web.route(named, "/away", redirect(302, LoopbackWeb::url(inside, "/secret")));
+  web.route(inside, "/secret", page("secret"));
+  FetchEngine engine;
+  engine.set_private_hosts_allowed({"127.0.0.1"});
+
+  auto own = fetch(engine, blocked_request_for(LoopbackWeb::url(named, "/page"), 1));
+  CHECK(own.error == FetchError::none);
+  CHECK(own.body == "named");
+
+  // Curl follows this one itself (as robots.txt's redirects): the hop to the
+  // other host is judged by that host, before it is connected to.
+  FetchRequest followed = blocked_request_for(LoopbackWeb::url(named, "/away"), 2);
+  followed.max_redirects = 3;
+  auto away = fetch(engine, followed);
+  CHECK(away.error == FetchError::private_address);
+  CHECK(away.error_detail == "refused to connect to private address 127.0.0.2");
+  CHECK(away.body.empty());
+  CHECK(web.count(inside, "/secret") == 0);
+
+  auto direct = fetch(engine, blocked_request_for(LoopbackWeb::url(inside, "/secret"), 3));
+  CHECK(direct.error == FetchError::private_address);
+  CHECK(web.count(inside, "/secret") == 0);
+
+  // Allowed by name: a resolve entry's host, not the address it maps to.
+  const std::string port = port_of(inside);
+  engine.set_resolve({"intranet.test:" + port + ":127.0.0.2"});
+  engine.set_private_hosts_allowed({"intranet.test"});
+  auto by_name = fetch(engine, blocked_request_for("http://intranet.test:" + port + "/secret", 4));
+  CHECK(by_name.error == FetchError::none);
+  CHECK(by_name.body == "secret");
+  auto by_address = fetch(engine, blocked_request_for(LoopbackWeb::url(named, "/page"), 5));
+  CHECK(by_address.error == FetchError::private_address);
+  CHECK(web.count(inside, "/secret") == 1);
+  CHECK(web.count(named, "/page") == 1);
+}
+
 TEST_CASE("capture_http keeps the request head as sent, the response head as received and the peer address",
           "[fetch][warc]") {
   LoopbackWeb web;

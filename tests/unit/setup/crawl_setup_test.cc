@@ -188,4 +188,15 @@ TEST_CASE("check_crawl: each seed must be within the scope", "[crawl_setup]") {
         "profile is domains (set profile: site, or remove the key)");
 }
 
+TEST_CASE("private_hosts_allowed: the hosts the user named, each once", "[crawl_setup]") {
+  CrawlConfig c;
+  c.seeds = {"http://Intranet.Example:8080/a", "http://intranet.example/b", "http://[::1]:9/"};
+  c.sitemap_urls = {"https://10.0.0.7/sitemap.xml"};
+  c.allowed_domains = {"Wiki.Example"};
+  c.resolve = {"+Test.Local:443:127.0.0.2", "other.local:80:127.0.0.3,127.0.0.4"};
+  CHECK(private_hosts_allowed(c) ==
+        std::vector<std::string>{"intranet.example", "::1", "10.0.0.7", "wiki.example", "test.local", "other.local"});
+  CHECK(private_hosts_allowed(CrawlConfig{}).empty());
+}
+
 }  // namespace actorcrawl
