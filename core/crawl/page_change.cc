@@ -37,8 +37,12 @@ bool speaks_for_page(std::int32_t status) {
 PageChange classify_change(const StoredPage& before, const RefetchResult& now) {
   if (!now.answered || !speaks_for_page(now.status_code))
     return PageChange::failed;
-  if (now.status_code == 304)
-    return now.not_modified && before.exists ? PageChange::unchanged : PageChange::failed;
+  // A 304 to the stored validators: the stored page stands. A 304 nobody
+  // asked for (no validators went) is stored as the answer it is, a page
+  // with that status and no body, and classified like any other answer:
+  // the URL's first is new, after a 200 it is a change.
+  if (now.status_code == 304 && now.not_modified)
+    return before.exists ? PageChange::unchanged : PageChange::failed;
   if (!before.exists)
     return PageChange::new_page;
   const bool was_gone = is_gone_status(before.status_code);

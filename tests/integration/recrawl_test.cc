@@ -385,3 +385,37 @@ TEST_CASE("domains: a recrawl answered 304 counts every edge again, so every wei
     CHECK(answers == std::vector<int>{-200, 304});
   }
 }
+
+// A server that answers 304 though nothing was asked conditionally (the
+// URL's first fetch sends no validators): the answer is stored as what it
+// is, a page with status 304 and no body, counted new like any first answer,
+// and a 200 after it is a change.
+TEST_CASE("a 304 to a first, unconditional request is a new page, and the 200 after it a change",
+          "[integration][recrawl]") {
+  ScratchDir dir;
+  demoweb::LoopbackWeb web;
+  const auto h = web.add_host("127.0.0.1");
+  web.route(h, "/", html(page("Home", {"/odd"})));
+  demoweb::Response odd;
+  odd.status = 304;
+  web.route(h, "/odd", odd);
+  auto config = fast_config(dir, demoweb::LoopbackWeb::url(h, "/"));
+  const auto first = crawl(config);
+  const std::string odd_url = demoweb::LoopbackWeb::url(h, "/odd");
+  CHECK(first.summary.pages_fetched == 2);
+  CHECK(first.summary.changes.new_pages == 2);
+  CHECK(column(config.db_path, "SELECT status_code || ' ' || bytes FROM pages WHERE url = '" +
+                                 odd_url + "'") == std::vector<std::string>{"304 0"});
+  CHECK(column(config.db_path, "SELECT change FROM page_changes WHERE url = '" + odd_url + "'") ==
+        std::vector<std::string>{"new"});
+
+  // Asked again (nothing stored to send: a 304 brings no validators), it
+  // answers a page now.
+  web.route(h, "/odd", html(page("Odd", {})));
+  config.revisit_after_ms = 1;
+  config.max_pages = 2;
+  crawl(config);
+  CHECK(web.count(h, "/odd") == 2);
+  CHECK(column(config.db_path, "SELECT change FROM page_changes WHERE url = '" + odd_url + "' ORDER BY run_id") ==
+        std::vector<std::string>{"new", "changed"});
+}

@@ -45,10 +45,17 @@ TEST_CASE("page change: 304 to our validators is unchanged", "[page_change]") {
   CHECK(classify_change(stored(200), not_modified()) == PageChange::unchanged);
   // A stored page without a digest still is what the server says it is.
   CHECK(classify_change(stored(200, ""), not_modified()) == PageChange::unchanged);
-  // A 304 nobody asked for (no validators sent, or nothing stored to send)
-  // says nothing.
-  CHECK(classify_change(stored(200), got(304, "")) == PageChange::failed);
+  // Validators with nothing stored to match them: nothing learned.
   CHECK(classify_change(StoredPage{}, not_modified()) == PageChange::failed);
+}
+
+TEST_CASE("page change: a 304 to a request without validators is an answer like any other", "[page_change]") {
+  // Stored as what it is (status 304, no body): the URL's first answer is
+  // new, and one after a 200 is a change of the stored page.
+  CHECK(classify_change(StoredPage{}, got(304, "")) == PageChange::new_page);
+  CHECK(classify_change(stored(200), got(304, "")) == PageChange::changed);
+  CHECK(classify_change(stored(304, ""), got(304, "")) == PageChange::changed);  // no digest proves it equal
+  CHECK(classify_change(stored(304, "sha1:E"), got(304, "sha1:E")) == PageChange::unchanged);
 }
 
 TEST_CASE("page change: a body compared by digest", "[page_change]") {
