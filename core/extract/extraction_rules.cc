@@ -222,6 +222,13 @@ std::shared_ptr<const ExtractionRules> ExtractionRules::compile(const std::strin
 
 std::size_t ExtractionRules::size() const { return rules_.size(); }
 
+std::vector<std::string> ExtractionRules::names() const {
+  std::vector<std::string> out;
+  for (const auto& rule : rules_)
+    out.push_back(rule.name);
+  return out;
+}
+
 bool ExtractionRules::matches(std::string_view final_url) const {
   for (const auto& rule : rules_)
     if (!rule.urls || RE2::PartialMatch(final_url, *rule.urls))

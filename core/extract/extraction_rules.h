@@ -113,6 +113,8 @@ class ExtractionRules {
                                      const std::atomic<bool>* stop = nullptr) const;
 
   std::size_t size() const;  // rules
+  // The rules' names, in order: the kinds of the items they write.
+  std::vector<std::string> names() const;
 
   // A rule and a field as compile() read them (extraction_rules.cc).
   struct Field;

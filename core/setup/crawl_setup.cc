@@ -40,14 +40,20 @@ class ExternalProcessorChecked final : public PageProcessor {
 
 // Entries {name, exec, ...}: external processors (core/plugin), started
 // when the chain is to run; a program that cannot start is an error then.
-void register_external_processors(ProcessorRegistry& registry, ChainUse use) {
-  registry.add_object_kind("exec", [use](const std::string& entry,
-                                         const ProcessorChain::Options&) -> std::shared_ptr<PageProcessor> {
+// `rule_names`: the extraction rules' names. A plugin's items take its
+// name as their kind, a rule's items the rule's: one name for both would
+// make one kind of two shapes in the store and the exports.
+void register_external_processors(ProcessorRegistry& registry, ChainUse use, std::vector<std::string> rule_names) {
+  registry.add_object_kind("exec", [use, rule_names](const std::string& entry,
+                                                     const ProcessorChain::Options&) -> std::shared_ptr<PageProcessor> {
     // parse_external_processor refuses the built-ins' names; `extract` is
     // registered per crawl, so it is refused here.
     ExternalProcessorSpec spec = parse_external_processor(entry);
     if (spec.name == "extract")
       throw ConfigError("external processor 'extract': the name is the extraction rules' processor's");
+    if (std::find(rule_names.begin(), rule_names.end(), spec.name) != rule_names.end())
+      throw ConfigError("external processor '" + spec.name + "': an extraction rule has that name, and items of "
+                        "both would be one kind of two shapes (the kind is the name): rename one");
     if (use == ChainUse::check)
       return std::make_shared<ExternalProcessorChecked>(spec.name);
     // A Python plugin imports the helper module wherever it lives.
@@ -153,6 +159,7 @@ SitemapSettings sitemap_settings(const CrawlConfig& config) {
   // sitemap again, so URLs left out now would be lost to it.
   s.ledger.seeds = config.seeds;
   s.ledger.given = config.sitemap_urls;
+  s.ledger.max_pages = config.max_pages;
   if (config.revisit_after_ms > 0)
     s.revisit_after_ms = RevisitPolicy{RevisitSettings{config.revisit_after_ms, config.revisit_min_ms,
                                                        config.revisit_max_ms, config.adaptive_revisit}}
@@ -164,9 +171,10 @@ SitemapSettings sitemap_settings(const CrawlConfig& config) {
 FrontierSettings frontier_settings(const CrawlConfig& config) {
   FrontierSettings f;
   f.profile = config.crawl_profile();
-  // Sitemaps that are read whatever the seeds find (read again, or named by
-  // the user): the Frontier must not end before it hears of them.
-  f.await_sitemaps = config.sitemaps_enabled() && (config.revisit_after_ms > 0 || !config.sitemap_urls.empty());
+  // Sitemaps that are read whatever the seeds find (read again, named by
+  // the user, or left unread by an earlier run): the Frontier must not end
+  // before it hears of them.
+  f.await_sitemaps = config.sitemaps_enabled();
   f.site.window = static_cast<std::size_t>(config.frontier_window);
   f.site.max_pages = config.max_pages;
   f.site.max_depth = static_cast<std::int32_t>(config.max_depth);
@@ -218,7 +226,7 @@ ProcessorRegistry crawl_registry(const CrawlConfig& config, ChainUse use) {
       throw std::runtime_error("extract has no rules to run (give them as extract:)");
     return std::make_shared<ExtractProcessor>(rules);
   });
-  register_external_processors(registry, use);
+  register_external_processors(registry, use, rules ? rules->names() : std::vector<std::string>{});
   return registry;
 }
 

@@ -155,6 +155,16 @@ TEST_CASE("check_crawl: what a crawl would stop on is refused before it starts",
   domains.profile = "domains";
   domains.excluded_domains = {"["};
   CHECK(check_error(domains) != "(no error)");
+  // A plugin's items are of its name's kind, a rule's of the rule's: one
+  // name for both is refused before any plugin starts.
+  CrawlConfig shared = c;
+  shared.extract_rules = R"([{"name": "product", "fields": {"title": {"css": "h1"}}}])";
+  shared.processors = {R"({"name": "product", "exec": ["python3", "plugin.py"]})"};
+  CHECK(check_error(shared) ==
+        "processors: external processor 'product': an extraction rule has that name, and items of both would be "
+        "one kind of two shapes (the kind is the name): rename one");
+  shared.processors = {R"({"name": "reviews", "exec": ["python3", "plugin.py"]})"};
+  CHECK(check_error(shared) == "(no error)");
   CrawlConfig none = c;
   none.seeds.clear();
   CHECK(check_error(none) == "no seed: give --seed URL, seed_url in the config file, or SEED=URL");
