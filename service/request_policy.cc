@@ -516,15 +516,23 @@ std::int64_t query_integer(std::string_view name, const std::optional<std::strin
   if (!text)
     return fallback;
   const std::string quoted = "'" + std::string{name} + "'";
-  // At most 18 digits: every such number fits in 64 bits.
-  if (text->empty() || text->size() > 18 || text->find_first_not_of("0123456789") != std::string::npos)
+  if (text->empty() || text->find_first_not_of("0123456789") != std::string::npos)
     throw ApiError(400, "invalid_parameter", quoted + " must be a whole number");
+  const auto out_of_range = [&] {
+    return ApiError(400, "out_of_range",
+                    quoted + " must be between " + std::to_string(min) + " and " + std::to_string(max));
+  };
+  // Any number of digits is a whole number; one past `max` (which fits in
+  // 64 bits) is out of range, found before the value could overflow.
   std::int64_t v = 0;
-  for (char c : *text)
-    v = v * 10 + (c - '0');
+  for (char c : *text) {
+    const int digit = c - '0';
+    if (v > (max - digit) / 10)
+      throw out_of_range();
+    v = v * 10 + digit;
+  }
   if (v < min || v > max)
-    throw ApiError(400, "out_of_range",
-                   quoted + " must be between " + std::to_string(min) + " and " + std::to_string(max));
+    throw out_of_range();
   return v;
 }
 

@@ -1,6 +1,8 @@
 #include "service/request_policy.h"
 
 #include <catch2/catch.hpp>
+
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -123,10 +125,21 @@ TEST_CASE("request policy: query integers", "[request_policy]") {
   CHECK(query_integer("limit", std::nullopt, 100, 1, 1000) == 100);
   CHECK(query_integer("limit", std::string{"7"}, 100, 1, 1000) == 7);
   CHECK(query_integer("offset", std::string{"000000000000000001"}, 0, 0, 10) == 1);
-  for (const std::string& bad : {""s, "-1"s, "+1"s, "1.5"s, "1e3"s, " 1"s, "1000000000000000000"s, "\xff"s, "12\0"s})
+  for (const std::string& bad : {""s, "-1"s, "+1"s, "1.5"s, "1e3"s, " 1"s, "\xff"s, "12\0"s})
     CHECK(error_code([&] { query_integer("limit", bad, 100, 1, 1000); }) == "invalid_parameter");
   CHECK(error_code([] { query_integer("limit", std::string{"0"}, 100, 1, 1000); }) == "out_of_range");
   CHECK(error_code([] { query_integer("limit", std::string{"1001"}, 100, 1, 1000); }) == "out_of_range");
+  // A whole number of any length is one: past the bound it is out of
+  // range, never an overflow or "not a number".
+  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+  for (const std::string& huge : {"1000000000000000000"s, "9223372036854775808"s, "99999999999999999999"s,
+                                  std::string(10000, '9')})
+    CHECK(error_code([&] { query_integer("offset", huge, 0, 0, 1000); }) == "out_of_range");
+  CHECK(query_integer("since", std::string{"9223372036854775807"}, 0, 0, kMax) == kMax);
+  CHECK(query_integer("since", std::string(5000, '0') + "42", 0, 0, kMax) == 42);
+  CHECK(error_code([&] { query_integer("since", std::string{"9223372036854775808"}, 0, 0, kMax); }) ==
+        "out_of_range");
+  CHECK(error_code([] { query_integer("offset", std::string{"5"}, 0, 0, 0); }) == "out_of_range");
 }
 
 TEST_CASE("request policy: text for messages is cut between characters", "[request_policy]") {
