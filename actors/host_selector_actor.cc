@@ -82,8 +82,11 @@ void report_sitemaps(selector_ptr self) {
     self->send(st.actors.storage, store_sitemap{std::move(st.sitemap_rows), std::move(refusals)});
     st.sitemap_rows.clear();
   }
+  // Not before the history is in: the sitemaps an earlier run left unread
+  // are queued then, and the Frontier must not hear "none open" first.
   const auto open = static_cast<std::int64_t>(st.sitemaps.open());
-  if (st.sitemap_settings.enabled && open != st.sitemaps_open_told && st.actors.frontier) {
+  if (st.sitemap_settings.enabled && st.sitemaps.history_ready() && open != st.sitemaps_open_told &&
+      st.actors.frontier) {
     st.sitemaps_open_told = open;
     self->send(st.actors.frontier, sitemaps_open{open});
   }
@@ -103,7 +106,7 @@ void schedule_sitemaps(selector_ptr self) {
       st.sitemap_rows.push_back(std::move(row));
   } else {
     const auto now = self->clock().now();
-    for (auto& job : st.sitemaps.take_jobs())
+    for (auto& job : st.sitemaps.take_jobs(epoch_ms()))
       st.scheduler.enqueue(std::move(job), now);
   }
   report_sitemaps(self);
@@ -376,6 +379,7 @@ void load_sitemap_history(selector_ptr self) {
       [self](sitemap_history& h) {
         self->state.sitemaps.history_loaded(h.urls);
         self->state.sitemaps.reread(h.due);
+        self->state.sitemaps.reread(h.unfinished);
         schedule_sitemaps(self);
         dispatch(self);
       },

@@ -179,7 +179,8 @@ storage_actor::behavior_type storage_behavior(storage_ptr self, std::shared_ptr<
       after_write(self);
     },
     [self, &db](load_sitemaps& m) {
-      sitemap_history h{db.sitemaps_read(m.fetched_since_ms), db.sitemaps_due(m.fetched_since_ms)};
+      sitemap_history h{db.sitemaps_read(m.fetched_since_ms), db.sitemaps_due(m.fetched_since_ms),
+                        db.sitemaps_unfinished()};
       tell_committed(self);
       return h;
     },

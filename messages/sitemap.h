@@ -29,7 +29,7 @@ typename Inspector::result_type inspect(Inspector& f, SitemapLink& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, SitemapRow& x) {
   return f(caf::meta::type_name("SitemapRow"), x.url, x.host_key, x.status, x.reason, x.urls_found, x.urls_accepted,
-           x.fetched_at_ms);
+           x.fetched_at_ms, x.named_by);
 }
 
 // HostSelector -> FetchWorker: fetch one sitemap document (job.seq carries
@@ -137,11 +137,14 @@ struct sitemap_history {
   // Fetched by an earlier run before `fetched_since_ms` (with revisits on):
   // read again at the start of this run, for their <lastmod>s.
   std::vector<std::string> due;
+  // Where earlier runs left sitemaps unread (CrawlStore::sitemaps_unfinished):
+  // read at the start of this run.
+  std::vector<std::string> unfinished;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sitemap_history& x) {
-  return f(caf::meta::type_name("sitemap_history"), x.urls, x.due);
+  return f(caf::meta::type_name("sitemap_history"), x.urls, x.due, x.unfinished);
 }
 
 }  // namespace actorcrawl

@@ -205,6 +205,9 @@ struct SitemapRow {
   std::int64_t urls_found = 0;     // entries the document named
   std::int64_t urls_accepted = 0;  // page URLs handed to the frontier, or child sitemaps queued
   std::int64_t fetched_at_ms = 0;  // when the outcome was known
+  // The robots.txt or index that named it, or the sitemap that redirected
+  // to it; "" when the user gave it or a run read it again.
+  std::string named_by;
 };
 
 // How often one outcome ("fetched", "failed/http_404", "refused/robots_txt",

@@ -43,8 +43,14 @@ void SitemapLedger::history_loaded(const std::vector<std::string>& read_before) 
 }
 
 void SitemapLedger::reread(const std::vector<std::string>& due) {
-  for (const auto& url : due)
-    walk_.add_sitemap(url);
+  // A sitemap read again may list any URL of its own host, as when its
+  // host's robots.txt named it (how nearly every sitemap is found).
+  for (const auto& url : due) {
+    SitemapScope grant;
+    if (const auto parsed = Url::parse(url))
+      grant.allow_host(*parsed);
+    walk_.add_sitemap(url, std::move(grant));
+  }
 }
 
 void SitemapLedger::note_refusals(const std::map<std::string, std::uint64_t>& before) {
@@ -72,7 +78,7 @@ void SitemapLedger::on_robots(const std::string& robots_url, const std::vector<s
   note_refusals(before);
 }
 
-std::vector<CrawlJob> SitemapLedger::take_jobs() {
+std::vector<CrawlJob> SitemapLedger::take_jobs(std::int64_t now_ms) {
   std::vector<CrawlJob> jobs;
   if (!history_ready_)
     return jobs;
@@ -83,6 +89,13 @@ std::vector<CrawlJob> SitemapLedger::take_jobs() {
       ++refusals_["sitemap_read_before"];
       continue;
     }
+    if (budget_spent()) {
+      walk_.fetch_failed(*fetch, "max_pages");
+      refused_rows_.push_back(row_of(*fetch, "failed", "max_pages", now_ms));
+      mark_unread(fetch->named_by);
+      continue;
+    }
+    ++documents_handed_out_;
     const std::uint64_t seq = kSitemapSeqBit | next_seq_++;
     jobs.push_back(CrawlJob{seq, fetch->url, fetch->host_key, 0, 1});
     open_.emplace(seq, Open{std::move(*fetch), 1});
@@ -103,6 +116,7 @@ SitemapRow SitemapLedger::row_of(const SitemapFetch& fetch, std::string status, 
   row.status = std::move(status);
   row.reason = std::move(reason);
   row.fetched_at_ms = now_ms;
+  row.named_by = fetch.named_by;
   return row;
 }
 
@@ -173,7 +187,30 @@ std::optional<SitemapLedger::Read> SitemapLedger::read(std::uint64_t seq, Sitema
                                                  : row_of(fetch, "fetched", "", now_ms);
   out.row.urls_found = static_cast<std::int64_t>(report.counts.urls_found);
   out.row.urls_accepted = accepted;
+  if (report.kind == SitemapKind::index && out.row.status == "fetched")
+    indexes_read_[fetch.url] = IndexRead{out.row, fetch.named_by};
+  else
+    urls_accepted_ += accepted;
   return out;
+}
+
+bool SitemapLedger::budget_spent() const {
+  return settings_.max_pages > 0 &&
+         (documents_handed_out_ >= settings_.max_pages || urls_accepted_ >= settings_.max_pages);
+}
+
+void SitemapLedger::mark_unread(std::string named_by) {
+  // Up the chain of indexes (at most max_depth), each once.
+  while (!named_by.empty()) {
+    const auto it = indexes_read_.find(named_by);
+    if (it == indexes_read_.end() || it->second.unread)
+      return;
+    it->second.unread = true;
+    SitemapRow row = it->second.row;
+    row.reason = "children_unread";
+    refused_rows_.push_back(std::move(row));
+    named_by = it->second.named_by;
+  }
 }
 
 bool SitemapLedger::book(const std::string& url, std::int64_t now_ms, const std::function<void()>& queue) {
@@ -208,6 +245,8 @@ std::optional<SitemapRow> SitemapLedger::end(std::uint64_t seq, const std::strin
   const SitemapFetch fetch = std::move(it->second.fetch);
   open_.erase(it);
   walk_.fetch_failed(fetch, reason);
+  if (reason == "stopped")
+    mark_unread(fetch.named_by);
   return row_of(fetch, status, reason, now_ms);
 }
 
@@ -238,7 +277,11 @@ std::vector<SitemapRow> SitemapLedger::stop(std::int64_t now_ms) {
   while (auto fetch = walk_.next()) {
     walk_.fetch_failed(*fetch, "stopped");
     rows.push_back(row_of(*fetch, "failed", "stopped", now_ms));
+    mark_unread(fetch->named_by);
   }
+  // The indexes above them (rows of their own, read again next run).
+  for (auto& row : take_refused_rows())
+    rows.push_back(std::move(row));
   return rows;
 }
 

@@ -47,6 +47,14 @@ struct SitemapLedgerSettings {
   // every host's.
   std::function<bool(const Url& root)> crawls_host;
   std::uint32_t max_attempts = 3;
+  // The crawl's max_pages: a sitemap request is a request, so a run hands
+  // out no more documents once it has handed out this many, or once its
+  // sitemaps have given the Frontier this many page URLs. The documents
+  // left end as failed/max_pages, and each index above one that did not
+  // end read is marked `children_unread` (so is one above a document that
+  // ended `stopped`): the next run reads that index again, and what it
+  // names that no run has read yet. 0: no bound.
+  std::int64_t max_pages = 0;
 };
 
 // What a parse lane made of one document (sitemap_parsed, as values).
@@ -72,8 +80,9 @@ class SitemapLedger {
   void history_loaded(const std::vector<std::string>& read_before);
   bool history_ready() const { return history_ready_; }
   // Sitemaps an earlier run read long enough ago to be read again (with
-  // revisits on): queued now, without waiting for their robots.txt to name
-  // them, so a run with nothing else due still reads them.
+  // revisits on), or left unread (sitemaps_unfinished): queued now, without
+  // waiting for their robots.txt to name them, so a run with nothing else
+  // due still reads them. Each may list any URL of its own host.
   void reread(const std::vector<std::string>& due);
 
   // A host's robots.txt at `robots_url` was read and named `sitemaps`
@@ -82,8 +91,9 @@ class SitemapLedger {
   void on_robots(const std::string& robots_url, const std::vector<std::string>& sitemaps);
 
   // Documents to schedule now, each a lease (seq with kSitemapSeqBit,
-  // attempt 1). Nothing until the history is loaded.
-  std::vector<CrawlJob> take_jobs();
+  // attempt 1). Nothing until the history is loaded. Past the max_pages
+  // bound the documents end instead (take_refused_rows()).
+  std::vector<CrawlJob> take_jobs(std::int64_t now_ms = 0);
 
   // Whether `seq` is a document that has not ended yet.
   bool is_open(std::uint64_t seq) const { return open_.count(seq) != 0; }
@@ -117,8 +127,10 @@ class SitemapLedger {
   // sitemap_bad_url, a child dropped by its index's scope), since the last
   // call, by name.
   std::vector<SitemapOutcomeCount> take_refusals();
-  // Rows of URLs refused before they became documents (sitemap_depth,
-  // sitemap_host_cap), since the last call.
+  // Rows written without a request, since the last call: URLs refused
+  // before they became documents (sitemap_depth, sitemap_host_cap),
+  // documents past the max_pages bound, and indexes read again as
+  // children_unread.
   std::vector<SitemapRow> take_refused_rows();
 
   // Documents that have not ended: queued in the walk, waiting for the
@@ -140,6 +152,11 @@ class SitemapLedger {
   // a refusal: a row when it is about the URL itself (refusal_has_row),
   // counted by name otherwise. True when the walk queued it.
   bool book(const std::string& url, std::int64_t now_ms, const std::function<void()>& queue);
+  // Whether this run has read as much as max_pages can use.
+  bool budget_spent() const;
+  // The document named by `named_by` did not end read: that index, and
+  // each above it, is to be read again by the next run.
+  void mark_unread(std::string named_by);
 
   SitemapLedgerSettings settings_;
   SitemapWalk walk_;
@@ -150,6 +167,16 @@ class SitemapLedger {
   std::uint64_t next_seq_ = 1;
   std::map<std::string, std::int64_t> refusals_;
   std::vector<SitemapRow> refused_rows_;
+  // Indexes this run read whole (status fetched): their rows, and what
+  // named each, for mark_unread().
+  struct IndexRead {
+    SitemapRow row;
+    std::string named_by;
+    bool unread = false;
+  };
+  std::unordered_map<std::string, IndexRead> indexes_read_;
+  std::int64_t documents_handed_out_ = 0;
+  std::int64_t urls_accepted_ = 0;
 };
 
 }  // namespace actorcrawl

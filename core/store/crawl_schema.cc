@@ -80,6 +80,10 @@ SQLite::Database open_crawl_database(const std::string& path) {
   // fetched again.
   if (version >= 1 && version < 7)
     add_column(db, "pages", "link_hosts", "TEXT");
+  // Version 8: what named each sitemap document (NULL in older files,
+  // whose unread documents are then found only as their hosts are visited).
+  // The sitemaps table came with version 6's schema file.
+  bool add_named_by = version >= 6 && version < 8;
   // Version 5's items and processor_failures are new tables: the schema
   // file creates them in an older file as in a new one.
   db.exec(std::string{crawl_schema_sql()});
@@ -94,6 +98,8 @@ SQLite::Database open_crawl_database(const std::string& path) {
   // frontier. The sitemaps table is new and comes with the schema file.
   if (version >= 1 && version < 6)
     add_column(db, "frontier", "lastmod", "INTEGER");
+  if (add_named_by)
+    add_column(db, "sitemaps", "named_by", "TEXT");
   if (version == 0)
     db.exec(kCreateLinksToIndex);
   if (version != kCrawlSchemaVersion)

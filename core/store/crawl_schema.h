@@ -24,7 +24,9 @@ namespace actorcrawl {
 //           the sitemaps table (each sitemap document's outcome)
 //   6 -> 7  pages.link_hosts (the edges a page's fetch counted, counted
 //           again when a refetch is answered 304)
-constexpr int kCrawlSchemaVersion = 7;
+//   7 -> 8  sitemaps.named_by (what named each document, so a later run
+//           knows where an earlier one left sitemaps unread)
+constexpr int kCrawlSchemaVersion = 8;
 
 // The text of crawl_schema.sql.
 std::string_view crawl_schema_sql();

@@ -139,7 +139,8 @@ CREATE TABLE IF NOT EXISTS sitemaps (
     reason TEXT,
     urls_found INTEGER,
     urls_accepted INTEGER,
-    fetched_at INTEGER
+    fetched_at INTEGER,
+    named_by TEXT
 );
 
 CREATE TABLE IF NOT EXISTS crawl_runs (

@@ -718,13 +718,24 @@ struct CrawlStore::Impl {
   // A refusal (a URL never fetched) never replaces what a document's own
   // fetch recorded; any other outcome does.
   SQLite::Statement upsert_sitemap{db, R"sql(
-      INSERT INTO sitemaps(url, host, status, reason, urls_found, urls_accepted, fetched_at)
-      VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)
+      INSERT INTO sitemaps(url, host, status, reason, urls_found, urls_accepted, fetched_at, named_by)
+      VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
       ON CONFLICT(url) DO UPDATE SET host = excluded.host, status = excluded.status, reason = excluded.reason,
-        urls_found = excluded.urls_found, urls_accepted = excluded.urls_accepted, fetched_at = excluded.fetched_at
+        urls_found = excluded.urls_found, urls_accepted = excluded.urls_accepted, fetched_at = excluded.fetched_at,
+        named_by = coalesce(excluded.named_by, sitemaps.named_by)
       WHERE excluded.status <> 'refused' OR sitemaps.status = 'refused')sql"};
   SQLite::Statement sitemaps_read{db, R"sql(
-      SELECT url FROM sitemaps WHERE status IN ('fetched', 'redirected') AND fetched_at >= ?1)sql"};
+      SELECT url FROM sitemaps WHERE status IN ('fetched', 'redirected') AND fetched_at >= ?1
+        AND coalesce(reason, '') <> 'children_unread')sql"};
+  // Where runs left sitemaps unread: documents a stop or the max_pages
+  // bound ended, and indexes whose children did not all end read; the
+  // topmost of each chain only (its re-reading names what lies below).
+  SQLite::Statement sitemaps_unfinished{db, R"sql(
+      SELECT s.url FROM sitemaps s
+      WHERE ((s.status = 'failed' AND s.reason IN ('stopped', 'max_pages'))
+             OR (s.status = 'fetched' AND s.reason = 'children_unread'))
+        AND NOT EXISTS (SELECT 1 FROM sitemaps p WHERE p.url = s.named_by AND p.reason = 'children_unread')
+      ORDER BY s.url)sql"};
   SQLite::Statement sitemaps_older{db, R"sql(
       SELECT url FROM sitemaps WHERE status IN ('fetched', 'redirected') AND fetched_at < ?1 ORDER BY url)sql"};
   SQLite::Statement summary_sitemap_outcomes{db, R"sql(
@@ -952,6 +963,7 @@ void CrawlStore::record_sitemaps(const std::vector<SitemapRow>& rows, const std:
       st.bind(5, r.urls_found);
       st.bind(6, r.urls_accepted);
       st.bind(7, r.fetched_at_ms);
+      bind_text(st, 8, r.named_by);
       st.exec();
     }
   });
@@ -964,6 +976,16 @@ std::vector<std::string> CrawlStore::sitemaps_read(std::int64_t fetched_since_ms
     impl_->sitemaps_read.bind(1, fetched_since_ms);
     while (impl_->sitemaps_read.executeStep())
       out.push_back(impl_->sitemaps_read.getColumn(0).getString());
+    return out;
+  });
+}
+
+std::vector<std::string> CrawlStore::sitemaps_unfinished() {
+  return impl_->batch.read("sitemaps_unfinished", [&] {
+    std::vector<std::string> out;
+    StatementUse use(impl_->sitemaps_unfinished);
+    while (impl_->sitemaps_unfinished.executeStep())
+      out.push_back(impl_->sitemaps_unfinished.getColumn(0).getString());
     return out;
   });
 }

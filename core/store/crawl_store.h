@@ -131,12 +131,17 @@ class CrawlStore {
   // Sitemap outcomes (rows of the sitemaps table), and this run's refusals
   // of sitemap URLs that never became documents (kept for summary()).
   void record_sitemaps(const std::vector<SitemapRow>& rows, const std::vector<SitemapOutcomeCount>& refusals);
-  // Sitemaps read (status fetched) at or after `fetched_since_ms`: a later
-  // run does not fetch them again (docs/sitemaps.md).
+  // Sitemaps read (status fetched or redirected) at or after
+  // `fetched_since_ms`: a later run does not fetch them again
+  // (docs/sitemaps.md). An index marked children_unread is not among them.
   std::vector<std::string> sitemaps_read(std::int64_t fetched_since_ms);
   // The sitemaps an earlier run read before `fetched_since_ms` (none when it
   // is 0): due to be read again.
   std::vector<std::string> sitemaps_due(std::int64_t fetched_since_ms);
+  // Where earlier runs left sitemaps unread: documents ended `stopped` or
+  // by the max_pages bound, and indexes marked children_unread, each the
+  // topmost of its chain. A run reads them from its start.
+  std::vector<std::string> sitemaps_unfinished();
   // Re-drive: the dead letters the filter takes are marked re-driven and
   // their URLs' frontier rows queued again, in one transaction, so a crash
   // either keeps both or neither. A URL with no frontier row gets one. The

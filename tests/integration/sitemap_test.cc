@@ -609,3 +609,58 @@ TEST_CASE("forty gzip-encoded sitemap bombs at once keep the crawler under 100 M
   CHECK(peak_kib > 0);
   CHECK(peak_kib < 100 * 1024);
 }
+
+// A sitemap request is a request: a crawl asked for max_pages pages reads
+// no more sitemap documents than it could use. An index names 900
+// sitemaps of one page each; a 50-page crawl reads at most 50 of them (all
+// when the walk read every document it was given), and the rest end as
+// failed/max_pages, read by the next run on the database.
+TEST_CASE("sitemap documents read in a run are bounded by max_pages", "[integration][sitemaps]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  const auto a = web.add_host("127.0.0.1");
+  const auto u = [&](const std::string& path) { return LoopbackWeb::url(a, path); };
+  constexpr int kSitemaps = 900;  // the index and these: within one host's 1,000 documents
+  constexpr std::int64_t kMaxPages = 50;
+  std::string children;
+  for (int i = 0; i < kSitemaps; ++i) {
+    const std::string n = std::to_string(i);
+    children += "<sitemap><loc>" + u("/maps/" + n + ".xml") + "</loc></sitemap>";
+    web.route(a, "/maps/" + n + ".xml", xml(urlset(url_entry(u("/p/" + n)))));
+    web.route(a, "/p/" + n, html(page("Page " + n, {})));
+  }
+  web.route(a, "/robots.txt", robots_txt({u("/index.xml")}));
+  web.route(a, "/index.xml", xml(sitemapindex(children)));
+  web.route(a, "/", html(page("Home", {})));
+  auto config = sitemap_config(dir, u("/"));
+  config.max_pages = kMaxPages;
+  const auto result = crawl(config);
+  CHECK(result.termination_reason == "max_pages");
+  std::int64_t sitemap_requests = 0;
+  for (const auto& r : web.requests())
+    sitemap_requests += r.target.rfind("/maps/", 0) == 0 ? 1 : 0;
+  CHECK(sitemap_requests <= kMaxPages);
+  CHECK(page_requests(web) <= static_cast<std::size_t>(kMaxPages) + static_cast<std::size_t>(sitemap_requests) + 1);
+  // Nothing is lost: the documents not read wait for the next run, and
+  // the index that names them is marked to be read again.
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM sitemaps WHERE url LIKE '%/maps/%'") == kSitemaps);
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM sitemaps WHERE status = 'fetched' AND url LIKE '%/maps/%'") ==
+        sitemap_requests);
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM sitemaps WHERE status = 'failed' AND reason IN ('max_pages', "
+                              "'stopped') AND url LIKE '%/maps/%'") == kSitemaps - sitemap_requests);
+  CHECK(column(config.db_path, "SELECT status || ' ' || reason FROM sitemaps WHERE url = '" + u("/index.xml") + "'") ==
+        std::vector<std::string>{"fetched children_unread"});
+
+  // A run with room for them all reads the index again and every document
+  // no run read, each once; every page is fetched once.
+  config.max_pages = 5000;
+  crawl(config);
+  CHECK(web.count(a, "/index.xml") == 2);
+  for (int i = 0; i < kSitemaps; ++i) {
+    INFO(i);
+    REQUIRE(web.count(a, "/maps/" + std::to_string(i) + ".xml") == 1);
+    REQUIRE(web.count(a, "/p/" + std::to_string(i)) == 1);
+  }
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM sitemaps WHERE status = 'fetched' AND reason IS NULL") ==
+        kSitemaps + 1);
+}

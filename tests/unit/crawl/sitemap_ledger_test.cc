@@ -306,3 +306,91 @@ TEST_CASE("sitemap ledger: a document cut short is failed with the break, its UR
   CHECK(read->row.reason == "connection_reset");
   CHECK(read->row.urls_found == 2);
 }
+
+namespace {
+
+SitemapLedger budget_ledger(std::int64_t max_pages) {
+  SitemapLedgerSettings settings;
+  settings.seeds = {"http://a.test/"};
+  settings.max_pages = max_pages;
+  SitemapLedger ledger(settings);
+  ledger.history_loaded({});
+  return ledger;
+}
+
+std::vector<std::string> children(int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back("http://a.test/maps/" + std::to_string(i) + ".xml");
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a run hands out at most max_pages documents: the rest end max_pages and their index is to be read again",
+          "[sitemap_ledger]") {
+  auto ledger = budget_ledger(3);
+  ledger.on_robots("http://a.test/robots.txt", {"http://a.test/index.xml"});
+  const auto index = ledger.take_jobs(10);
+  REQUIRE(index.size() == 1);
+  auto read = ledger.read(index[0].seq, parsed(SitemapKind::index, children(5)), 20);
+  REQUIRE(read);
+  CHECK(read->row.status == "fetched");
+  CHECK(read->row.named_by == "http://a.test/robots.txt");
+  // The index was one of the three.
+  const auto jobs = ledger.take_jobs(30);
+  REQUIRE(jobs.size() == 2);
+  CHECK(jobs[0].url == "http://a.test/maps/0.xml");
+  CHECK(ledger.open() == 2);  // the ones held back are no longer open
+  std::map<std::string, std::string> rows;
+  for (const auto& row : ledger.take_refused_rows()) {
+    rows[row.url] = row.status + " " + row.reason + " " + row.named_by + " " + std::to_string(row.fetched_at_ms);
+  }
+  CHECK(rows == std::map<std::string, std::string>{
+                  {"http://a.test/index.xml", "fetched children_unread http://a.test/robots.txt 20"},
+                  {"http://a.test/maps/2.xml", "failed max_pages http://a.test/index.xml 30"},
+                  {"http://a.test/maps/3.xml", "failed max_pages http://a.test/index.xml 30"},
+                  {"http://a.test/maps/4.xml", "failed max_pages http://a.test/index.xml 30"}});
+}
+
+TEST_CASE("a run stops handing out documents once its sitemaps gave max_pages page URLs", "[sitemap_ledger]") {
+  auto ledger = budget_ledger(10);
+  ledger.on_robots("http://a.test/robots.txt", {"http://a.test/a.xml", "http://a.test/b.xml"});
+  auto jobs = ledger.take_jobs();
+  REQUIRE(jobs.size() == 2);
+  std::vector<std::string> pages;
+  for (int i = 0; i < 10; ++i)
+    pages.push_back("http://a.test/p" + std::to_string(i));
+  REQUIRE(ledger.read(jobs[0].seq, parsed(SitemapKind::urlset, pages), 1));
+  // b was handed out before: it is read whole. c, named later, is not.
+  REQUIRE(ledger.read(jobs[1].seq, parsed(SitemapKind::urlset, {"http://a.test/q"}), 2)->pages.size() == 1);
+  ledger.reread({"http://a.test/c.xml"});
+  CHECK(ledger.take_jobs(3).empty());
+  const auto rows = ledger.take_refused_rows();
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].url == "http://a.test/c.xml");
+  CHECK(rows[0].reason == "max_pages");
+  CHECK(rows[0].named_by.empty());
+}
+
+TEST_CASE("a stop marks every index above a document it ended, each once", "[sitemap_ledger]") {
+  auto ledger = budget_ledger(0);
+  ledger.on_robots("http://a.test/robots.txt", {"http://a.test/top.xml"});
+  auto top = ledger.take_jobs();
+  REQUIRE(ledger.read(top.at(0).seq, parsed(SitemapKind::index, {"http://a.test/mid.xml"}), 1));
+  auto mid = ledger.take_jobs();
+  REQUIRE(ledger.read(mid.at(0).seq, parsed(SitemapKind::index, children(3)), 2));
+  auto leaves = ledger.take_jobs();
+  REQUIRE(leaves.size() == 3);
+  // One leaf was read, one was out when the crawl stopped (given back),
+  // one never went out.
+  REQUIRE(ledger.read(leaves[0].seq, parsed(SitemapKind::urlset, {"http://a.test/p"}), 3));
+  REQUIRE(ledger.failed(leaves[1].seq, "stopped", 4));
+  std::vector<std::string> marked;
+  for (const auto& row : ledger.take_refused_rows())
+    marked.push_back(row.url + " " + row.reason);
+  CHECK(marked == std::vector<std::string>{"http://a.test/mid.xml children_unread", "http://a.test/top.xml children_unread"});
+  CHECK(ledger.stop(5).empty());  // the third was handed out: its lease comes back as failed/stopped
+  REQUIRE(ledger.failed(leaves[2].seq, "stopped", 6));
+  CHECK(ledger.take_refused_rows().empty());  // marked already
+}

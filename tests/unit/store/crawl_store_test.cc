@@ -815,6 +815,52 @@ TEST_CASE("100k frontier rows insert and resume", "[store]") {
   CHECK(store.load_queued(kRows - 9, 100).size() == 10);
 }
 
+TEST_CASE("sitemaps: where runs left documents unread, the topmost of each chain, for the next run",
+          "[store][sitemaps]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+  const auto row = [](std::string url, std::string status, std::string reason, std::string named_by) {
+    SitemapRow r{std::move(url), "a.test", std::move(status), std::move(reason), 0, 0, 100};
+    r.named_by = std::move(named_by);
+    return r;
+  };
+  const std::string robots = "http://a.test/robots.txt";
+  store.record_sitemaps({row("http://a.test/top.xml", "fetched", "", robots),
+                         row("http://a.test/mid.xml", "fetched", "", "http://a.test/top.xml"),
+                         row("http://a.test/leaf1.xml", "fetched", "", "http://a.test/mid.xml"),
+                         row("http://a.test/leaf2.xml", "failed", "max_pages", "http://a.test/mid.xml"),
+                         row("http://a.test/alone.xml", "failed", "stopped", robots),
+                         row("http://a.test/broken.xml", "failed", "http_404", robots)},
+                        {});
+  // The ledger marks the indexes above leaf2; the mark keeps what named them.
+  store.record_sitemaps({row("http://a.test/mid.xml", "fetched", "children_unread", ""),
+                         row("http://a.test/top.xml", "fetched", "children_unread", "")},
+                        {});
+  store.flush();
+  CHECK(store.sitemaps_unfinished() == std::vector<std::string>{"http://a.test/alone.xml", "http://a.test/top.xml"});
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM sitemaps WHERE url = 'http://a.test/mid.xml' AND named_by = "
+                           "'http://a.test/top.xml'") == 1);
+  // A marked index is no longer "read": the next run fetches it again.
+  auto read = store.sitemaps_read(0);
+  std::sort(read.begin(), read.end());
+  CHECK(read == std::vector<std::string>{"http://a.test/leaf1.xml"});
+}
+
+TEST_CASE("a version 7 database gains sitemaps.named_by", "[store][sitemaps]") {
+  TempDbPath path;
+  {
+    CrawlStore store(path.str());
+    store.record_sitemaps({SitemapRow{"http://a.test/s.xml", "a.test", "failed", "stopped", 0, 0, 100}}, {});
+  }
+  {
+    SQLite::Database db(path.str(), SQLite::OPEN_READWRITE);
+    db.exec("ALTER TABLE sitemaps DROP COLUMN named_by; PRAGMA user_version = 7");
+  }
+  CrawlStore store(path.str());
+  CHECK(scalar(path.str(), "PRAGMA user_version") == kCrawlSchemaVersion);
+  CHECK(store.sitemaps_unfinished() == std::vector<std::string>{"http://a.test/s.xml"});
+}
+
 TEST_CASE("sitemaps: outcomes upserted by URL (a refusal never over a fetch), read ones for the next run, lastmod kept",
           "[store][sitemaps]") {
   TempDbPath path;
