@@ -110,20 +110,30 @@ PluginAnswer read_plugin_answer(std::string_view line, std::size_t max_items, st
   if (!nlohmann::json::accept(line))
     return unreadable("not a JSON line");
   std::string_view id_text, error_text, items_text, links_text;
+  // A key of the protocol given twice makes the answer ambiguous (JSON
+  // parsers disagree on which one counts): it is refused, naming the key.
+  std::string twice;
+  const auto take = [&twice](std::string_view& slot, const std::string& key, std::string_view value) {
+    if (!slot.empty() && twice.empty())
+      twice = key;
+    slot = value;
+  };
   const bool object = for_each_json_member(line, [&](const std::string& key, std::string_view value) {
     if (key == "id")
-      id_text = value;
+      take(id_text, key, value);
     else if (key == "error")
-      error_text = value;
+      take(error_text, key, value);
     else if (key == "items")
-      items_text = value;
+      take(items_text, key, value);
     else if (key == "links")
-      links_text = value;
+      take(links_text, key, value);
   });
   if (!object) {
     answer.problem = "not a JSON object";
     return answer;
   }
+  if (!twice.empty())
+    return unreadable("\"" + twice + "\" given twice");
   const auto id = nlohmann::json::parse(id_text, nullptr, false);
   if (id_text.empty() || id.is_discarded() || !id.is_number_integer() || id.get<std::int64_t>() < 0) {
     answer.problem = "no \"id\" that is a non-negative integer";

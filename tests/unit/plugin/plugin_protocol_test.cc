@@ -110,6 +110,18 @@ TEST_CASE("an answer that is wrong says why, with its id when it has one", "[plu
   CHECK(a.items.empty());
   a = read_plugin_answer(R"({"id": 3, "error": 5})");
   CHECK(a.problem == "\"error\" is not a string");
+  // A protocol key twice is ambiguous (which id? which items?): refused,
+  // blamed on the id the line starts with, as a line cut short would be.
+  a = read_plugin_answer(R"({"id": 1, "id": 2, "items": [{"a": 1}]})");
+  CHECK(a.problem == "\"id\" given twice");
+  CHECK(a.id == 1u);
+  CHECK(a.items.empty());
+  a = read_plugin_answer(R"({"id": 4, "links": ["/a"], "links": ["/b"]})");
+  CHECK(a.problem == "\"links\" given twice");
+  CHECK(a.id == 4u);
+  CHECK(a.links.empty());
+  // Inside an item a key may repeat: the item is the plugin's, kept as written.
+  CHECK(read_plugin_answer(R"({"id": 5, "items": [{"id": 1, "id": 2}]})").problem.empty());
 }
 
 TEST_CASE("the leading id of a line cut short", "[plugin]") {
