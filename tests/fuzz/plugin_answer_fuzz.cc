@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "core/plugin/plugin_protocol.h"
+#include "core/web/charset.h"
 
 namespace {
 
@@ -37,20 +38,6 @@ using namespace actorcrawl;
 constexpr std::size_t kMaxItems = 4;
 constexpr std::size_t kMaxLinks = 4;
 
-bool valid_utf8(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > s.size())
-      return false;
-    for (std::size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80)
-        return false;
-    i += n;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -78,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string shown = bounded_plugin_text(line, 64);
   if (shown.size() > 64 + 3)
     fail("bounded_plugin_text past its bound", shown);
-  if (!valid_utf8(shown))
+  if (!is_valid_utf8(shown))
     fail("bounded_plugin_text is not UTF-8", shown);
   return 0;
 }

@@ -29,6 +29,7 @@
 #include "service/api_error.h"
 #include "service/job_request.h"
 #include "service/request_policy.h"
+#include "core/web/charset.h"
 
 namespace {
 
@@ -124,19 +125,6 @@ void check_route(std::string_view path) {
     fail("a route without methods", path);
 }
 
-bool valid_utf8(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > s.size())
-      return false;
-    for (std::size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80)
-        return false;
-    i += n;
-  }
-  return true;
-}
 
 void check_message_text(std::string_view text) {
   const std::size_t max = text.size() / 2;
@@ -145,7 +133,7 @@ void check_message_text(std::string_view text) {
     fail("a clipped text is longer than asked", text);
   // Only the shape of UTF-8 is checked here (not overlong forms), which is
   // what cutting can break.
-  if (valid_utf8(text) && !valid_utf8(clipped))
+  if (is_valid_utf8(text) && !is_valid_utf8(clipped))
     fail("clipping cut inside a character", text);
   check_error_body(ApiError(404, "not_found", "no route GET " + clipped));
 }

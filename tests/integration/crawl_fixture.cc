@@ -99,6 +99,13 @@ demoweb::Response html(std::string body, int status) {
   return r;
 }
 
+demoweb::Response typed(std::string body, std::string content_type) {
+  demoweb::Response r;
+  r.content_type = std::move(content_type);
+  r.body = std::move(body);
+  return r;
+}
+
 demoweb::Response redirect(int status, const std::string& location) {
   demoweb::Response r;
   r.status = status;

@@ -48,6 +48,8 @@ std::string page(const std::string& title, const std::vector<std::string>& hrefs
 
 // A response with an HTML body.
 demoweb::Response html(std::string body, int status = 200);
+// A 200 with `body` as `content_type` (robots.txt, sitemaps, ...).
+demoweb::Response typed(std::string body, std::string content_type);
 // A redirect to `location`.
 demoweb::Response redirect(int status, const std::string& location);
 

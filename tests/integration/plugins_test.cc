@@ -41,6 +41,26 @@ std::string processor_entry(const std::string& name, const std::string& script, 
     .dump();
 }
 
+// A host whose home links `count` pages (/p/0, /p/1, ...), each served.
+std::vector<std::string> serve_pages(LoopbackWeb& web, const std::string& host, int count) {
+  std::vector<std::string> pages;
+  for (int i = 0; i < count; ++i)
+    pages.push_back("/p/" + std::to_string(i));
+  web.route(host, "/", html(page("Home", pages)));
+  for (const auto& p : pages)
+    web.route(host, p, html(page("Page " + p, {})));
+  return pages;
+}
+
+// tests/data/plugins/exits_on.py as the processor "dies": it exits on the
+// page whose path ends in `path` ("*": on every page); `more` adds keys.
+std::string dies_on(const std::string& path, json more = json::object()) {
+  json entry{{"name", "dies"},
+             {"exec", {"python3", std::string{ACTORCRAWL_SOURCE_DIR} + "/tests/data/plugins/exits_on.py", path}}};
+  entry.update(more);
+  return entry.dump();
+}
+
 nlohmann::json metrics_of(const CrawlConfig& config) {
   std::ifstream file(config.metrics_path);
   std::stringstream text;
@@ -134,18 +154,10 @@ TEST_CASE("external processors: a plugin that dies on one page of 200 costs that
   LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
   const std::string base = LoopbackWeb::url(h, "");
-  std::vector<std::string> pages;
-  for (int i = 0; i < 199; ++i)
-    pages.push_back("/p/" + std::to_string(i));
-  web.route(h, "/", html(page("Home", pages)));
-  for (const auto& p : pages)
-    web.route(h, p, html(page("Page " + p, {})));
+  serve_pages(web, h, 199);
 
   auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
-  config.processors = {"html_links", json{{"name", "dies"},
-                                          {"exec", {"python3", std::string{ACTORCRAWL_SOURCE_DIR} + "/tests/data/plugins/exits_on.py",
-                                                    "/p/57"}}}
-                                       .dump()};
+  config.processors = {"html_links", dies_on("/p/57")};
   const auto result = crawl(config);
   CHECK(result.termination_reason == "queue_empty");
   CHECK(result.summary.pages_fetched == 200);
@@ -168,19 +180,10 @@ TEST_CASE("external processors: a plugin in a crash loop stops the crawl, naming
   ScratchDir dir;
   LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
-  std::vector<std::string> pages;
-  for (int i = 0; i < 100; ++i)
-    pages.push_back("/p/" + std::to_string(i));
-  web.route(h, "/", html(page("Home", pages)));
-  for (const auto& p : pages)
-    web.route(h, p, html(page("Page " + p, {})));
+  serve_pages(web, h, 100);
 
   auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
-  config.processors = {"html_links", json{{"name", "dies"},
-                                          {"exec", {"python3", std::string{ACTORCRAWL_SOURCE_DIR} + "/tests/data/plugins/exits_on.py",
-                                                    "*"}},
-                                          {"max_failures_in_a_row", 3}}
-                                       .dump()};
+  config.processors = {"html_links", dies_on("*", {{"max_failures_in_a_row", 3}})};
   set_quiet(true);
   CrawlRunOptions options;
   options.show_progress = false;
@@ -241,12 +244,7 @@ TEST_CASE("external processors: a plugin does not outlive a crawler killed with 
   ScratchDir dir;
   LoopbackWeb web;
   auto h = web.add_host("127.0.0.1");
-  std::vector<std::string> pages;
-  for (int i = 0; i < 50; ++i)
-    pages.push_back("/p/" + std::to_string(i));
-  web.route(h, "/", html(page("Home", pages)));
-  for (const auto& p : pages)
-    web.route(h, p, html(page("Page " + p, {})));
+  serve_pages(web, h, 50);
   const std::string pids = dir.path("pids.txt");
   const std::string entry =
     json{{"name", "daemon"},

@@ -19,13 +19,6 @@ using demoweb::Response;
 
 namespace {
 
-Response typed(std::string body, std::string content_type) {
-  Response r;
-  r.content_type = std::move(content_type);
-  r.body = std::move(body);
-  return r;
-}
-
 // A seed host on 127.0.0.1 whose pages, robots.txt sitemap and plugin all
 // lead to `inside` on 127.0.0.2, and to a cloud metadata address.
 struct LeadsInside {

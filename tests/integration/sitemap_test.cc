@@ -30,15 +30,8 @@ using demoweb::LoopbackWeb;
 
 namespace {
 
-Response body_of(std::string body, std::string content_type) {
-  Response r;
-  r.content_type = std::move(content_type);
-  r.body = std::move(body);
-  return r;
-}
-
-Response xml(std::string body) { return body_of(std::move(body), "application/xml"); }
-Response text_response(std::string body) { return body_of(std::move(body), "text/plain"); }
+Response xml(std::string body) { return typed(std::move(body), "application/xml"); }
+Response text_response(std::string body) { return typed(std::move(body), "text/plain"); }
 
 // A robots.txt for every agent that disallows `disallow` ("": nothing) and
 // names `sitemaps`, one Sitemap: line each.
@@ -100,10 +93,10 @@ TEST_CASE("robots.txt sitemaps lead the crawl to pages nothing links to, each si
             xml(sitemapindex("<sitemap><loc>" + u("/maps/pages.xml.gz") + "</loc></sitemap>"
                              "<sitemap><loc>" + u("/maps/more.txt") + "</loc></sitemap>")));
   web.route(a, "/maps/pages.xml.gz",
-            body_of(gzip(urlset(url_entry(u("/hidden/1.html"), "<lastmod>2024-01-02</lastmod>") +
+            typed(gzip(urlset(url_entry(u("/hidden/1.html"), "<lastmod>2024-01-02</lastmod>") +
                                 url_entry(u("/hidden/2.html")))),
                     "application/gzip"));
-  web.route(a, "/maps/more.txt", body_of(u("/hidden/3.html") + "\n" + u("/hidden/4.html") + "\n", "text/plain"));
+  web.route(a, "/maps/more.txt", typed(u("/hidden/3.html") + "\n" + u("/hidden/4.html") + "\n", "text/plain"));
   // Named by robots.txt, but robots.txt disallows it.
   web.route(a, "/private/sitemap.xml", xml(urlset(url_entry(u("/hidden/5.html")))));
   for (int i = 1; i <= 5; ++i)
@@ -198,7 +191,7 @@ TEST_CASE("hostile sitemaps end with named outcomes and the crawl finishes", "[i
   // A loop of indexes: each names the other.
   web.route(a, "/loop-a.xml", xml(sitemapindex("<sitemap><loc>" + u("/loop-b.xml") + "</loc></sitemap>")));
   web.route(a, "/loop-b.xml", xml(sitemapindex("<sitemap><loc>" + u("/loop-a.xml") + "</loc></sitemap>")));
-  web.route(a, "/bomb.xml.gz", body_of(gzip_bomb(std::size_t{1} << 30), "application/gzip"));
+  web.route(a, "/bomb.xml.gz", typed(gzip_bomb(std::size_t{1} << 30), "application/gzip"));
   // Pages of another host, which this sitemap may not list.
   web.route(a, "/other.xml", xml(urlset(url_entry(LoopbackWeb::url(b, "/p1")) + url_entry(LoopbackWeb::url(b, "/p2")))));
   web.route(b, "/p1", html(page("P1", {})));
@@ -579,7 +572,7 @@ TEST_CASE("forty gzip-encoded sitemap bombs at once keep the crawler under 100 M
     roots.push_back(LoopbackWeb::url(h, "/"));
     web.route(h, "/robots.txt", robots_txt({LoopbackWeb::url(h, "/sitemap.xml")}));
     web.route(h, "/", html(page("Root", {})));
-    Response encoded = body_of(bomb, "application/xml");
+    Response encoded = typed(bomb, "application/xml");
     encoded.headers.emplace_back("Content-Encoding", "gzip");
     web.route(h, "/sitemap.xml", encoded);
   }
