@@ -248,7 +248,7 @@ archive_exchange sample(tag<archive_exchange>, const caf::actor&) {
 
 SitemapLink sample(tag<SitemapLink>, const caf::actor&) { return SitemapLink{"http://a/p", "a", 1704153600000}; }
 SitemapRow sample(tag<SitemapRow>, const caf::actor&) {
-  return SitemapRow{"http://a/sitemap.xml", "a", "failed", "gzip_bomb", 3, 2, 42};
+  return SitemapRow{"http://a/sitemap.xml", "a", "failed", "gzip_bomb", 3, 2, 42, "http://a/robots.txt"};
 }
 SitemapOutcomeCount sample(tag<SitemapOutcomeCount>, const caf::actor&) {
   return SitemapOutcomeCount{"refused/robots_txt", 2};
@@ -298,7 +298,7 @@ store_sitemap sample(tag<store_sitemap>, const caf::actor& a) {
   return store_sitemap{{sample(tag<SitemapRow>{}, a)}, {SitemapOutcomeCount{"sitemap_seen", 1}}};
 }
 load_sitemaps sample(tag<load_sitemaps>, const caf::actor&) { return load_sitemaps{1700000000000}; }
-sitemap_history sample(tag<sitemap_history>, const caf::actor&) { return sitemap_history{{"http://a/s.xml"}, {"http://a/older.xml"}}; }
+sitemap_history sample(tag<sitemap_history>, const caf::actor&) { return sitemap_history{{"http://a/s.xml"}, {"http://a/older.xml"}, {"http://a/index.xml"}}; }
 
 template <caf::type_id_t... Is>
 void round_trip_every_type(const caf::actor& a, std::integer_sequence<caf::type_id_t, Is...>) {
