@@ -820,9 +820,7 @@ TEST_CASE("sitemaps: where runs left documents unread, the topmost of each chain
   TempDbPath path;
   CrawlStore store(path.str());
   const auto row = [](std::string url, std::string status, std::string reason, std::string named_by) {
-    SitemapRow r{std::move(url), "a.test", std::move(status), std::move(reason), 0, 0, 100};
-    r.named_by = std::move(named_by);
-    return r;
+    return SitemapRow{std::move(url), "a.test", std::move(status), std::move(reason), 0, 0, 100, std::move(named_by)};
   };
   const std::string robots = "http://a.test/robots.txt";
   store.record_sitemaps({row("http://a.test/top.xml", "fetched", "", robots),
@@ -850,7 +848,7 @@ TEST_CASE("a version 7 database gains sitemaps.named_by", "[store][sitemaps]") {
   TempDbPath path;
   {
     CrawlStore store(path.str());
-    store.record_sitemaps({SitemapRow{"http://a.test/s.xml", "a.test", "failed", "stopped", 0, 0, 100}}, {});
+    store.record_sitemaps({SitemapRow{"http://a.test/s.xml", "a.test", "failed", "stopped", 0, 0, 100, ""}}, {});
   }
   {
     SQLite::Database db(path.str(), SQLite::OPEN_READWRITE);
@@ -867,13 +865,13 @@ TEST_CASE("sitemaps: outcomes upserted by URL (a refusal never over a fetch), re
   CrawlStore store(path.str());
   FrontierEntry listed{1, "http://a.test/p", 1, "http://a.test/s.xml", 1704153600000};
   store.add_frontier({listed, FrontierEntry{2, "http://a.test/q", 1, "http://a.test/", 0}});
-  store.record_sitemaps({SitemapRow{"http://a.test/s.xml", "a.test", "fetched", "", 2, 1, 100},
-                         SitemapRow{"http://a.test/old.xml", "a.test", "fetched", "", 0, 0, 10},
-                         SitemapRow{"http://a.test/gone.xml", "a.test", "failed", "http_404", 0, 0, 100},
-                         SitemapRow{"http://a.test/moved.xml", "a.test", "redirected", "http_301", 0, 0, 100}},
+  store.record_sitemaps({SitemapRow{"http://a.test/s.xml", "a.test", "fetched", "", 2, 1, 100, ""},
+                         SitemapRow{"http://a.test/old.xml", "a.test", "fetched", "", 0, 0, 10, ""},
+                         SitemapRow{"http://a.test/gone.xml", "a.test", "failed", "http_404", 0, 0, 100, ""},
+                         SitemapRow{"http://a.test/moved.xml", "a.test", "redirected", "http_301", 0, 0, 100, ""}},
                         {SitemapOutcomeCount{"sitemap_seen", 2}});
   // Named again and refused: the document's own outcome stays.
-  store.record_sitemaps({SitemapRow{"http://a.test/s.xml", "a.test", "refused", "sitemap_depth", 0, 0, 200}}, {});
+  store.record_sitemaps({SitemapRow{"http://a.test/s.xml", "a.test", "refused", "sitemap_depth", 0, 0, 200, ""}}, {});
   store.flush();
   CHECK(scalar(path.str(), "SELECT COUNT(*) FROM sitemaps WHERE url = 'http://a.test/s.xml' AND status = 'fetched'") == 1);
   CHECK(scalar(path.str(), "SELECT lastmod FROM frontier WHERE seq = 1") == 1704153600000);
