@@ -27,9 +27,10 @@ namespace {
 // handled at once instead of at the next poll timeout.
 class fetch_worker : public caf::blocking_actor {
  public:
-  fetch_worker(caf::actor_config& cfg, host_selector_actor host_selector, std::string name, int capacity)
+  fetch_worker(caf::actor_config& cfg, host_selector_actor host_selector, std::string name, int capacity,
+               processor_actor local_processor)
       : caf::blocking_actor(cfg), selector_(std::move(host_selector)), name_(std::move(name)),
-        capacity_(capacity) {}
+        capacity_(capacity), local_processor_(std::move(local_processor)) {}
 
   const char* name() const override { return "FetchWorker"; }
 
@@ -77,6 +78,9 @@ class fetch_worker : public caf::blocking_actor {
           for_each_role(actors_, [&](const char* role, const auto& actor) {
             name_actor(actor.address(), role, actors_.node);
           });
+          // On a worker node, pages go to the node's own Processor.
+          if (local_processor_)
+            actors_.processor = local_processor_;
           settings_ = std::move(w.settings);
           joined = true;
         },
@@ -205,7 +209,8 @@ class fetch_worker : public caf::blocking_actor {
       archive_only(outcome, open.fetch.job.url);
     send(actors_.processor, sitemap_parsed{open.fetch.job, open.reading->finish(response), outcome.elapsed_ms});
     send(actors_.host_selector, fetch_done{std::move(open.fetch.job), false,
-                                           std::max<std::int64_t>(outcome.retry_after_ms, 0), outcome.elapsed_ms});
+                                           std::max<std::int64_t>(outcome.retry_after_ms, 0), outcome.elapsed_ms,
+                                           true});
   }
 
   // With capture_http: a response that will not reach the Processor as a
@@ -285,8 +290,9 @@ class fetch_worker : public caf::blocking_actor {
     // between the two only sends the lease back to the Frontier, whose
     // LeaseLedger keeps the first report. A redirect's next hop may then
     // reach the HostSelector before this fetch_done; it waits for it there.
-    const fetch_done done{job, false, server_delay, outcome.elapsed_ms};
+    fetch_done done{job, false, server_delay, outcome.elapsed_ms};
     if (d.verdict == FetchVerdict::fetched) {
+      done.to_processor = true;
       fetch_result r;
       r.job = job;
       r.status_code = outcome.status_code;
@@ -325,6 +331,7 @@ class fetch_worker : public caf::blocking_actor {
   host_selector_actor selector_;
   std::string name_;
   std::int32_t capacity_;
+  processor_actor local_processor_;  // set on a worker node
   topology actors_;
   fetch_settings settings_;
   RetryPolicy policy_{RetryPolicy::Settings{}};
@@ -348,8 +355,8 @@ class fetch_worker : public caf::blocking_actor {
 }  // namespace
 
 fetch_worker_actor spawn_fetch_worker(caf::actor_system& sys, host_selector_actor host_selector, std::string name,
-                                      int capacity) {
-  return sys.spawn<fetch_worker>(std::move(host_selector), std::move(name), capacity);
+                                      int capacity, processor_actor local_processor) {
+  return sys.spawn<fetch_worker>(std::move(host_selector), std::move(name), capacity, std::move(local_processor));
 }
 
 }  // namespace actorcrawl

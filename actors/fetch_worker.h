@@ -17,7 +17,10 @@
 namespace actorcrawl {
 
 // Dynamically typed: see fetch_worker_actor (messages/interfaces.h).
+// `local_processor`: on a worker node, the node's own Processor, which the
+// worker sends its pages to instead of the coordinator's (whose handle the
+// HostSelector's welcome carries).
 fetch_worker_actor spawn_fetch_worker(caf::actor_system& sys, host_selector_actor host_selector, std::string name,
-                                      int capacity);
+                                      int capacity, processor_actor local_processor = {});
 
 }  // namespace actorcrawl

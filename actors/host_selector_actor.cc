@@ -11,6 +11,7 @@
 #include "core/clock/clock.h"
 #include "core/report/console_log.h"
 #include "core/crawl/host_scheduler.h"
+#include "core/crawl/processing_ledger.h"
 #include "core/crawl/work_bounds.h"
 #include "core/crawl/robots_verdict.h"
 #include "core/crawl/sitemap_ledger.h"
@@ -36,6 +37,9 @@ struct host_selector_state {
   fetch_settings settings;
   std::string product_token;  // what robots.txt groups are matched against
   HostScheduler scheduler;
+  // Pages fetched whose outcome the Processor has not reported yet: a
+  // worker node that dies takes them with it (core/crawl/processing_ledger.h).
+  ProcessingLedger processing;
   std::map<caf::actor_addr, HostScheduler::WorkerId> worker_ids;
   std::unordered_map<HostScheduler::WorkerId, fetch_worker_actor> workers;
   HostScheduler::WorkerId next_worker_id = 1;
@@ -240,6 +244,9 @@ void lose_worker(selector_ptr self, const caf::down_msg& msg) {
   st.worker_ids.erase(it);
   st.workers.erase(id);
   auto orphaned = st.scheduler.remove_worker(id, self->clock().now());
+  // And what it fetched that its node's Processor had not yet sent on.
+  for (auto& job : st.processing.worker_lost(id))
+    orphaned.push_back(std::move(job));
   // Sitemap documents it held are scheduled again (or, after their last
   // attempt, fail as worker_lost); pages go back to the Frontier.
   std::vector<CrawlJob> pages;
@@ -283,6 +290,7 @@ void take_batch(selector_ptr self, crawl_batch& batch) {
 // for it (HostScheduler::follow).
 void follow(selector_ptr self, follow_redirect& hop) {
   auto& st = self->state;
+  st.processing.reported(hop.job.seq, hop.job.attempt);
   if (st.stopping) {
     return_to_frontier(self, {std::move(hop.job)});
     return;
@@ -298,8 +306,14 @@ void end_lease(selector_ptr self, const fetch_done& done) {
   StageTimer timer(st.times);
   const auto now = self->clock().now();
   if (!done.returned) {
-    st.scheduler.complete(done.job.seq, done.job.attempt, now, std::chrono::milliseconds{done.server_delay_ms},
-                          std::chrono::milliseconds{done.response_ms});
+    const bool ended = st.scheduler.complete(done.job.seq, done.job.attempt, now,
+                                             std::chrono::milliseconds{done.server_delay_ms},
+                                             std::chrono::milliseconds{done.response_ms});
+    if (ended && done.to_processor) {
+      const auto worker = st.worker_ids.find(caf::actor_cast<caf::actor_addr>(self->current_sender()));
+      if (worker != st.worker_ids.end())
+        st.processing.fetched(worker->second, done.job);
+    }
     if (st.stopping)  // a redirect's hop that waited on this lease
       give_back(self, st.scheduler.drain_queued());
   } else if (auto job = st.scheduler.abandon(done.job.seq, done.job.attempt, now)) {
@@ -358,6 +372,7 @@ void drain(selector_ptr self) {
 // its child sitemaps to their hosts' queues, its outcome to Storage.
 void take_sitemap(selector_ptr self, sitemap_parsed& p) {
   auto& st = self->state;
+  st.processing.reported(p.job.seq, p.job.attempt);
   auto read = st.sitemaps.read(p.job.seq, std::move(p.parse), epoch_ms());
   if (!read)
     return;  // an answer for a document that already ended
@@ -412,6 +427,7 @@ host_selector_actor::behavior_type host_selector_behavior(selector_ptr self, Hos
     [self](crawl_batch& batch) { take_batch(self, batch); },
     [self](follow_redirect& hop) { follow(self, hop); },
     [self](fetch_done& done) { end_lease(self, done); },
+    [self](page_processed& p) { self->state.processing.reported(p.seq, p.attempt); },
     [self](robots_result& r) { take_robots(self, r); },
     [self](sitemap_parsed& p) { take_sitemap(self, p); },
     [self](drain_atom) { drain(self); },

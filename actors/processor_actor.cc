@@ -93,6 +93,7 @@ parse_lane_actor::behavior_type processor_lane(traced_actor<lane_state, parse_la
       if (step.kind == RedirectStep::Kind::failed) {
         self->send(st.actors.dead_letter, fetch_failure{r.job, step.reason, step.detail, r.status_code, r.attempts,
                                                         r.fetch_ms, r.fetched_at_ms});
+        self->send(st.actors.host_selector, page_processed{r.job.seq, r.job.attempt});
         return;
       }
       const FetchedPage page{r.job.url, r.final_url.empty() ? r.job.url : r.final_url, r.job.depth, r.status_code,
@@ -124,6 +125,9 @@ parse_lane_actor::behavior_type processor_lane(traced_actor<lane_state, parse_la
       const auto now = monotonic_us();
       self->send(st.actors.storage, store_page{std::move(done.row), now});
       self->send(st.actors.frontier, page_links{r.job, std::move(done.to_crawl), now});
+      // Sent after them, so a HostSelector that hears it knows the page's
+      // outcome left this node (ProcessingLedger).
+      self->send(st.actors.host_selector, page_processed{r.job.seq, r.job.attempt});
     },
   };
 }
@@ -168,6 +172,12 @@ processor_actor::behavior_type processor_behavior(processor_ptr self, ProcessorS
       auto& st = self->state;
       if (!st.lanes.empty())
         self->send(st.lanes[st.next_lane++ % st.lanes.size()], std::move(x));
+    },
+    [self](lanes_atom) {
+      std::vector<caf::actor> out;
+      for (const auto& lane : self->state.lanes)
+        out.push_back(caf::actor_cast<caf::actor>(lane));
+      return out;
     },
     // The lanes' times, summed.
     [self](timings_atom) -> caf::result<StageTimes> {

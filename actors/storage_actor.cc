@@ -5,6 +5,7 @@
 #include "instrument/message_trace.h"
 #include "core/report/console_log.h"
 #include "core/crawl/crawl_events.h"
+#include "core/crawl/processor_page_counts.h"
 #include "core/store/crawl_store.h"
 #include "core/report/stage_times.h"
 #include "messages/catalogue.h"
@@ -22,6 +23,9 @@ struct storage_state {
   std::vector<PageRow> uncommitted_pages;
   std::vector<DeadLetterRow> uncommitted_letters;
   std::chrono::milliseconds flush_interval{250};
+  // The pages each processor took and failed on, whichever node processed
+  // them (for the run's summary).
+  ProcessorPageCounts processor_pages;
   // frontier_delta messages written, and the count last told to the
   // Frontier, which bounds how many may wait here.
   frontier_actor frontier;
@@ -106,6 +110,7 @@ void write_delta(storage_ptr self, const frontier_delta& d) {
 void write_page(storage_ptr self, store_page& m) {
   StageTimer timer(self->state.times, waited_us(m.sent_us));
   self->state.store->record_page(m.page);
+  self->state.processor_pages.add(m.page.processors_took, m.page.processors_failed);
   if (self->state.events) {
     m.page.links.clear();  // events need the page, not its links
     m.page.links.shrink_to_fit();
@@ -219,6 +224,8 @@ storage_actor::behavior_type storage_behavior(storage_ptr self, std::shared_ptr<
     },
     [self, &db](summary_request& m) {
       auto summary = db.summary(m.since_ms, m.seed_urls);
+      summary.processor_pages = self->state.processor_pages.pages();
+      summary.processor_pages_failed = self->state.processor_pages.failed();
       tell_committed(self);
       return summary;
     },

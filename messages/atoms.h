@@ -13,7 +13,8 @@
   X(tick_atom, "tick")               \
   X(ok_atom, "ok")                   \
   X(timings_atom, "timings")         \
-  X(workers_atom, "workers")
+  X(workers_atom, "workers")         \
+  X(lanes_atom, "lanes")
 
 #define ACTORCRAWL_ADD_ATOM(name, text) CAF_ADD_ATOM(actorcrawl, actorcrawl, name, text)
 ACTORCRAWL_ATOMS(ACTORCRAWL_ADD_ATOM)

@@ -129,16 +129,35 @@ typename Inspector::result_type inspect(Inspector& f, archive_exchange& x) {
 // politeness clock starts. `returned` means the URL was not settled (the
 // crawl is stopping and its retry was called off): it goes back to the
 // Frontier. `server_delay_ms` is what the server asked for with Retry-After.
+// `to_processor`: the response went to a Processor (a fetch_result or
+// sitemap_parsed), which reports its outcome (page_processed, a
+// follow_redirect, the sitemap_parsed itself); until then the job is the
+// worker's still, and returned with its leases if it goes (ProcessingLedger).
 struct fetch_done {
   CrawlJob job;
   bool returned = false;
   std::int64_t server_delay_ms = 0;
   std::int64_t response_ms = 0;  // how long the last request took
+  bool to_processor = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, fetch_done& x) {
-  return f(caf::meta::type_name("fetch_done"), x.job, x.returned, x.server_delay_ms, x.response_ms);
+  return f(caf::meta::type_name("fetch_done"), x.job, x.returned, x.server_delay_ms, x.response_ms,
+           x.to_processor);
+}
+
+// ProcessorLane -> HostSelector: the page of lease (seq, attempt) is
+// recorded (store_page and page_links sent before this, or a dead letter):
+// nothing of it is left on the node that fetched and processed it.
+struct page_processed {
+  std::uint64_t seq = 0;
+  std::uint32_t attempt = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, page_processed& x) {
+  return f(caf::meta::type_name("page_processed"), x.seq, x.attempt);
 }
 
 // FetchWorker -> DeadLetter: the job failed after all retries.

@@ -33,6 +33,9 @@ namespace actorcrawl {
 struct topology;
 struct worker_hello;
 struct worker_welcome;
+struct node_welcome;
+struct node_unfit;
+struct node_lanes;
 
 // FetchWorker: a blocking actor, since libcurl's multi poll must own its
 // thread while it waits, and CAF 0.17 gives typed interfaces to event-based
@@ -70,11 +73,19 @@ using host_selector_actor = caf::typed_actor<
   caf::reacts_to<crawl_batch>,
   caf::reacts_to<follow_redirect>,
   caf::reacts_to<fetch_done>,
+  caf::reacts_to<page_processed>,
   caf::reacts_to<robots_result>,
   caf::reacts_to<sitemap_parsed>,
   caf::reacts_to<drain_atom>,
   caf::reacts_to<tick_atom>,  // its own timer: a host's politeness clock ran out
   caf::replies_to<workers_atom>::with<std::vector<fetch_worker_actor>>,
+  caf::replies_to<timings_atom>::with<StageTimes>>;
+
+// One parser lane, a child of the ProcessorActor (which wires it at spawn).
+using parse_lane_actor = caf::typed_actor<
+  caf::reacts_to<fetch_result>,
+  caf::reacts_to<archive_exchange>,
+  caf::reacts_to<sitemap_parsed>,
   caf::replies_to<timings_atom>::with<StageTimes>>;
 
 // ProcessorActor: the fan-in point in front of the parser lanes.
@@ -83,13 +94,7 @@ using processor_actor = caf::typed_actor<
   caf::reacts_to<fetch_result>,
   caf::reacts_to<archive_exchange>,
   caf::reacts_to<sitemap_parsed>,
-  caf::replies_to<timings_atom>::with<StageTimes>>;
-
-// One parser lane, a child of the ProcessorActor (which wires it at spawn).
-using parse_lane_actor = caf::typed_actor<
-  caf::reacts_to<fetch_result>,
-  caf::reacts_to<archive_exchange>,
-  caf::reacts_to<sitemap_parsed>,
+  caf::replies_to<lanes_atom>::with<std::vector<caf::actor>>,  // its lanes (parse_lane_actor), once wired
   caf::replies_to<timings_atom>::with<StageTimes>>;
 
 // StorageActor: writes (one-way, batched) and reads (answered after the
@@ -121,9 +126,12 @@ using dead_letter_actor = caf::typed_actor<
 
 // The coordinator's front door (messages/join.h): a join request of CAF's
 // own types, (kJoinTag, catalogue digest, node name), answered with the
-// HostSelector's handle.
+// crawl's actors and configuration; and a node's word that it cannot run
+// them.
 using gatekeeper_actor = caf::typed_actor<
-  caf::replies_to<std::string, std::string, std::string>::with<host_selector_actor>>;
+  caf::replies_to<std::string, std::string, std::string>::with<node_welcome>,
+  caf::reacts_to<node_lanes>,
+  caf::reacts_to<node_unfit>>;
 
 }  // namespace actorcrawl
 

@@ -53,7 +53,7 @@ typename Inspector::result_type inspect(Inspector& f, PageRow& x) {
            x.content_type, x.title, x.description, x.bytes, x.fetch_ms, x.fetched_at_ms, x.error,
            x.final_url, x.redirect_chain, x.truncated, x.canonical_url, x.attempts,
            x.robots_directives, x.links, x.link_host_keys, x.links_dropped, x.items, x.processor_failures,
-           x.etag, x.last_modified, x.content_digest, x.not_modified);
+           x.etag, x.last_modified, x.content_digest, x.not_modified, x.processors_took, x.processors_failed);
 }
 
 template <class Inspector>
@@ -97,7 +97,8 @@ typename Inspector::result_type inspect(Inspector& f, StoreSummary& x) {
   return f(caf::meta::type_name("StoreSummary"), x.nodes_discovered, x.nodes_crawled,
            x.edges_recorded, x.pages_fetched, x.pages_failed, x.avg_fetch_time_ms, x.links_dropped,
            x.urls_parked, x.items_stored, x.pages_truncated, x.processor_failures, x.pages_processor_failed,
-           x.seed_refusals, x.sitemap_urls_queued, x.sitemap_outcomes, x.changes);
+           x.seed_refusals, x.sitemap_urls_queued, x.sitemap_outcomes, x.changes, x.processor_pages,
+           x.processor_pages_failed);
 }
 
 template <class Inspector>

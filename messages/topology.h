@@ -99,4 +99,45 @@ typename Inspector::result_type inspect(Inspector& f, worker_welcome& x) {
   return f(caf::meta::type_name("worker_welcome"), x.actors, x.settings);
 }
 
+// Gatekeeper -> worker node: the answer to a join request (messages/join.h).
+// The crawl's actors, and its configuration (core/config/shared_config.h):
+// the node runs the coordinator's page processing in a Processor of its
+// own, fed by its FetchWorkers, so only pages' outcomes cross the link.
+struct node_welcome {
+  topology actors;
+  std::string config;              // shared_config_text()
+  std::vector<std::string> given;  // given_keys()
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_welcome& x) {
+  return f(caf::meta::type_name("node_welcome"), x.actors, x.config, x.given);
+}
+
+// Worker node -> gatekeeper: the parser lanes of the node's Processor,
+// which send pages' outcomes to the coordinator's actors: named in the
+// coordinator's traces as the node names them ("parse_lane/12").
+struct node_lanes {
+  std::string node;
+  std::vector<caf::actor> lanes;  // parse_lane_actor handles
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_lanes& x) {
+  return f(caf::meta::type_name("node_lanes"), x.node, x.lanes);
+}
+
+// Worker node -> gatekeeper: the node cannot run the crawl's processing (a
+// plugin program missing, a WARC directory it cannot write) and leaves;
+// the coordinator logs why.
+struct node_unfit {
+  std::string node;
+  std::string reason;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_unfit& x) {
+  return f(caf::meta::type_name("node_unfit"), x.node, x.reason);
+}
+
 }  // namespace actorcrawl

@@ -17,6 +17,7 @@
 #include "core/report/console_log.h"
 #include "core/crawl/frontier_start.h"
 #include "core/crawl/link_scope.h"
+#include "core/crawl/processor_page_counts.h"
 #include "core/crawl/refusal_reason.h"
 #include "core/setup/crawl_setup.h"
 #include "core/report/metrics_report.h"
@@ -24,6 +25,7 @@
 #include "core/store/crawl_store.h"
 #include "core/store/database_files.h"
 #include "core/store/database_lock.h"
+#include "core/config/shared_config.h"
 #include "core/warc/warc_archive.h"
 #include "core/web/url.h"
 #include "messages/catalogue.h"
@@ -52,8 +54,13 @@ CrawlParts prepare(const CrawlConfig& config, std::shared_ptr<const LinkScope> s
                    std::unique_ptr<DatabaseLock> lock = nullptr) {
   CrawlParts parts;
   // The archive opens (and repairs a torn last file) before the database:
-  // a warc_dir that cannot be written stops the crawl before it starts.
-  parts.pipeline = page_pipeline(config, std::move(scope), open_warc_archive(config));
+  // a warc_dir that cannot be written stops the crawl before it starts. A
+  // coordinator that fetches nothing itself processes nothing either (its
+  // worker nodes do): its chain is checked, no plugin started, no archive
+  // opened.
+  parts.pipeline = config.concurrent_workers > 0
+                     ? page_pipeline(config, std::move(scope), open_warc_archive(config))
+                     : page_pipeline(config, std::move(scope), check_only_archive(), ChainUse::check);
   const auto batch = static_cast<std::size_t>(config.storage_batch);
   auto* store = lock ? new CrawlStore(std::move(lock), config.db_path, batch) : new CrawlStore(config.db_path, batch);
   // Told once the store is deleted, its database closed and its lock
@@ -174,7 +181,10 @@ std::string class_of(const topology& actors, const caf::actor_addr& who) {
 // that cannot be listened on ends the crawl before it starts.
 gatekeeper_actor open_to_workers(caf::actor_system& sys, caf::scoped_actor& self, const CrawlTopology& t,
                                  const CrawlConfig& config, const NodeAddress& listen) {
-  auto gatekeeper = spawn_gatekeeper(sys, t.actors.host_selector, catalogue_digest());
+  // A joining node gets the crawl's actors and configuration: it runs the
+  // same page processing, in a Processor of its own.
+  auto gatekeeper = spawn_gatekeeper(
+    sys, node_welcome{t.actors, shared_config_text(config), given_keys(config)}, catalogue_digest());
   auto port = publish_gatekeeper(gatekeeper, listen, uses_tls(config));
   if (!port) {
     t.send_exit(self, caf::exit_reason::user_shutdown);
@@ -390,8 +400,15 @@ CrawlRunResult run_prepared(caf::actor_system& sys, const CrawlConfig& config, c
   // but did not do what it was asked: its error says why.
   if (!stop_error.empty())
     result.error = std::move(stop_error);
-  if (pipeline)
-    result.processors = pipeline->processor_tallies();
+  if (pipeline) {
+    // Counted by the Storage from every stored page, whichever node
+    // processed it; named by this node's chain (every node runs the same).
+    std::vector<std::string> names;
+    for (const auto& tally : pipeline->processor_tallies())
+      names.push_back(tally.processor);
+    result.processors =
+      processor_tallies(names, result.summary.processor_pages, result.summary.processor_pages_failed);
+  }
   result.timings = gather_timings(self, t);
   shut_down(self, t, gatekeeper, store_closed);
   report(config, last, result);

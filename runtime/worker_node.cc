@@ -10,6 +10,11 @@
 #include "runtime/cluster_link.h"
 #include "actors/fetch_worker.h"
 #include "actors/gatekeeper_actor.h"
+#include "actors/processor_actor.h"
+#include "core/config/shared_config.h"
+#include "core/crawl/page_pipeline.h"
+#include "core/setup/crawl_setup.h"
+#include "core/warc/warc_archive.h"
 #include "instrument/message_trace.h"
 #include "core/report/console_log.h"
 #include "messages/catalogue.h"
@@ -29,6 +34,19 @@ std::string error_text(const caf::error& err) {
   return to_string(err);
 }
 
+struct Joined {
+  gatekeeper_actor gatekeeper;
+  node_welcome welcome;
+};
+
+// The node's own Processor: the coordinator's processors, rules, plugins
+// and link selection, with this node's limits; pages its FetchWorkers
+// fetch are processed here and only their outcomes cross the link.
+struct NodeProcessing {
+  std::shared_ptr<const PagePipeline> pipeline;
+  processor_actor processor;
+};
+
 struct Session {
   caf::actor_system& sys;
   caf::scoped_actor& self;
@@ -46,8 +64,9 @@ struct Session {
       self->receive(caf::after(std::chrono::milliseconds{50}) >> [] {});
   }
 
-  // Connects and joins; the HostSelector's handle, or an outcome to end on.
-  caf::variant<host_selector_actor, WorkerNodeResult> join() {
+  // Connects and joins; the crawl's actors and configuration, or an
+  // outcome to end on.
+  caf::variant<Joined, WorkerNodeResult> join() {
     const auto started = Clock::now();
     const auto give_up_after = std::chrono::milliseconds{config.reconnect_timeout_ms};
     auto backoff = std::chrono::milliseconds{100};
@@ -63,10 +82,10 @@ struct Session {
         return WorkerNodeResult{Outcome::stopped, "stopped before joining"};
       auto gatekeeper = connect_to_coordinator(sys, coordinator, uses_tls(config));
       if (gatekeeper) {
-        host_selector_actor selector;
+        caf::optional<node_welcome> welcome;
         bool refused = false;
         self->request(*gatekeeper, std::chrono::seconds{10}, std::string{kJoinTag}, digest, node_name(config))
-          .receive([&](host_selector_actor& s) { selector = std::move(s); },
+          .receive([&](node_welcome& w) { welcome = std::move(w); },
                    [&](caf::error& err) {
                      last_error = error_text(err);
                      // Only an answer is a refusal: a gatekeeper that is
@@ -74,8 +93,8 @@ struct Session {
                      // reached, tried again like one.
                      refused = err != caf::sec::request_timeout && err != caf::sec::request_receiver_down;
                    });
-        if (selector)
-          return selector;
+        if (welcome)
+          return Joined{*gatekeeper, std::move(*welcome)};
         if (refused)
           return WorkerNodeResult{Outcome::refused, "the coordinator at " + address_text + " refused this worker: " +
                                                       last_error};
@@ -101,24 +120,62 @@ struct Session {
     }
   }
 
-  // Runs the FetchWorkers until the coordinator goes away or a stop; an
-  // empty optional means "connection lost: join again".
-  caf::optional<WorkerNodeResult> serve(const host_selector_actor& selector) {
+  // Builds the node's Processor from the coordinator's configuration; an
+  // error text when the node cannot run it (a plugin program missing, a
+  // rule this build refuses, a warc_dir it cannot write).
+  caf::variant<NodeProcessing, std::string> start_processing(const Joined& joined) {
+    const std::string node = node_name(config);
+    try {
+      const CrawlConfig crawl = node_crawl_config(config, joined.welcome.config, joined.welcome.given, node);
+      auto scope = check_crawl(crawl);
+      NodeProcessing out;
+      out.pipeline = page_pipeline(crawl, std::move(scope), open_warc_archive(crawl));
+      out.processor = spawn_processor(
+        sys, ProcessorSettings{out.pipeline, crawl.crawl_profile() == CrawlProfile::domains}, parse_lanes(crawl));
+      topology actors = joined.welcome.actors;
+      actors.processor = out.processor;
+      caf::anon_send(out.processor, std::move(actors));
+      // The coordinator's traces name the lanes that send it pages.
+      self->request(out.processor, std::chrono::seconds{10}, lanes_atom_v)
+        .receive([&](std::vector<caf::actor>& lanes) { self->send(joined.gatekeeper, node_lanes{node, std::move(lanes)}); },
+                 [](caf::error&) {});
+      return out;
+    } catch (const ConfigError& e) {
+      return std::string{e.what()};
+    }
+  }
+
+  // Runs the Processor and the FetchWorkers until the coordinator goes
+  // away or a stop; an empty optional means "connection lost: join again".
+  caf::optional<WorkerNodeResult> serve(const Joined& joined) {
+    const host_selector_actor& selector = joined.welcome.actors.host_selector;
+    auto processing = start_processing(joined);
+    if (auto* why = caf::get_if<std::string>(&processing)) {
+      self->send(joined.gatekeeper, node_unfit{node_name(config), *why});
+      return WorkerNodeResult{Outcome::refused, "this node cannot run the crawl's processing: " + *why};
+    }
+    auto& local = caf::get<NodeProcessing>(processing);
     self->monitor(selector);
+    self->monitor(local.processor);
     std::set<caf::actor_addr> workers;
     std::vector<fetch_worker_actor> handles;
     const std::string node = node_name(config);
     for (std::int64_t i = 1; i <= config.concurrent_workers; ++i) {
       auto w = spawn_fetch_worker(sys, selector, "worker-" + std::to_string(i) + "@" + node,
-                                  static_cast<int>(config.transfers_per_worker));
+                                  static_cast<int>(config.transfers_per_worker), local.processor);
       self->monitor(w);
       workers.insert(w.address());
       handles.push_back(w);
     }
     log_line(LogLevel::notice, "joined the coordinator at " + address_text + " with " +
                                  std::to_string(config.concurrent_workers) + " fetch workers of " +
-                                 std::to_string(config.transfers_per_worker) + " transfers");
+                                 std::to_string(config.transfers_per_worker) + " transfers and " +
+                                 std::to_string(parse_lanes(config)) + " parse lanes");
+    // The pages still in the Processor's lanes need the coordinator: once
+    // it is gone (or the node stops) nothing of theirs can arrive, and the
+    // coordinator has taken them back with the node's leases.
     auto stop_workers = [&] {
+      local.pipeline->interrupt();
       for (const auto& w : handles)
         self->send_exit(w, caf::exit_reason::user_shutdown);
       // Each ends within its poll interval; wait so none outlives the session.
@@ -126,17 +183,25 @@ struct Session {
       while (!workers.empty() && Clock::now() < until)
         self->receive([&](caf::down_msg& d) { workers.erase(d.source); },
                       caf::after(std::chrono::milliseconds{100}) >> [] {});
+      self->send_exit(local.processor, caf::exit_reason::user_shutdown);
     };
     for (;;) {
       caf::optional<caf::error> selector_down;
+      bool processor_down = false;
       self->receive(
         [&](caf::down_msg& d) {
           if (d.source == selector.address())
             selector_down = d.reason;
+          else if (d.source == local.processor.address())
+            processor_down = true;
           else
             workers.erase(d.source);
         },
         caf::after(std::chrono::milliseconds{100}) >> [] {});
+      if (processor_down) {
+        stop_workers();
+        return WorkerNodeResult{Outcome::failed, "this node's Processor stopped (see the errors above)"};
+      }
       if (stop_requested()) {
         stop_workers();
         return WorkerNodeResult{Outcome::stopped, "stopped; the coordinator gives this worker's URLs to others"};
@@ -184,7 +249,7 @@ WorkerNodeResult run_worker_node(const CrawlConfig& config, const WorkerNodeOpti
     auto joined = s.join();
     if (auto* result = caf::get_if<WorkerNodeResult>(&joined))
       return *result;
-    if (auto result = s.serve(caf::get<host_selector_actor>(joined)))
+    if (auto result = s.serve(caf::get<Joined>(joined)))
       return *result;
   }
 }

@@ -945,6 +945,14 @@ std::string default_config_yaml() {
   return out.str();
 }
 
+std::string config_yaml(const CrawlConfig& config) {
+  std::ostringstream out;
+  for (const auto& key : config_keys())
+    if (std::string_view{key.name} != "seed_url")
+      out << key.name << ": " << yaml_value(key, config) << "\n";
+  return out.str();
+}
+
 std::string options_help() {
   std::ostringstream out;
   for (const auto& key : config_keys()) {

@@ -253,6 +253,9 @@ std::string options_help();
 // configs/default.yaml: every key at its default, each with its help as a
 // comment; loading it gives CrawlConfig{}.
 std::string default_config_yaml();
+// Every key of `config` as YAML that apply_yaml() reads back to the same
+// values, without comments (seed_url is left out: `seeds` holds it).
+std::string config_yaml(const CrawlConfig& config);
 
 // Parsers shared by the loaders; exposed for tests. Throw ConfigError with
 // a message that does not name the source (the caller adds it).

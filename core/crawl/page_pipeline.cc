@@ -133,6 +133,8 @@ ProcessedPage PagePipeline::process(const CrawlJob& job, const FetchedPage& page
     row.items = std::move(analysis.items);
   }
   row.processor_failures = std::move(analysis.processor_failures);
+  row.processors_took = analysis.processors_took;
+  row.processors_failed = analysis.processors_failed;
   if (is_redirect_status(page.status_code) && !facts.location.empty()) {
     // A redirect recorded, not followed: its target is its link.
     std::vector<std::string> urls = facts.redirect_urls;

@@ -154,10 +154,13 @@ PageAnalysis ProcessorChain::run(const FetchedPage& page) const {
     const std::size_t failures_before = a.processor_failures.size();
     p.process(page, a);
     counters_->pages[i].fetch_add(1, std::memory_order_relaxed);
+    a.processors_took |= std::uint64_t{1} << i;
     // A processor records one failure or several (extract: one per field);
     // the page counts once.
-    if (a.processor_failures.size() > failures_before)
+    if (a.processor_failures.size() > failures_before) {
       counters_->failed[i].fetch_add(1, std::memory_order_relaxed);
+      a.processors_failed |= std::uint64_t{1} << i;
+    }
   }
   return a;
 }

@@ -43,6 +43,11 @@ struct PageAnalysis {
   std::string saved_path;         // where save_pages wrote the body
   std::vector<ExtractedItem> items;              // extraction rules' and external processors' items
   std::vector<ProcessorFailure> processor_failures;
+  // Bit i: the chain's processor i took the page, and failed on it
+  // (ProcessorChain::kMaxProcessors bits). Counted where the page is
+  // stored, whichever node processed it.
+  std::uint64_t processors_took = 0;
+  std::uint64_t processors_failed = 0;
 };
 
 class PageProcessor {
@@ -89,6 +94,9 @@ bool is_html_page(const FetchedPage& page);
 
 class ProcessorChain {
  public:
+  // Processors in one chain at most (one bit each in PageAnalysis).
+  static constexpr std::size_t kMaxProcessors = 64;
+
   struct Options {
     std::string save_pages_dir = "pages";
     HtmlParser html_parser = HtmlParser::fast;  // html_links' parser

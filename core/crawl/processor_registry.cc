@@ -82,6 +82,8 @@ ProcessorChain ProcessorRegistry::make_chain(const std::vector<std::string>& ent
       return fail(e.what());
     }
   }
+  if (processors.size() > ProcessorChain::kMaxProcessors)
+    return fail("more than " + std::to_string(ProcessorChain::kMaxProcessors) + " processors in one chain");
   // Items take their processor's name as their kind: two of one name would
   // mix theirs.
   for (std::size_t i = 0; i < processors.size(); ++i)

@@ -130,6 +130,11 @@ struct PageRow {
   std::int64_t links_dropped = 0;  // hrefs past max_links_per_page, not read
   std::vector<ExtractedItem> items;                // written with the page, in one transaction
   std::vector<ProcessorFailure> processor_failures;
+  // Bit i: the processor chain's processor i took the page, failed on it
+  // (PageAnalysis). Not stored: the Storage counts them for the run's
+  // summary, whichever node processed the page.
+  std::uint64_t processors_took = 0;
+  std::uint64_t processors_failed = 0;
   // Freshness (schema version 6): the response's validators as received
   // ("" when absent) and content_digest() of the body as kept.
   std::string etag;
@@ -246,6 +251,11 @@ struct StoreSummary {
   // The current run's pages by what their fetch found (new, changed,
   // unchanged, gone), from page_changes.
   PageChangeCounts changes;
+  // This run's pages each processor of the chain took and failed on, by
+  // its place in the chain, counted as the pages were stored (from
+  // PageRow::processors_took and processors_failed, not the database).
+  std::vector<std::int64_t> processor_pages;
+  std::vector<std::int64_t> processor_pages_failed;
 };
 
 }  // namespace actorcrawl

@@ -116,6 +116,8 @@ class ExternalProcessor final : public PageProcessor {
   ExternalProcessor& operator=(const ExternalProcessor&) = delete;
 
   const char* name() const override { return spec_.name.c_str(); }
+  // A page line carries the response's headers (plugin_headers_json).
+  bool reads_response_head() const override { return true; }
   // The pages whose final URL `urls` matches.
   bool takes(const FetchedPage& page) const override;
   // Sends the page to an instance when `urls` matches its final URL, and

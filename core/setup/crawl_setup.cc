@@ -32,6 +32,8 @@ class ExternalProcessorChecked final : public PageProcessor {
  public:
   explicit ExternalProcessorChecked(std::string name) : name_(std::move(name)) {}
   const char* name() const override { return name_.c_str(); }
+  // As the processor it stands for: its worker nodes' fetches keep heads.
+  bool reads_response_head() const override { return true; }
   void process(const FetchedPage&, PageAnalysis&) override {}
 
  private:
@@ -98,7 +100,7 @@ std::shared_ptr<const LinkScope> check_crawl(const CrawlConfig& config) {
       }
     }
   }
-  page_pipeline(config, scope, std::make_shared<ArchiveNotOpened>(), ChainUse::check);
+  page_pipeline(config, scope, check_only_archive(), ChainUse::check);
   return scope;
 }
 
@@ -127,6 +129,8 @@ HostScheduler::Settings politeness_settings(const CrawlConfig& config) {
   s.host_backoff = milliseconds{config.host_backoff_ms};
   return s;
 }
+
+std::shared_ptr<ResponseArchive> check_only_archive() { return std::make_shared<ArchiveNotOpened>(); }
 
 std::vector<std::string> private_hosts_allowed(const CrawlConfig& config) {
   std::vector<std::string> hosts;

@@ -50,6 +50,9 @@ std::vector<std::string> private_hosts_allowed(const CrawlConfig& config);
 // started), or only to be checked (their entries are read, nothing starts).
 enum class ChainUse { run, check };
 
+// What `warc` writes to in a chain built only to be checked: nothing.
+std::shared_ptr<ResponseArchive> check_only_archive();
+
 // The processor entries of a crawl, in order: `processors`, and `extract`
 // at the end when rules are given and `extract` is not listed.
 std::vector<std::string> processor_entries(const CrawlConfig& config);

@@ -172,6 +172,34 @@ CAF_TEST(lost_worker_returns_its_leases_once) {
   CAF_CHECK_EQUAL(pending(), "");
 }
 
+// A page whose fetch ended but whose Processor (on the worker's node) had
+// not reported it when the worker died goes back with the worker's leases;
+// one the Processor reported, before or after its fetch_done, does not.
+CAF_TEST(lost_worker_returns_pages_its_processor_had_not_reported) {
+  start(impolite());
+  auto worker = add_worker("worker-1@node-b", 4);
+  deliver(frontier, selector, crawl_batch{{a1, a2, b1}});
+  expect((fetch_job), from(selector).to(worker).with(fetch_of(a1)));
+  expect((fetch_job), from(selector).to(worker).with(fetch_of(b1)));
+  // a1: fetched, to the Processor, not yet reported. b1: reported first
+  // (the Processor's lane was quicker than the worker's fetch_done).
+  fetch_done a1_done = done(a1);
+  a1_done.to_processor = true;
+  deliver(worker, selector, a1_done);
+  expect((fetch_job), from(selector).to(worker).with(fetch_of(a2)));
+  deliver(processor, selector, page_processed{b1.seq, b1.attempt});
+  fetch_done b1_done = done(b1);
+  b1_done.to_processor = true;
+  deliver(worker, selector, b1_done);
+  CAF_CHECK_EQUAL(pending(), "");
+  caf::anon_send_exit(worker, caf::exit_reason::kill);
+  expect((caf::exit_msg), from(_).to(worker));
+  expect((caf::down_msg), from(_).to(selector));
+  // a2 was out; a1 was fetched and never processed: both go back.
+  expect((leases_returned), from(selector).to(frontier).with(returned({a2, a1})));
+  CAF_CHECK_EQUAL(pending(), "");
+}
+
 // A drain returns every queued job, tells the workers, and
 // sends back any batch still on its way; leases out end as usual.
 CAF_TEST(drain_returns_queued_jobs_and_drains_workers) {

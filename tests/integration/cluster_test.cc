@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "runtime/worker_node.h"
 #include "child_process.h"
@@ -544,4 +546,145 @@ TEST_CASE("a worker cut off from the network is dropped by heartbeat timeout, no
   REQUIRE(w1_code.has_value());
   CHECK(*w1_code == 4);
   CHECK(w1.output().find("cannot reach the coordinator") != std::string::npos);
+}
+
+// ---------------------------------------------------------------------------
+// Every node a whole crawler: a worker node runs the coordinator's page
+// processing (html_links, extraction rules, plugins) in a Processor of its
+// own, and only pages' outcomes cross to the coordinator.
+
+namespace {
+
+// Extraction rules every page of the ClusterWeb matches.
+const char* const kPageRules =
+  R"json([{"name": "page", "fields": {"title": {"css": "title::text"}, "links": {"css": "a::attr(href)", "all": true, "url": true}}}])json";
+
+// A plugin whose items say the page's words and Content-Type (a header:
+// it reaches a plugin on any node), and which appends the pid of the
+// process that started it to `ran_in`, so a test can tell which node ran it.
+std::string words_plugin(const ScratchDir& dir, const std::string& ran_in) {
+  const std::string script = dir.path("words.py");
+  std::ofstream(script) << "import os\n"
+                           "import actorcrawl_plugin\n"
+                           "with open(" << '"' << ran_in << '"' << ", 'a') as f:\n"
+                           "    f.write(str(os.getppid()) + '\\n')\n"
+                           "def process(page):\n"
+                           "    return {'items': [{'words': len(page.body.split()),\n"
+                           "                       'type': page.header('content-type')}]}\n"
+                           "actorcrawl_plugin.run(process)\n";
+  return R"({"name": "words", "exec": ["python3", ")" + script + R"("]})";
+}
+
+std::vector<std::string> items_of(const std::string& db) {
+  return column(db, "SELECT p.url || ' ' || i.kind || ' ' || i.item FROM items i JOIN pages p USING (page_id) "
+                    "ORDER BY 1");
+}
+
+std::set<long> pids_in(const std::string& path) {
+  std::set<long> out;
+  std::ifstream in(path);
+  for (long pid = 0; in >> pid;)
+    out.insert(pid);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("worker nodes run the coordinator's rules and plugins: the same pages, items and links as one process",
+          "[integration][cluster]") {
+  ScratchDir dir;
+  ClusterWeb web(5);
+  auto single = cluster_config(dir, web, "single.db");
+  single.extract_rules = kPageRules;
+  single.processors = {"html_links", words_plugin(dir, dir.path("single-ran.txt"))};
+  crawl(single);
+  check_complete(single.db_path);
+  REQUIRE(count(single.db_path, "SELECT COUNT(*) FROM items") == 2 * ClusterWeb::pages());
+  CHECK(count(single.db_path, "SELECT COUNT(*) FROM items WHERE item LIKE '%\"type\": \"text/html%'") ==
+        ClusterWeb::pages());
+
+  web.web.clear_requests();
+  auto config = cluster_config(dir, web, "cluster.db");
+  const std::string ran_in = dir.path("cluster-ran.txt");
+  ChildProcess coordinator(ACTORCRAWL_BINARY,
+                           coordinator_args(config, {"--extract", kPageRules, "--processors", "html_links",
+                                                     "--processors", words_plugin(dir, ran_in)}),
+                           dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, {}, "w1"), dir.path("w1.log"));
+  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, {}, "w2"), dir.path("w2.log"));
+  const auto code = coordinator.wait(60s);
+  INFO(coordinator.output());
+  REQUIRE(code == std::optional<int>{0});
+  CHECK(w1.wait(10s) == std::optional<int>{0});
+  CHECK(w2.wait(10s) == std::optional<int>{0});
+
+  check_complete(config.db_path);
+  CHECK(rows_of(config.db_path) == rows_of(single.db_path));
+  CHECK(items_of(config.db_path) == items_of(single.db_path));
+  // The plugin ran on the worker nodes only: the coordinator, which
+  // fetches nothing, started none.
+  const auto ran = pids_in(ran_in);
+  CHECK(!ran.empty());
+  for (long pid : ran) {
+    INFO(pid);
+    CHECK((pid == w1.pid() || pid == w2.pid()));
+  }
+  // The coordinator's summary counts what the nodes' processors did.
+  CHECK(coordinator.output().find("; words took " + std::to_string(ClusterWeb::pages())) != std::string::npos);
+}
+
+TEST_CASE("a worker node killed with SIGKILL mid-crawl loses no page and no item of its Processor",
+          "[integration][cluster]") {
+  ScratchDir dir;
+  ClusterWeb web(60);
+  auto config = cluster_config(dir, web, "cluster.db");
+  ChildProcess coordinator(ACTORCRAWL_BINARY,
+                           coordinator_args(config, {"--extract", kPageRules, "--processors", "html_links",
+                                                     "--processors", words_plugin(dir, dir.path("ran.txt"))}),
+                           dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, {"--transfers-per-worker", "8"}, "w1"), dir.path("w1.log"));
+  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, {}, "w2"), dir.path("w2.log"));
+  REQUIRE(coordinator.wait_for_output("fetch worker worker-1@w1 joined", 30s));
+  const auto until = std::chrono::steady_clock::now() + 30s;
+  while (requests_so_far(web.web) < ClusterWeb::pages() / 3 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(2ms);
+  REQUIRE(coordinator.running());
+  w1.signal(SIGKILL);
+  REQUIRE(w1.wait(5s) == std::optional<int>{128 + SIGKILL});
+  const auto code = coordinator.wait(90s);
+  INFO(coordinator.output());
+  REQUIRE(code == std::optional<int>{0});
+  CHECK(w2.wait(10s) == std::optional<int>{0});
+  check_complete(config.db_path);
+  // Every page has its items, though some were processed (or about to be)
+  // on the node that died.
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM items WHERE kind = 'page'") == ClusterWeb::pages());
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM items WHERE kind = 'words'") == ClusterWeb::pages());
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM processor_failures") == 0);
+}
+
+TEST_CASE("a worker node that cannot start the crawl's plugin is refused at join with exit 3 naming it",
+          "[integration][cluster]") {
+  ScratchDir dir;
+  ClusterWeb web(0);
+  auto config = cluster_config(dir, web, "cluster.db");
+  // The program exists where the coordinator checks it, and is gone by the
+  // time the node starts it (as on a machine that lacks it).
+  const std::string program = dir.path("only-here.py");
+  std::ofstream(program) << "import actorcrawl_plugin\nactorcrawl_plugin.run(lambda page: {})\n";
+  const std::string entry = R"({"name": "local", "exec": ["python3", ")" + program + R"("]})";
+  ChildProcess coordinator(ACTORCRAWL_BINARY, coordinator_args(config, {"--processors", "html_links", "--processors", entry}),
+                           dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+  std::filesystem::remove(program);
+  ChildProcess worker(ACTORCRAWL_BINARY, worker_args(port, {}, "w1"), dir.path("w1.log"));
+  CHECK(worker.wait(30s) == std::optional<int>{3});
+  INFO(worker.output());
+  CHECK(worker.output().find("this node cannot run the crawl's processing") != std::string::npos);
+  CHECK(worker.output().find("plugin 'local'") != std::string::npos);
+  CHECK(coordinator.wait_for_output("worker node w1 cannot run this crawl's processing", 10s));
+  coordinator.signal(SIGINT);
+  coordinator.wait(30s);
 }

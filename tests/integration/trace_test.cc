@@ -160,20 +160,25 @@ TEST_CASE("traces of a coordinator and a worker merge into one journey across th
   const std::vector<std::string> files = {dir.path("coordinator.jsonl"), dir.path("worker.jsonl")};
   const auto records = journey(files, LoopbackWeb::url(b, "/"));
   check_journey(records);
-  // The fetch happened on the worker's node, everything else on the
-  // coordinator's; each side names the other's actors.
+  // The fetch and the page's processing happened on the worker's node,
+  // everything else on the coordinator's; each side names the other's
+  // actors (the node's parser lanes too: it names them when it joins).
   for (const auto& r : records) {
+    INFO(r.from << " -> " << r.to << " " << r.type);
     if (r.type == "fetch_job") {
       CHECK(r.node == "w1");
       CHECK(r.from == "host_selector");
       CHECK(r.from_node == "coord");
+    } else if (r.type == "fetch_result") {
+      CHECK(r.node == "w1");
     } else {
       CHECK(r.node == "coord");
     }
-    if (kind_of(r.from) == "fetch_worker") {
+    // Seen from the coordinator, the node's actors carry its name.
+    if (kind_of(r.from) == "fetch_worker")
       CHECK(r.from == "fetch_worker/worker-1");
+    if ((kind_of(r.from) == "fetch_worker" || kind_of(r.from) == "parse_lane") && r.node == "coord")
       CHECK(r.from_node == "w1");
-    }
   }
   const auto diagram = run_trace_command(files[0] + " " + files[1] + " --url " + LoopbackWeb::url(b, "/") + " --mermaid");
   INFO(diagram);

@@ -330,7 +330,8 @@ TEST_CASE("warc: a tail torn in the last request or its response is cut back to 
   }
 }
 
-TEST_CASE("warc: a worker on another process captures what the coordinator archives", "[.][warc][integration][cluster]") {
+TEST_CASE("warc: a worker on another process archives what it fetches, in files named by its node",
+          "[.][warc][integration][cluster]") {
   ScratchDir dir;
   LoopbackWeb web;
   const std::string host = web.add_host("127.0.0.1");
@@ -341,8 +342,9 @@ TEST_CASE("warc: a worker on another process captures what the coordinator archi
   }
   web.route(host, "/", testing::html(page("Root", links)));
   // The coordinator fetches nothing itself (--workers 0): every response
-  // comes from the worker process, which only captures heads when the
-  // flag reached it in worker_welcome.
+  // comes from the worker process, which runs the coordinator's `warc`
+  // processor itself (the bodies never cross) and writes into its own
+  // warc_dir, here the same directory, its files named by its node.
   ChildProcess coordinator(ACTORCRAWL_BINARY,
                            {"coordinator", "--listen", "127.0.0.1:0", "--workers", "0", "--seed", LoopbackWeb::url(host, "/"),
                             "--allowed-domains", "127.0.0.1", "--db", dir.path("crawl.db"), "--metrics",
@@ -352,12 +354,18 @@ TEST_CASE("warc: a worker on another process captures what the coordinator archi
   REQUIRE(coordinator.wait_for_output("listening on", 20s));
   const int port = coordinator_port(coordinator.output());
   REQUIRE(port > 0);
-  ChildProcess worker(ACTORCRAWL_BINARY, {"worker", "--connect", "127.0.0.1:" + std::to_string(port), "--workers", "1"},
+  ChildProcess worker(ACTORCRAWL_BINARY,
+                      {"worker", "--connect", "127.0.0.1:" + std::to_string(port), "--workers", "1", "--node-id",
+                       "node-b", "--warc-dir", dir.path("warc")},
                       dir.path("worker.log"));
   const auto code = coordinator.wait(60s);
   INFO(coordinator.output());
   REQUIRE(code == std::optional<int>{0});
   CHECK(worker.wait(10s) == std::optional<int>{0});
+  bool node_files = false;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path("warc")))
+    node_files = node_files || entry.path().filename().string().rfind("actorcrawl-node-b", 0) == 0;
+  CHECK(node_files);
 
   const Reading reading = read_warcs(dir.path("warc"));
   INFO(reading.report.dump(1));

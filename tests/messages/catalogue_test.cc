@@ -95,6 +95,8 @@ PageRow page() {
   p.last_modified = "Tue, 01 Sep 2026 10:00:00 GMT";
   p.content_digest = "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ";
   p.not_modified = true;
+  p.processors_took = 0b1011;
+  p.processors_failed = std::uint64_t{1} << 63;
   return p;
 }
 
@@ -123,6 +125,13 @@ fetch_settings sample(tag<fetch_settings>, const caf::actor&) {
 worker_hello sample(tag<worker_hello>, const caf::actor& a) { return worker_hello{a, "worker-1@node", 32}; }
 worker_welcome sample(tag<worker_welcome>, const caf::actor& a) {
   return worker_welcome{sample(tag<topology>{}, a), sample(tag<fetch_settings>{}, a)};
+}
+node_welcome sample(tag<node_welcome>, const caf::actor& a) {
+  return node_welcome{sample(tag<topology>{}, a), "max_pages: 10\nextract: [{\"name\": \"x\"}]\n", {"max_pages"}};
+}
+node_lanes sample(tag<node_lanes>, const caf::actor& a) { return node_lanes{"host-b:77", {a, a}}; }
+node_unfit sample(tag<node_unfit>, const caf::actor&) {
+  return node_unfit{"host-b:77", "processors: plugin 'x': 'missing' failed as it started"};
 }
 CrawlJob sample(tag<CrawlJob>, const caf::actor&) {
   CrawlJob j = job();
@@ -173,7 +182,8 @@ fetch_result sample(tag<fetch_result>, const caf::actor&) {
   r.not_modified = true;
   return r;
 }
-fetch_done sample(tag<fetch_done>, const caf::actor&) { return fetch_done{job(), true, 1500, 37}; }
+fetch_done sample(tag<fetch_done>, const caf::actor&) { return fetch_done{job(), true, 1500, 37, true}; }
+page_processed sample(tag<page_processed>, const caf::actor&) { return page_processed{42, 3}; }
 fetch_failure sample(tag<fetch_failure>, const caf::actor&) {
   return fetch_failure{job(), "http_503", "Service Unavailable", 503, 4, 12, 13};
 }
@@ -184,7 +194,7 @@ LinkRow sample(tag<LinkRow>, const caf::actor&) { return LinkRow{"http://a/", tr
 PageRow sample(tag<PageRow>, const caf::actor&) { return page(); }
 DeadLetterRow sample(tag<DeadLetterRow>, const caf::actor&) { return dead(); }
 ResumeState sample(tag<ResumeState>, const caf::actor&) { return ResumeState{{SeenUrl{1, 0, false}, SeenUrl{2, 3, true}, SeenUrl{0xffffffffffffffffULL, 255, false}}, 10, 3, 4}; }
-StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6, 7, 8, 9, 14, {ProcessorFailureCount{"lang", "timeout", 3}}, 15, {"", "private_address"}, 10, {SitemapOutcomeCount{"fetched", 2}}, PageChangeCounts{10, 11, 12, 13}};
+StoreSummary sample(tag<StoreSummary>, const caf::actor&) { return StoreSummary{1, 2, 3, 4, 5, 6, 7, 8, 9, 14, {ProcessorFailureCount{"lang", "timeout", 3}}, 15, {"", "private_address"}, 10, {SitemapOutcomeCount{"fetched", 2}}, PageChangeCounts{10, 11, 12, 13}, {7, 0, 2}, {1, 0, 0}};
 }
 FrontierRefusal sample(tag<FrontierRefusal>, const caf::actor&) {
   return FrontierRefusal{FrontierEntry{3, "http://e/", 2, "http://a/"}, "max_url_length"};
