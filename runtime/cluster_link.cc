@@ -26,6 +26,15 @@ bool uses_tls(const CrawlConfig& config) {
 
 void configure_node(caf::actor_system_config& cfg, const CrawlConfig& config) {
   register_messages(cfg);
+  // CAF's default work-stealing scheduler keeps each idle thread polling
+  // (hundreds of tries, then 50 us naps) for tens of milliseconds after
+  // every job: with messages arriving every few milliseconds, as a
+  // coordinator's or a small node's do, its threads never rest, and a
+  // coordinator spent 1.5 ms of CPU a page on it. The sharing scheduler's
+  // threads sleep on a condition variable until work comes; measured on the
+  // synthetic web it is also faster for a whole crawl in one process
+  // (docs/performance.md, "The scheduler").
+  cfg.set("scheduler.policy", caf::atom("sharing"));
   // Without heartbeats a stopped (SIGSTOP) or cut-off peer is never noticed:
   // its TCP connection just stays quiet. With them, a peer silent for
   // peer_timeout is dropped and every monitor of its actors fires.

@@ -149,10 +149,12 @@ void HostScheduler::schedule(const std::string& host_key, Host& host) {
 }
 
 std::optional<HostScheduler::WorkerId> HostScheduler::assign(Host& host) {
-  if (host.worker && workers_.count(*host.worker))
+  const bool placed = host.worker && workers_.count(*host.worker);
+  // A request in flight is leased to the host's worker: it stays there.
+  if (placed && host.in_flight > 0)
     return host.worker;
-  // Affinity: a new host goes to the worker with the fewest hosts, then
-  // stays there, so each worker's connection pool serves a stable set.
+  // Affinity: a host goes to the worker serving the fewest hosts, then stays
+  // there, so each worker's connection pool serves a stable set...
   std::optional<WorkerId> best;
   std::size_t best_hosts = std::numeric_limits<std::size_t>::max();
   for (const auto& [id, w] : workers_) {
@@ -161,11 +163,42 @@ std::optional<HostScheduler::WorkerId> HostScheduler::assign(Host& host) {
       best_hosts = w.hosts;
     }
   }
+  if (placed) {
+    // ...unless, without this host, its worker would still serve more
+    // hosts than another: a worker that joins a running crawl (a node
+    // added, or one that came a moment after the first and found every host
+    // taken) would otherwise never get one. Only an idle host moves, and a
+    // move narrows the gap, so hosts do not go back and forth.
+    Worker& mine = workers_[*host.worker];
+    const std::size_t others = mine.hosts - (host.counted && mine.hosts > 0 ? 1 : 0);
+    if (others <= best_hosts) {
+      if (!host.counted) {
+        host.counted = true;
+        ++mine.hosts;
+      }
+      return host.worker;
+    }
+    if (host.counted)
+      --mine.hosts;
+  }
   if (best) {
     host.worker = best;
+    host.counted = true;
     ++workers_[*best].hosts;
   }
   return best;
+}
+
+void HostScheduler::request_ended(Host& host) {
+  host.in_flight = host.in_flight > 0 ? host.in_flight - 1 : 0;
+  if (host.in_flight > 0 || !host.queue.empty() || !host.counted)
+    return;
+  host.counted = false;
+  if (!host.worker)
+    return;
+  auto w = workers_.find(*host.worker);
+  if (w != workers_.end() && w->second.hosts > 0)
+    --w->second.hosts;
 }
 
 void HostScheduler::dispatch_ready(Clock::time_point now, std::vector<Dispatch>& out) {

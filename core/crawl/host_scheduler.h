@@ -6,9 +6,9 @@
 // max_connections_per_host while the host's delay is 0, i.e. with politeness
 // off); the next request to a host starts no earlier than `delay` after the
 // previous one completed (longer when the server asked for it with
-// Retry-After); a host
-// stays with one worker while that worker lives; a worker never holds more
-// than its capacity. Every job it hands out is a lease that ends exactly once
+// Retry-After); a host stays with one worker while that worker lives,
+// unless, idle, it moves to a worker holding two hosts fewer (one that
+// joined later); a worker never holds more than its capacity. Every job it hands out is a lease that ends exactly once
 // in complete(), abandon() or remove_worker().
 //
 // With robots.txt respected, a host's first dispatch is its robots.txt
@@ -142,6 +142,8 @@ class HostScheduler {
     std::deque<CrawlJob> queue;
     Clock::time_point next_allowed{};
     std::optional<WorkerId> worker;
+    // Counted in its worker's `hosts`: it has URLs queued or in flight.
+    bool counted = false;
     int in_flight = 0;       // requests (robots.txt included) in flight
     bool scheduled = false;  // an entry for it is in ready_ (or a waiting list)
     std::chrono::milliseconds adaptive_delay{0};
@@ -161,7 +163,7 @@ class HostScheduler {
   struct Worker {
     std::size_t capacity = 0;
     std::size_t active = 0;
-    std::size_t hosts = 0;
+    std::size_t hosts = 0;  // hosts with work (queued or in flight) it serves
     std::vector<std::string> waiting;  // hosts ready but blocked on a slot
   };
   struct Lease {
@@ -178,7 +180,10 @@ class HostScheduler {
   // No further request to the host may start until one in flight ends.
   bool full(const Host& host) const;
   // One request to the host ended (or never will).
-  static void request_ended(Host& host) { host.in_flight = host.in_flight > 0 ? host.in_flight - 1 : 0; }
+  // One request to the host ended; a host left with nothing queued or in
+  // flight no longer counts towards its worker's share (it keeps the
+  // worker, for when it has URLs again).
+  void request_ended(Host& host);
   // Robots gate for the host's next job: true if it may go on to a worker.
   // May dispatch the robots.txt fetch instead, or refuse jobs.
   bool robots_gate(const std::string& key, Host& host, Clock::time_point now, WorkerId worker,
