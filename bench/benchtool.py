@@ -963,6 +963,132 @@ def check_items(args):
     sys.exit(1 if bad else 0)
 
 
+# ---------------------------------------------------------------- cluster
+
+def link_watch(args):
+    """Samples `ss -tin` every --interval s while --pid lives: for each TCP
+    connection whose local port is --port (the coordinator's side of every
+    link to a worker node), the most bytes it has sent (bytes_acked) and
+    received (bytes_received). A connection's last sample is at most one
+    interval before it closes, so the totals fall short by at most that much
+    of the traffic."""
+    import subprocess
+    import time
+    conns = {}
+    samples = 0
+    while True:
+        alive = os.path.exists("/proc/%d" % args.pid)
+        try:
+            out = subprocess.run(["ss", "-tinH", "state", "established", "( sport = :%d )" % args.port],
+                                 capture_output=True, text=True, timeout=5).stdout
+        except (OSError, subprocess.SubprocessError):
+            out = ""
+        key = None
+        for line in out.splitlines():
+            if not line.startswith((" ", "\t")):
+                f = line.split()
+                key = " ".join(f[-2:]) if len(f) >= 2 else None
+                continue
+            if key is None:
+                continue
+            d = conns.setdefault(key, {"sent": 0, "received": 0})
+            for tok in line.split():
+                name, _, v = tok.partition(":")
+                if name == "bytes_acked" and v.isdigit():
+                    d["sent"] = max(d["sent"], int(v))
+                elif name == "bytes_received" and v.isdigit():
+                    d["received"] = max(d["received"], int(v))
+        samples += 1
+        if not alive:
+            break
+        time.sleep(args.interval)
+    r = {"port": args.port, "samples": samples, "connections": len(conns),
+         "coordinator_sent_bytes": sum(d["sent"] for d in conns.values()),
+         "coordinator_received_bytes": sum(d["received"] for d in conns.values())}
+    with open(args.out, "w") as f:
+        json.dump(r, f, indent=1)
+
+
+def cluster_run(args):
+    """One run of bench/cluster.sh as JSON: pages and items from the
+    database, wall time from metrics.log, each process's CPU from its
+    /usr/bin/time -v file, the link's bytes from link-watch."""
+    import sqlite3
+    metrics = json.load(open(args.metrics))
+    db = sqlite3.connect(args.db)
+    pages = db.execute("SELECT COUNT(*) FROM pages WHERE error IS NULL OR error = ''").fetchone()[0]
+    items = db.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+    failures = db.execute("SELECT COUNT(*) FROM processor_failures").fetchone()[0]
+    db.close()
+    wall_s = metrics["duration_ms"] / 1000.0 if "duration_ms" in metrics else None
+    def cpu(path):
+        t = parse_time_v(path)
+        return None if t["user_s"] is None else t["user_s"] + t["sys_s"], t["exit_status"]
+    coord_cpu, coord_exit = cpu(args.coordinator_time)
+    nodes = []
+    for path in args.node_time:
+        c, e = cpu(path)
+        nodes.append({"cpu_s": c, "exit_status": e})
+    link = json.load(open(args.link)) if args.link else {}
+    per_page = (lambda x: None if x is None or pages == 0 else 1000.0 * x / pages)
+    node_cpu = [n["cpu_s"] for n in nodes if n["cpu_s"] is not None]
+    total = (coord_cpu or 0.0) + sum(node_cpu)
+    r = {"config": args.config, "nodes": len(nodes), "round": args.round, "binary": args.binary,
+         "pages": pages, "items": items, "processor_failures": failures, "wall_s": wall_s,
+         "pages_per_s": None if not wall_s else pages / wall_s,
+         "coordinator_cpu_s": coord_cpu, "coordinator_exit": coord_exit,
+         "coordinator_ms_per_page": per_page(coord_cpu),
+         "node_cpu_s": node_cpu, "node_exits": [n["exit_status"] for n in nodes],
+         "node_ms_per_page": [per_page(c) for c in node_cpu],
+         "total_ms_per_page": per_page(total),
+         "bytes_to_coordinator_per_page": None if not pages else link.get("coordinator_received_bytes", 0) / pages,
+         "bytes_from_coordinator_per_page": None if not pages else link.get("coordinator_sent_bytes", 0) / pages}
+    with open(args.out, "w") as f:
+        json.dump(r, f, indent=1)
+
+
+def cluster_table(args):
+    """The runs of bench/cluster.sh as a Markdown table: medians over rounds
+    of each (binary, config, nodes); speedups against 1 node; one process's
+    CPU a page beside the cluster's."""
+    import statistics
+    runs = [json.load(open(p)) for p in args.runs]
+    groups = {}
+    for r in runs:
+        groups.setdefault((r["binary"], r["config"], r["nodes"]), []).append(r)
+    def med(rs, k):
+        v = [r[k] for r in rs if r.get(k) is not None]
+        return statistics.median(v) if v else None
+    def fmt(x, d=2):
+        return "-" if x is None else ("%.*f" % (d, x))
+    lines = ["| binary | config | nodes | pages | pages/s | × 1 node | coordinator ms/page | node ms/page (each) | cluster ms/page | × one process | bytes/page to coordinator | bytes/page from it |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    single = {(r["binary"], r["config"]): r for r in runs if r["nodes"] == 0}
+    for (binary, config, nodes), rs in sorted(groups.items()):
+        if nodes == 0:
+            continue
+        pps = med(rs, "pages_per_s")
+        base = groups.get((binary, config, 1))
+        base_pps = med(base, "pages_per_s") if base else None
+        node_ms = [statistics.median(v) for v in zip(*[r["node_ms_per_page"] for r in rs if r["node_ms_per_page"]])]
+        total = med(rs, "total_ms_per_page")
+        one = single.get((binary, config))
+        one_ms = one["total_ms_per_page"] if one else None
+        lines.append("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            binary, config, nodes, int(med(rs, "pages") or 0), fmt(pps, 0),
+            fmt(None if not (pps and base_pps) else pps / base_pps), fmt(med(rs, "coordinator_ms_per_page"), 3),
+            " ".join(fmt(x, 3) for x in node_ms) or "-", fmt(total, 3),
+            fmt(None if not (total and one_ms) else total / one_ms), fmt(med(rs, "bytes_to_coordinator_per_page"), 0),
+            fmt(med(rs, "bytes_from_coordinator_per_page"), 0)))
+    for (binary, config), r in sorted(single.items()):
+        lines.append("| %s | %s | one process | %d | %s | | | | %s | 1.00 | | |" % (
+            binary, config, r["pages"], fmt(r["pages_per_s"], 0), fmt(r["total_ms_per_page"], 3)))
+    text = "\n".join(lines) + "\n"
+    with open(args.out, "w") as f:
+        f.write(text)
+    print(text)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -1038,6 +1164,27 @@ def main():
     p.add_argument("--min-discovered", type=int, default=1000000)
     p.add_argument("--tolerance-pct", type=float, default=20)
     p.set_defaults(fn=scale)
+    p = sub.add_parser("link-watch")
+    p.add_argument("out")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--pid", type=int, required=True)
+    p.add_argument("--interval", type=float, default=0.2)
+    p.set_defaults(fn=link_watch)
+    p = sub.add_parser("cluster-run")
+    p.add_argument("out")
+    p.add_argument("--config", required=True)
+    p.add_argument("--round", type=int, default=1)
+    p.add_argument("--binary", default="current")
+    p.add_argument("--db", required=True)
+    p.add_argument("--metrics", required=True)
+    p.add_argument("--coordinator-time", required=True)
+    p.add_argument("--node-time", action="append", default=[])
+    p.add_argument("--link")
+    p.set_defaults(fn=cluster_run)
+    p = sub.add_parser("cluster-table")
+    p.add_argument("out")
+    p.add_argument("runs", nargs="+")
+    p.set_defaults(fn=cluster_table)
     p = sub.add_parser("proc-watch")
     p.add_argument("out")
     p.add_argument("--exe", required=True, help="the crawler's executable (its /proc/PID/exe)")
