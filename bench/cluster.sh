@@ -95,7 +95,9 @@ make_cgroup() {
 remove_cgroups() {
   [ -n "$CG_ROOT" ] && [ -d "$CG_ROOT" ] || return 0
   local d
-  for d in "$CG_ROOT"/*/; do [ -d "$d" ] && rmdir "$d" 2>/dev/null || true; done
+  for d in "$CG_ROOT"/*/; do
+    if [ -d "$d" ]; then rmdir "$d" 2>/dev/null || true; fi
+  done
   rmdir "$CG_ROOT" 2>/dev/null || true
 }
 before_cleanup() { remove_cgroups; }
