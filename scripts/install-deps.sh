@@ -4,7 +4,8 @@
 # when something is missing.
 #
 #   scripts/install-deps.sh          what building and running need
-#   scripts/install-deps.sh --test   also what the tests drive: Chromium and
+#   scripts/install-deps.sh --test   also what the tests drive: clang (the
+#                                    fuzz targets' compiler), Chromium and
 #                                    Node.js (the dashboard's browser test),
 #                                    the openssl tool (TLS between nodes),
 #                                    nginx (conditional requests, recrawls),
@@ -14,7 +15,6 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake pkg-config ccache
-  clang libclang-rt-14-dev
   libcaf-dev
   libcurl4-openssl-dev libbrotli-dev zlib1g-dev libssl-dev libdeflate-dev
   libgumbo-dev libxml2-dev
@@ -62,6 +62,12 @@ fi
 if [ "${1:-}" = "--test" ]; then
   extras=()
   [ -x /usr/bin/chromium ] || extras+=(chromium)
+  # The fuzz targets' compiler and its sanitizer runtime (scripts/fuzz.sh).
+  for p in clang libclang-rt-14-dev; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      extras+=("$p")
+    fi
+  done
   command -v node >/dev/null 2>&1 || extras+=(nodejs)
   command -v npm >/dev/null 2>&1 || extras+=(npm)
   command -v openssl >/dev/null 2>&1 || extras+=(openssl)
