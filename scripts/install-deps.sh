@@ -4,6 +4,7 @@
 # when something is missing.
 #
 #   scripts/install-deps.sh          what building and running need
+#   scripts/install-deps.sh --libraries   prints the library packages alone
 #   scripts/install-deps.sh --test   also what the tests drive: clang (the
 #                                    fuzz targets' compiler), Chromium and
 #                                    Node.js (the dashboard's browser test),
@@ -13,12 +14,13 @@
 #                                    the export test checks exports with)
 set -euo pipefail
 
-PACKAGES=(
-  build-essential cmake pkg-config ccache
+# The libraries actorcrawl links and the headers it builds against: the
+# arm64 sysroot of scripts/test-arm64.sh holds these same packages.
+LIBRARIES=(
   libcaf-dev
   libcurl4-openssl-dev libbrotli-dev zlib1g-dev libssl-dev libdeflate-dev
   libgumbo-dev libxml2-dev
-  libsqlitecpp-dev libsqlite3-dev sqlite3
+  libsqlitecpp-dev libsqlite3-dev
   libyaml-cpp-dev
   catch2
   libboost-url1.81-dev
@@ -27,6 +29,16 @@ PACKAGES=(
   libre2-dev
   nlohmann-json3-dev
   libcpp-httplib-dev
+)
+if [ "${1:-}" = "--libraries" ]; then
+  printf '%s\n' "${LIBRARIES[@]}"
+  exit 0
+fi
+
+PACKAGES=(
+  build-essential cmake pkg-config ccache
+  "${LIBRARIES[@]}"
+  sqlite3
   libbenchmark-dev
   python3  # the example plugins (plugins/) and the external processors' unit tests
 )
