@@ -950,7 +950,18 @@ std::string ExternalProcessor::send_and_wait(const std::shared_ptr<Pending>& pen
   }
   if (written == PluginProcess::WriteResult::closed) {
     // It closed its stdin, so it never read this page: not what failed it.
-    return retire(run, "crashed", "closed its stdin", 0, p.id);
+    // A plugin that exits closes its stdin on the way out, and its exit
+    // status is what says why: wait for it a bounded moment (the reader of
+    // its stdout may tell first; then this retire() is a no-op).
+    const auto exit_deadline = Clock::now() + kExitWait;
+    lock.unlock();
+    bool exited = run->process->try_reap();
+    while (!exited && Clock::now() < exit_deadline) {
+      std::this_thread::sleep_for(milliseconds{10});
+      exited = run->process->try_reap();
+    }
+    lock.lock();
+    return retire(run, "crashed", exited ? run->process->exit_description() : "closed its stdin", 0, p.id);
   }
   // This page is what it hung on.
   run->in_flight.erase(p.id);
