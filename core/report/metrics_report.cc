@@ -65,7 +65,12 @@ std::string final_line(const std::string& termination_reason, const StoreSummary
                        std::int64_t max_body_bytes) {
   const auto n = [](std::int64_t v) { return std::to_string(v); };
   const PageChangeCounts& c = summary.changes;
-  std::string line = "crawl finished (" + termination_reason + "): " + n(summary.pages_fetched) + " pages fetched (" +
+  // The breakdown counts fetches; a page fetched more than once in the run
+  // (the domains profile's max_crawls_per_node) counts once in "pages", so
+  // the number of fetches is said when it is larger.
+  const std::int64_t fetches = c.new_pages + c.changed + c.unchanged + c.gone;
+  std::string line = "crawl finished (" + termination_reason + "): " + n(summary.pages_fetched) + " pages fetched" +
+                     (fetches > summary.pages_fetched ? " in " + n(fetches) + " fetches" : std::string{}) + " (" +
                      n(c.new_pages) + " new, " + n(c.changed) + " changed, " + n(c.unchanged) + " unchanged, " +
                      n(c.gone) + " gone), " + n(summary.pages_failed) + " failed to fetch";
   if (summary.pages_processor_failed > 0)

@@ -31,7 +31,7 @@ RunMetrics sample() {
   m.summary.pages_truncated = 2;
   m.summary.pages_processor_failed = 5;
   m.processors = {{"html_links", 290, 0}, {"lang", 280, 4}, {"wordcount", 280, 2}};
-  m.summary.changes = PageChangeCounts{120, 30, 150, 4};
+  m.summary.changes = PageChangeCounts{116, 30, 150, 4};  // 300 fetches: one a page
   m.summary.processor_failures = {{"lang", "crashed", 1}, {"lang", "timeout", 3}, {"wordcount", "bad_answer", 2}};
   m.summary.sitemap_urls_queued = 480;
   m.summary.sitemap_outcomes = {{"failed/http_404", 1}, {"fetched", 3}, {"not_fetched/sitemap_seen", 2}};
@@ -56,7 +56,7 @@ const char* const kSampleJson = R"({
   "urls_parked": 12,
   "items_stored": 250,
   "pages_truncated": 2,
-  "pages_new": 120,
+  "pages_new": 116,
   "pages_changed": 30,
   "pages_unchanged": 150,
   "pages_gone": 4,
@@ -158,7 +158,7 @@ TEST_CASE("metrics_json: the reason is escaped as JSON", "[metrics_report]") {
 TEST_CASE("the final line says what failed to fetch, what a processor failed and what was cut", "[metrics_report]") {
   RunMetrics m = sample();
   CHECK(final_line("queue_empty", m.summary, 125333, 1048576) ==
-        "crawl finished (queue_empty): 300 pages fetched (120 new, 30 changed, 150 unchanged, 4 gone), 4 failed to "
+        "crawl finished (queue_empty): 300 pages fetched (116 new, 30 changed, 150 unchanged, 4 gone), 4 failed to "
         "fetch, 5 failed by a processor, 2 cut at max_body_bytes (1048576), 12 URLs parked to try again, 42 nodes, "
         "55 edges in 125.3 s");
   // Nothing failed by a processor, nothing cut: no word of either.
@@ -167,8 +167,21 @@ TEST_CASE("the final line says what failed to fetch, what a processor failed and
   quiet.pages_truncated = 0;
   quiet.pages_failed = 0;
   CHECK(final_line("max_pages", quiet, 1000, 1048576) ==
-        "crawl finished (max_pages): 300 pages fetched (120 new, 30 changed, 150 unchanged, 4 gone), 0 failed to "
+        "crawl finished (max_pages): 300 pages fetched (116 new, 30 changed, 150 unchanged, 4 gone), 0 failed to "
         "fetch, 12 URLs parked to try again, 42 nodes, 55 edges in 1.0 s");
+}
+
+TEST_CASE("the final line says how many fetches when a page was fetched more than once", "[metrics_report]") {
+  // Three home pages, each crawled twice for its node (max_crawls_per_node):
+  // three pages, six fetches, and the breakdown adds up to the fetches.
+  StoreSummary s;
+  s.pages_fetched = 3;
+  s.changes = PageChangeCounts{3, 0, 3, 0};
+  s.nodes_discovered = 3;
+  s.edges_recorded = 3;
+  CHECK(final_line("queue_empty", s, 4200, 1048576) ==
+        "crawl finished (queue_empty): 3 pages fetched in 6 fetches (3 new, 0 changed, 3 unchanged, 0 gone), 0 "
+        "failed to fetch, 0 URLs parked to try again, 3 nodes, 3 edges in 4.2 s");
 }
 
 TEST_CASE("the processors line: each processor's pages and failures, with reasons", "[metrics_report]") {
