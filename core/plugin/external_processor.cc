@@ -560,10 +560,7 @@ void ExternalProcessor::read_output(std::shared_ptr<Running> run) {
 
   std::string note;
   if (!stopped) {
-    const auto exit_deadline = Clock::now() + kExitWait;
-    while (!process.try_reap() && Clock::now() < exit_deadline)
-      std::this_thread::sleep_for(milliseconds{10});
-    const bool exited = process.try_reap();
+    const bool exited = process.reaped_by(Clock::now() + kExitWait);
     std::lock_guard<std::mutex> lock{mutex_};
     note = retire(run, "crashed", exited ? process.exit_description() : "closed its stdout");
   }
@@ -953,13 +950,8 @@ std::string ExternalProcessor::send_and_wait(const std::shared_ptr<Pending>& pen
     // A plugin that exits closes its stdin on the way out, and its exit
     // status is what says why: wait for it a bounded moment (the reader of
     // its stdout may tell first; then this retire() is a no-op).
-    const auto exit_deadline = Clock::now() + kExitWait;
     lock.unlock();
-    bool exited = run->process->try_reap();
-    while (!exited && Clock::now() < exit_deadline) {
-      std::this_thread::sleep_for(milliseconds{10});
-      exited = run->process->try_reap();
-    }
+    const bool exited = run->process->reaped_by(Clock::now() + kExitWait);
     lock.lock();
     return retire(run, "crashed", exited ? run->process->exit_description() : "closed its stdin", 0, p.id);
   }

@@ -419,6 +419,15 @@ bool PluginProcess::try_reap() {
   return reaped_;
 }
 
+bool PluginProcess::reaped_by(Clock::time_point deadline) {
+  while (!try_reap()) {
+    if (Clock::now() >= deadline)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  }
+  return true;
+}
+
 void PluginProcess::reap() {
   if (pid_ <= 0)
     return;

@@ -88,6 +88,9 @@ class PluginProcess {
   void kill_group();
   // Reaps the child if it has exited; true once reaped. Safe from any thread.
   bool try_reap();
+  // Reaps the child if it exits by `deadline` (looked for every 10 ms);
+  // true once reaped. Safe from any thread.
+  bool reaped_by(Clock::time_point deadline);
   // Waits for the child to exit and reaps it. Call after kill_group(), or
   // when the child is known to be exiting.
   void reap();
