@@ -398,6 +398,14 @@ struct CrawlStore::Impl {
     return frontier_entries(select_queued, 2, limit);
   }
 
+  // Every row's first column, as text (`q` bound, and in use).
+  static std::vector<std::string> first_column_texts(SQLite::Statement& q) {
+    std::vector<std::string> out;
+    while (q.executeStep())
+      out.push_back(q.getColumn(0).getString());
+    return out;
+  }
+
   // At most `limit` rows of `q`, bound as its parameter `limit_at` (a
   // size_t past SQLite's int64 means all of them), as frontier entries.
   static std::vector<FrontierEntry> frontier_entries(SQLite::Statement& q, int limit_at, std::size_t limit) {
@@ -971,35 +979,26 @@ void CrawlStore::record_sitemaps(const std::vector<SitemapRow>& rows, const std:
 
 std::vector<std::string> CrawlStore::sitemaps_read(std::int64_t fetched_since_ms) {
   return impl_->batch.read("sitemaps_read", [&] {
-    std::vector<std::string> out;
     StatementUse use(impl_->sitemaps_read);
     impl_->sitemaps_read.bind(1, fetched_since_ms);
-    while (impl_->sitemaps_read.executeStep())
-      out.push_back(impl_->sitemaps_read.getColumn(0).getString());
-    return out;
+    return Impl::first_column_texts(impl_->sitemaps_read);
   });
 }
 
 std::vector<std::string> CrawlStore::sitemaps_unfinished() {
   return impl_->batch.read("sitemaps_unfinished", [&] {
-    std::vector<std::string> out;
     StatementUse use(impl_->sitemaps_unfinished);
-    while (impl_->sitemaps_unfinished.executeStep())
-      out.push_back(impl_->sitemaps_unfinished.getColumn(0).getString());
-    return out;
+    return Impl::first_column_texts(impl_->sitemaps_unfinished);
   });
 }
 
 std::vector<std::string> CrawlStore::sitemaps_due(std::int64_t fetched_since_ms) {
   return impl_->batch.read("sitemaps_due", [&] {
-    std::vector<std::string> out;
     if (fetched_since_ms <= 0)
-      return out;
+      return std::vector<std::string>{};
     StatementUse use(impl_->sitemaps_older);
     impl_->sitemaps_older.bind(1, fetched_since_ms);
-    while (impl_->sitemaps_older.executeStep())
-      out.push_back(impl_->sitemaps_older.getColumn(0).getString());
-    return out;
+    return Impl::first_column_texts(impl_->sitemaps_older);
   });
 }
 
