@@ -19,6 +19,7 @@
 #include "core/report/console_log.h"
 #include "child_process.h"
 #include "crawl_fixture.h"
+#include "tests/support/process_gone.h"
 
 using namespace actorcrawl;
 using namespace actorcrawl::testing;
@@ -264,18 +265,7 @@ TEST_CASE("external processors: a plugin does not outlive a crawler killed with 
   REQUIRE(plugin > 0);
   cli.signal(SIGKILL);
   REQUIRE(cli.wait(std::chrono::seconds{10}).has_value());
-  const auto gone = [](long pid) {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string text;
-    if (!std::getline(stat, text))
-      return true;
-    const auto paren = text.rfind(')');
-    return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z';
-  };
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds{10};
-  while (!gone(plugin) && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds{20});
-  CHECK(gone(plugin));
+  CHECK(testing::process_gone_within(plugin, std::chrono::seconds{10}));
   // Its setsid() child is beyond what a crashed crawler can reach (no
   // cgroup): cleaned up here, and said so in docs/plugins.md.
   if (child > 0)

@@ -22,6 +22,7 @@
 
 #include "core/config/crawl_config.h"
 #include "tests/unit/plugin/plugin_test_support.h"
+#include "tests/support/process_gone.h"
 #include "tests/unit/temp_path.h"
 
 namespace actorcrawl {
@@ -613,30 +614,6 @@ TEST_CASE("a Python plugin imports the helper module from anywhere: its director
   }
 }
 
-namespace {
-
-// Whether `pid` is gone: no such process, or a zombie nobody reaped yet.
-bool gone(long pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text;
-  if (!std::getline(stat, text))
-    return true;
-  const auto paren = text.rfind(')');
-  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z';
-}
-
-bool eventually_gone(long pid) {
-  const auto deadline = Clock::now() + kEventually;
-  while (!gone(pid)) {
-    if (Clock::now() > deadline)
-      return false;
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  return true;
-}
-
-}  // namespace
-
 TEST_CASE("what a plugin starts goes with it, a setsid() child too", "[plugin]") {
   testing::TempPath pids("daemon_pids", ".txt");
   auto p = ExternalProcessor::start(
@@ -652,10 +629,10 @@ TEST_CASE("what a plugin starts goes with it, a setsid() child too", "[plugin]")
   }
   REQUIRE(plugin > 0);
   REQUIRE(child > 0);
-  CHECK_FALSE(gone(child));
+  CHECK_FALSE(testing::process_gone(child));
   p.reset();  // the crawl is over
-  CHECK(eventually_gone(plugin));
-  CHECK(eventually_gone(child));
+  CHECK(testing::process_gone_within(plugin, kEventually));
+  CHECK(testing::process_gone_within(child, kEventually));
 }
 
 TEST_CASE("a processors entry is read, every mistake named", "[plugin]") {
