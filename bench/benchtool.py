@@ -301,6 +301,12 @@ def fmt(v, nd=1):
     return ("{:,.%df}" % nd).format(v)
 
 
+def median_of(runs, key):
+    """The median of `key` over the runs that have a value for it, or None."""
+    vals = [r[key] for r in runs if r.get(key) is not None]
+    return statistics.median(vals) if vals else None
+
+
 def table(args):
     runs = [json.load(open(p)) for p in args.runs]
     tools = []
@@ -321,11 +327,7 @@ def table(args):
     med = {}
     for tool in tools:
         rs = [r for r in runs if r["tool"] == tool]
-
-        def m(key):
-            vals = [r[key] for r in rs if r.get(key) is not None]
-            return statistics.median(vals) if vals else None
-        med[tool] = {k: m(k) for k in ("pages", "wall_s", "pages_per_s", "cpu_ms_per_page", "max_rss_kb",
+        med[tool] = {k: median_of(rs, k) for k in ("pages", "wall_s", "pages_per_s", "cpu_ms_per_page", "max_rss_kb",
                                         "coverage_pct", "offsite_requests", "reachable_coverage_pct")}
         d = med[tool]
         cells = [tool, "%d/%d" % (sum(1 for r in rs if r.get("ok")), len(rs)), fmt(d["pages"], 0), fmt(d["wall_s"], 2), fmt(d["pages_per_s"], 0),
@@ -1013,7 +1015,6 @@ def cluster_run(args):
     """One run of bench/cluster.sh as JSON: pages and items from the
     database, wall time from metrics.log, each process's CPU from its
     /usr/bin/time -v file, the link's bytes from link-watch."""
-    import sqlite3
     metrics = json.load(open(args.metrics))
     db = sqlite3.connect(args.db)
     pages = db.execute("SELECT COUNT(*) FROM pages WHERE error IS NULL OR error = ''").fetchone()[0]
@@ -1051,35 +1052,29 @@ def cluster_table(args):
     """The runs of bench/cluster.sh as a Markdown table: medians over rounds
     of each (binary, config, nodes); speedups against 1 node; one process's
     CPU a page beside the cluster's."""
-    import statistics
     runs = [json.load(open(p)) for p in args.runs]
     groups = {}
     for r in runs:
         groups.setdefault((r["binary"], r["config"], r["nodes"]), []).append(r)
-    def med(rs, k):
-        v = [r[k] for r in rs if r.get(k) is not None]
-        return statistics.median(v) if v else None
-    def fmt(x, d=2):
-        return "-" if x is None else ("%.*f" % (d, x))
     lines = ["| binary | config | nodes | pages | pages/s | × 1 node | coordinator ms/page | node ms/page (each) | cluster ms/page | × one process | bytes/page to coordinator | bytes/page from it |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     single = {(r["binary"], r["config"]): r for r in runs if r["nodes"] == 0}
     for (binary, config, nodes), rs in sorted(groups.items()):
         if nodes == 0:
             continue
-        pps = med(rs, "pages_per_s")
+        pps = median_of(rs, "pages_per_s")
         base = groups.get((binary, config, 1))
-        base_pps = med(base, "pages_per_s") if base else None
+        base_pps = median_of(base, "pages_per_s") if base else None
         node_ms = [statistics.median(v) for v in zip(*[r["node_ms_per_page"] for r in rs if r["node_ms_per_page"]])]
-        total = med(rs, "total_ms_per_page")
+        total = median_of(rs, "total_ms_per_page")
         one = single.get((binary, config))
         one_ms = one["total_ms_per_page"] if one else None
         lines.append("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            binary, config, nodes, int(med(rs, "pages") or 0), fmt(pps, 0),
-            fmt(None if not (pps and base_pps) else pps / base_pps), fmt(med(rs, "coordinator_ms_per_page"), 3),
+            binary, config, nodes, int(median_of(rs, "pages") or 0), fmt(pps, 0),
+            fmt(None if not (pps and base_pps) else pps / base_pps, 2), fmt(median_of(rs, "coordinator_ms_per_page"), 3),
             " ".join(fmt(x, 3) for x in node_ms) or "-", fmt(total, 3),
-            fmt(None if not (total and one_ms) else total / one_ms), fmt(med(rs, "bytes_to_coordinator_per_page"), 0),
-            fmt(med(rs, "bytes_from_coordinator_per_page"), 0)))
+            fmt(None if not (total and one_ms) else total / one_ms, 2), fmt(median_of(rs, "bytes_to_coordinator_per_page"), 0),
+            fmt(median_of(rs, "bytes_from_coordinator_per_page"), 0)))
     for (binary, config), r in sorted(single.items()):
         lines.append("| %s | %s | one process | %d | %s | | | | %s | 1.00 | | |" % (
             binary, config, r["pages"], fmt(r["pages_per_s"], 0), fmt(r["total_ms_per_page"], 3)))

@@ -113,4 +113,5 @@ fi
 echo "arm64: demo crawl: $pages pages fetched, $failed failed to fetch" >&2
 took "demo crawl under qemu"
 
-echo "arm64 done: ${TIMES[*]}" | sed 's/ s /s, /g' >&2
+summary=$(printf '%s, ' "${TIMES[@]}")
+echo "arm64 done: ${summary%, }" >&2
