@@ -31,6 +31,8 @@ extern "C" void on_export_signal(int) { interrupted = true; }
 // Thrown from the progress callback: the export stops where it is.
 struct Interrupted {};
 
+}  // namespace
+
 void export_usage(std::ostream& out) {
   out << "usage: actorcrawl export --db FILE --format FORMAT [--graph GRAPH] [--kind KIND] [--output FILE]\n"
          "                         [--include-new] [--since RUN] [--quiet]\n\n"
@@ -63,6 +65,8 @@ void export_usage(std::ostream& out) {
          ".lock file is one; so is items-csv without --kind); 130 interrupted.\n"
          "See docs/exports.md.\n";
 }
+
+namespace {
 
 // "exporting  [#########.........]  412,000 / 1,000,000 rows", redrawn at
 // most ten times a second on a terminal's stderr.

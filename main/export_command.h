@@ -3,10 +3,14 @@
 // GraphML, GEXF or DOT (core/export/crawl_export.h), to a file or stdout.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
 namespace actorcrawl {
+
+// What `actorcrawl export --help` prints (the manual page shows it too).
+void export_usage(std::ostream& out);
 
 // `args` are the words after "export". A file is written beside itself
 // under a temporary name and renamed when whole, so a failed or

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "runtime/worker_node.h"
 #include "core/report/console_log.h"
 #include "core/config/crawl_config.h"
+#include "core/config/man_page.h"
 #include "core/config/version.h"
 #include "core/store/crawl_store.h"
 #include "core/export/crawl_export.h"
@@ -47,10 +49,10 @@ std::string export_formats_alternatives() {
   return formats;
 }
 
-void usage(std::ostream& out) {
-  out << "actorcrawl " << actorcrawl_version() << " - a polite web crawler on the C++ Actor Framework\n\n"
-         "usage:\n"
-         "  actorcrawl crawl [--config FILE] [--seed URL]... [options]\n"
+// The command list of --help, one entry a command: its first line indented
+// two spaces, its description six (the manual page reads the same layout).
+std::string commands_help() {
+  return "  actorcrawl crawl [--config FILE] [--seed URL]... [options]\n"
          "      Crawl from the seeds; with no seed, crawl a small demo web started on\n"
          "      loopback. Ctrl-C stops gracefully; the same command again resumes.\n"
          "  actorcrawl coordinator [--config FILE] [--listen HOST:PORT] [--workers N] [options]\n"
@@ -72,24 +74,57 @@ void usage(std::ostream& out) {
          "  actorcrawl redrive --db FILE [--reason REASON] [--older-than DURATION] [--json]\n"
          "      Queue a crawl database's dead letters again, in one transaction; the\n"
          "      next crawl run on it fetches them. See actorcrawl redrive --help.\n"
-         "  actorcrawl export --db FILE --format "
-      << export_formats_alternatives()
-      << "\n"
+         "  actorcrawl export --db FILE --format " +
+         export_formats_alternatives() +
+         "\n"
          "                    [--graph domains|pages] [--kind KIND] [--output FILE]\n"
          "      Write a crawl database out for other tools: its pages (JSON Lines, CSV),\n"
          "      its domain or page graph (GraphML, GEXF, DOT), the items extraction\n"
          "      rules and processors took from its pages (JSON Lines, or one kind as\n"
          "      CSV) or what recrawls found changed (JSON Lines), streamed, to stdout\n"
          "      or a file. See actorcrawl export --help and docs/exports.md.\n"
-         "  actorcrawl --help | --version | --default-config\n\n"
-         "options (each is also a YAML key of the config file, and an environment\n"
-         "variable ACTORCRAWL_<KEY>; flags override the environment, which overrides\n"
-         "the file):\n"
-         "  --config FILE, -c FILE\n"
+         "  actorcrawl --help | --version | --default-config | --man-page\n"
+         "      This text, the version, every config key with its default as YAML,\n"
+         "      or this manual as a roff page (man -l).\n";
+}
+
+const char kOptionsIntro[] =
+    "options (each is also a YAML key of the config file, and an environment\n"
+    "variable ACTORCRAWL_<KEY>; flags override the environment, which overrides\n"
+    "the file):\n";
+
+// The options every crawling command takes, with the two that are not keys.
+std::string all_options_help() {
+  return "  --config FILE, -c FILE\n"
          "      YAML file of config keys (unknown keys are refused)\n"
          "  --quiet\n"
-         "      only warnings and errors on stderr\n"
-      << options_help();
+         "      only warnings and errors on stderr\n" +
+         options_help();
+}
+
+void usage(std::ostream& out) {
+  out << "actorcrawl " << actorcrawl_version() << " - a polite web crawler on the C++ Actor Framework\n\n"
+      << "usage:\n"
+      << commands_help() << "\n"
+      << kOptionsIntro << all_options_help();
+}
+
+std::string manual_page() {
+  ManPageText text;
+  text.version = actorcrawl_version();
+  text.commands = commands_help();
+  text.options_intro = kOptionsIntro;
+  text.options = all_options_help();
+  auto help_of = [](void (*usage_of)(std::ostream&)) {
+    std::ostringstream out;
+    usage_of(out);
+    return out.str();
+  };
+  text.command_help = {{"serve", help_of(serve_usage)},
+                       {"trace", help_of(trace_usage)},
+                       {"redrive", help_of(redrive_usage)},
+                       {"export", help_of(export_usage)}};
+  return man_page(text);
 }
 
 enum class Role { crawl, coordinator, worker };
@@ -188,6 +223,10 @@ int dispatch(std::vector<std::string> args) {
   }
   if (args[0] == "--default-config") {
     std::cout << default_config_yaml();
+    return 0;
+  }
+  if (args[0] == "--man-page") {
+    std::cout << manual_page();
     return 0;
   }
   if (args[0] == "--version") {

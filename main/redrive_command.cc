@@ -13,8 +13,6 @@
 
 namespace actorcrawl {
 
-namespace {
-
 void redrive_usage(std::ostream& out) {
   out << "usage: actorcrawl redrive --db FILE [--reason REASON] [--older-than DURATION] [--json]\n\n"
          "Queues the crawl database's dead letters again: each letter is marked re-driven\n"
@@ -26,8 +24,6 @@ void redrive_usage(std::ostream& out) {
          "  --older-than DURATION only letters older than this (30m, 2h, 7d)\n"
          "  --json                print the report as JSON\n";
 }
-
-}  // namespace
 
 int redrive_command(std::vector<std::string> args) {
   std::string db;

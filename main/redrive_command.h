@@ -3,10 +3,14 @@
 // one transaction), so the next run on the database fetches them.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
 namespace actorcrawl {
+
+// What `actorcrawl redrive --help` prints (the manual page shows it too).
+void redrive_usage(std::ostream& out);
 
 // `args` are the words after "redrive". Prints what was requeued on stdout;
 // returns 0, 1 when the database cannot be used (missing, in use by a

@@ -22,8 +22,6 @@
 
 namespace actorcrawl {
 
-namespace {
-
 void serve_usage(std::ostream& out) {
   out << "usage: actorcrawl serve [--listen HOST:PORT] [--token TOKEN] [--db-dir DIR]\n"
          "                        [--max-concurrent-jobs N] [--allow-private-networks] [--demo-web]\n"
@@ -37,6 +35,8 @@ void serve_usage(std::ostream& out) {
          "--demo-web also starts the bundled demo web on loopback to try it on.\n"
          "See docs/service.md; every option: actorcrawl --help.\n";
 }
+
+namespace {
 
 // The Host and Origin allow-lists, read now so that a typo stops the start
 // instead of locking every caller out.

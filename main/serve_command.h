@@ -3,10 +3,14 @@
 #pragma once
 
 #include <atomic>
+#include <ostream>
 #include <string>
 #include <vector>
 
 namespace actorcrawl {
+
+// What `actorcrawl serve --help` prints (the manual page shows it too).
+void serve_usage(std::ostream& out);
 
 // `stop_requests` > 0 stops the server (Ctrl-C); running jobs stay
 // "running" in the job table and resume on the next start.

@@ -15,6 +15,8 @@ namespace {
 // A diagram longer than this is no longer readable; --url makes it one URL's.
 constexpr std::size_t kMermaidWarnMessages = 500;
 
+}  // namespace
+
 void trace_usage(std::ostream& out) {
   out << "usage: actorcrawl trace FILE... [options]\n\n"
          "Reads message trace files (JSON Lines, one per process), merges them by time\n"
@@ -35,6 +37,8 @@ void trace_usage(std::ostream& out) {
          "Options with a value also take the form --url=URL. Exit status: 0; 1 when\n"
          "a file cannot be read or holds a bad line; 2 for a usage error.\n";
 }
+
+namespace {
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "actorcrawl: trace: %s (see actorcrawl trace --help)\n", message.c_str());

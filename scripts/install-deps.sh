@@ -5,13 +5,18 @@
 #
 #   scripts/install-deps.sh          what building and running need
 #   scripts/install-deps.sh --libraries   prints the library packages alone
-#   scripts/install-deps.sh --test   also what the tests drive: clang (the
-#                                    fuzz targets' compiler), Chromium and
+#   scripts/install-deps.sh --package  also what packaging needs: dpkg-dev
+#                                    (dpkg-shlibdeps), lintian
+#   scripts/install-deps.sh --test   also what packaging needs, and what
+#                                    the tests drive: clang (the fuzz
+#                                    targets' compiler), Chromium and
 #                                    Node.js (the dashboard's browser test),
 #                                    the openssl tool (TLS between nodes),
 #                                    nginx (conditional requests, recrawls),
-#                                    networkx, Graphviz (dot, gvpr) and jq (the readers
-#                                    the export test checks exports with)
+#                                    networkx, Graphviz (dot, gvpr) and jq
+#                                    (the readers the export test checks
+#                                    exports with), bash-completion and
+#                                    man-db (the completion, the manual)
 set -euo pipefail
 
 # The libraries actorcrawl links and the headers it builds against: the
@@ -67,6 +72,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt_install "${missing[@]}"
 fi
 
+# What scripts/package.sh needs (the tests make and install the package).
+if [ "${1:-}" = "--package" ] || [ "${1:-}" = "--test" ]; then
+  tools=()
+  for p in dpkg-dev lintian; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || tools+=("$p")
+  done
+  if [ ${#tools[@]} -gt 0 ]; then
+    echo "installing for packaging: ${tools[*]}" >&2
+    apt_install "${tools[@]}"
+  fi
+fi
+
 # What the tests drive. Judged by the commands, not by Debian's package
 # names: a machine may have Node.js and npm from elsewhere (npm ships inside
 # other nodejs builds, and Debian's npm package then conflicts). Best effort:
@@ -89,7 +106,8 @@ if [ "${1:-}" = "--test" ]; then
   # fonts for the browser test; real documentation sites (HTML pages of
   # every shape) for the HTML parsers' differential test; the outside
   # readers of the exports (networkx, Graphviz: dot and gvpr, jq).
-  for p in fonts-liberation cppreference-doc-en-html python3-doc python3-networkx graphviz jq; do
+  # bash-completion and man-db: the completion and manual page tests.
+  for p in fonts-liberation cppreference-doc-en-html python3-doc python3-networkx graphviz jq bash-completion man-db; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
       extras+=("$p")
     fi

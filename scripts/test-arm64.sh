@@ -5,7 +5,7 @@
 #   1. installs the cross compiler, qemu-user and mmdebstrap (idempotent);
 #   2. makes an arm64 sysroot of the project's library packages
 #      (scripts/install-deps.sh --libraries) with mmdebstrap, once: it is
-#      kept while that list is unchanged;
+#      kept while that list is unchanged (scripts/arm64-sysroot.sh);
 #   3. cross-builds actorcrawl and the unit, message and actor protocol
 #      tests into build-arm64/ (cmake/arm64-toolchain.cmake);
 #   4. runs those tests through CTest, each under qemu-aarch64;
@@ -23,44 +23,16 @@ mkdir -p "$BUILD_DIR"
 BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
 SYSROOT=${ARM64_SYSROOT:-$BUILD_DIR/sysroot}
 JOBS=${JOBS:-$(nproc)}
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 declare -a TIMES=()
 stage_start=0
 begin() { echo "== arm64: $1" >&2; stage_start=$(date +%s); }
 took() { TIMES+=("$1: $(( $(date +%s) - stage_start )) s"); }
 
-# ---------------------------------------------------------------- 1. tools
-begin "tools"
-bash scripts/install-deps.sh
-tools=()
-for p in g++-aarch64-linux-gnu qemu-user mmdebstrap; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || tools+=("$p")
-done
-if [ ${#tools[@]} -gt 0 ]; then
-  echo "installing: ${tools[*]}" >&2
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${tools[@]}" >&2
-fi
-took "tools"
-
-# ---------------------------------------------------------------- 2. sysroot
-# Extract only: no maintainer script runs, so no emulation is needed (and
-# binfmt_misc, which mmdebstrap's other variants would need for a foreign
-# architecture, may be missing). Debian's own sources, as apt has them.
-begin "sysroot"
-mapfile -t libraries < <(bash scripts/install-deps.sh --libraries)
-wanted="libc6-dev libstdc++-12-dev ${libraries[*]}"
-if [ ! -f "$SYSROOT/.actorcrawl-packages" ] || [ "$(cat "$SYSROOT/.actorcrawl-packages")" != "$wanted" ]; then
-  sources=/etc/apt/sources.list.d/debian.sources
-  [ -f "$sources" ] || sources=/etc/apt/sources.list
-  $SUDO rm -rf "$SYSROOT"
-  $SUDO mmdebstrap --quiet --arch=arm64 --variant=extract --mode=root \
-    --include="$(echo "$wanted" | tr ' ' ',')" bookworm "$SYSROOT" - <"$sources" >&2
-  echo "$wanted" | $SUDO tee "$SYSROOT/.actorcrawl-packages" >/dev/null
-fi
-took "sysroot"
+# ------------------------------------------------- 1, 2. tools and sysroot
+begin "tools and sysroot"
+bash scripts/arm64-sysroot.sh "$SYSROOT"
+took "tools and sysroot"
 
 # ---------------------------------------------------------------- 3. build
 begin "build"

@@ -402,6 +402,23 @@ TEST_CASE("yaml file: errors carry the file's path, a missing file is an error",
         "config file '" + missing + "': cannot be read (No such file or directory)");
 }
 
+TEST_CASE("yaml file: every configuration under configs/ loads and validates", "[config][yaml]") {
+  // The files the package ships as examples (the Raspberry Pi's among them).
+  const fs::path data = fs::path{ACTORCRAWL_TEST_DATA}.lexically_normal();
+  const fs::path root = (data.has_filename() ? data : data.parent_path()).parent_path().parent_path();
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(root / "configs")) {
+    if (entry.path().extension() != ".yaml")
+      continue;
+    ++files;
+    INFO(entry.path().filename().string());
+    CrawlConfig loaded;
+    REQUIRE_NOTHROW(apply_yaml_file(entry.path().string(), loaded));
+    CHECK_NOTHROW(validate(loaded, false));
+  }
+  CHECK(files >= 4);
+}
+
 TEST_CASE("yaml file: configs/default.yaml is every key at its default", "[config][yaml]") {
   // Resolved lexically: tests/data need not exist for its ../.. to be the
   // source tree, but the kernel would refuse ".." through a missing directory.
