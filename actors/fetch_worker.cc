@@ -11,6 +11,7 @@
 #include "core/report/console_log.h"
 #include "core/fetch/fetch_engine.h"
 #include "core/fetch/http_date.h"
+#include "core/fetch/request_rules.h"
 #include "core/fetch/retry_policy.h"
 #include "core/crawl/sitemap_reading.h"
 #include "core/sitemap/sitemap_parser.h"
@@ -97,6 +98,18 @@ class fetch_worker : public caf::blocking_actor {
       engine_.set_resolve(settings_.resolve);
       engine_.set_private_hosts_allowed(settings_.private_hosts_allowed);
       engine_.set_max_host_connections(settings_.max_connections_per_host);
+      if (!settings_.proxy.empty())
+        engine_.set_proxy(FetchEngine::ProxyMode::url, settings_.proxy);
+      else if (settings_.proxy_from_environment)
+        engine_.set_proxy(FetchEngine::ProxyMode::environment);
+      // Checked where the crawl was set up (check_crawl); a node of another
+      // build that cannot read them fetches nothing rather than without them.
+      std::string error;
+      request_rules_ = RequestRules::make(settings_.headers, settings_.auth, &error);
+      if (!request_rules_) {
+        log_line(LogLevel::error, name_ + ": " + error);
+        return false;
+      }
       policy_ = RetryPolicy{RetryPolicy::Settings{settings_.retry_attempts, settings_.retry_delay_ms,
                                                   settings_.request_timeout_ms, settings_.politeness_delay_ms}};
     }
@@ -130,6 +143,9 @@ class fetch_worker : public caf::blocking_actor {
     r.user_agent = settings_.user_agent;
     r.block_private_addresses = settings_.block_private_addresses;
     r.capture_http = settings_.capture_http;
+    if (request_rules_ != nullptr)
+      if (const auto parsed = Url::parse(r.url))
+        request_rules_->apply(*parsed, r);
     return r;
   }
 
@@ -334,6 +350,7 @@ class fetch_worker : public caf::blocking_actor {
   processor_actor local_processor_;  // set on a worker node
   topology actors_;
   fetch_settings settings_;
+  std::unique_ptr<RequestRules> request_rules_;  // from settings_, at join
   RetryPolicy policy_{RetryPolicy::Settings{}};
   FetchEngine engine_;
   // Tokens of robots.txt transfers carry the top bit; job seqs never do.

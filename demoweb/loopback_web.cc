@@ -2,12 +2,15 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <condition_variable>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 namespace actorcrawl::demoweb {
 namespace {
@@ -23,7 +26,7 @@ constexpr std::size_t kKeepAliveMaxRequests = 100;
 
 const char* const kNotFoundBody = "<html><body>not found</body></html>";
 
-using Handler = std::function<Response(int hit)>;
+using Handler = std::function<Response(int hit, const ServedRequest& request)>;
 
 struct Route {
   Handler handler;
@@ -42,13 +45,6 @@ Response not_found() {
   response.status = 404;
   response.body = kNotFoundBody;
   return response;
-}
-
-// The path exactly as it came over the wire (still percent-encoded), so a
-// route registered with the crawler's canonical form matches it.
-std::string raw_path(const httplib::Request& req) {
-  const auto query = req.target.find('?');
-  return query == std::string::npos ? req.target : req.target.substr(0, query);
 }
 
 void write_response(const Response& from, httplib::Response& to) {
@@ -71,21 +67,28 @@ struct LoopbackWeb::Impl {
   std::vector<ServedRequest> served;
   std::vector<std::unique_ptr<Host>> hosts;
 
-  // Returns the handler to run and its hit number; the handler itself runs
-  // outside the lock so it may call back into LoopbackWeb.
-  std::pair<Handler, int> take_route(const std::string& host_key,
-                                     const httplib::Request& req) {
+  // Records the request and returns the handler to run, its hit number and
+  // the record; the handler itself runs outside the lock so it may call
+  // back into LoopbackWeb. `target`: the path and query asked for (of the
+  // absolute URL, through a proxy).
+  std::tuple<Handler, int, ServedRequest> take_route(const std::string& host_key, const httplib::Request& req,
+                                                     const std::string& target, const std::string& via_proxy) {
     std::lock_guard<std::mutex> lock(mutex);
-    served.push_back(ServedRequest{host_key, req.target, req.method,
-                                   std::chrono::steady_clock::now(),
-                                   req.get_header_value("User-Agent"),
-                                   req.get_header_value("Accept-Encoding"), req.remote_addr});
+    ServedRequest record{host_key, target, req.method, std::chrono::steady_clock::now(),
+                         req.get_header_value("User-Agent"), req.get_header_value("Accept-Encoding"),
+                         req.remote_addr, {}, via_proxy};
+    for (const auto& [name, value] : req.headers)
+      record.headers.emplace_back(name, value);
+    served.push_back(record);
     auto host = routes.find(host_key);
-    if (host == routes.end()) return {nullptr, 0};
-    auto route = host->second.find(raw_path(req));
-    if (route == host->second.end()) route = host->second.find(req.path);
-    if (route == host->second.end()) return {nullptr, 0};
-    return {route->second.handler, ++route->second.hits};
+    if (host == routes.end()) return {nullptr, 0, record};
+    // The path exactly as it came over the wire (still percent-encoded), so
+    // a route registered with the crawler's canonical form matches it.
+    const auto query = target.find('?');
+    auto route = host->second.find(target.substr(0, query));
+    if (route == host->second.end() && via_proxy.empty()) route = host->second.find(req.path);
+    if (route == host->second.end()) return {nullptr, 0, record};
+    return {route->second.handler, ++route->second.hits, record};
   }
 
   // Sleeps for `delay_ms` unless the web is being torn down meanwhile, so a
@@ -98,8 +101,38 @@ struct LoopbackWeb::Impl {
 
   httplib::Server::HandlerResponse serve(const std::string& host_key,
                                          const httplib::Request& req, httplib::Response& res) {
-    auto [handler, hit] = take_route(host_key, req);
-    const Response response = handler ? handler(hit) : not_found();
+    auto [handler, hit, record] = take_route(host_key, req, req.target, "");
+    const Response response = handler ? handler(hit, record) : not_found();
+    delay(response.delay_ms);
+    write_response(response, res);
+    return httplib::Server::HandlerResponse::Handled;
+  }
+
+  // A forward proxy's request: "GET http://127.0.0.N:PORT/path HTTP/1.1",
+  // served by that host of this web as if it had come to it.
+  httplib::Server::HandlerResponse proxy(const std::string& proxy_key, const httplib::Request& req,
+                                         httplib::Response& res) {
+    const std::string prefix = "http://";
+    const std::string& target = req.target;
+    const auto path_at = target.find('/', prefix.size());
+    std::string host_key;
+    if (target.rfind(prefix, 0) == 0)
+      host_key = target.substr(prefix.size(), path_at == std::string::npos ? std::string::npos : path_at - prefix.size());
+    bool known = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      known = !host_key.empty() && routes.count(host_key) != 0;
+    }
+    if (!known) {
+      Response bad;
+      bad.status = 502;
+      bad.body = "<html><body>proxy: no such host</body></html>";
+      write_response(bad, res);
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    const std::string path = path_at == std::string::npos ? "/" : target.substr(path_at);
+    auto [handler, hit, record] = take_route(host_key, req, path, proxy_key);
+    const Response response = handler ? handler(hit, record) : not_found();
     delay(response.delay_ms);
     write_response(response, res);
     return httplib::Server::HandlerResponse::Handled;
@@ -151,7 +184,11 @@ LoopbackWeb::~LoopbackWeb() {
   }
 }
 
-std::string LoopbackWeb::add_host(const std::string& ip) {
+std::string LoopbackWeb::add_host(const std::string& ip) { return start_host(ip, false); }
+
+std::string LoopbackWeb::add_proxy(const std::string& ip) { return start_host(ip, true); }
+
+std::string LoopbackWeb::start_host(const std::string& ip, bool is_proxy) {
   auto host = std::make_unique<Host>();
   configure(host->server);
   const int port = host->server.bind_to_any_port(ip);
@@ -163,8 +200,8 @@ std::string LoopbackWeb::add_host(const std::string& ip) {
   const std::string key = host->key;
   Impl* impl = impl_.get();
   host->server.set_pre_routing_handler(
-      [impl, key](const httplib::Request& req, httplib::Response& res) {
-        return impl->serve(key, req, res);
+      [impl, key, is_proxy](const httplib::Request& req, httplib::Response& res) {
+        return is_proxy ? impl->proxy(key, req, res) : impl->serve(key, req, res);
       });
   Host& started = *host;
   host->thread = std::thread([&started] {
@@ -176,18 +213,36 @@ std::string LoopbackWeb::add_host(const std::string& ip) {
     throw std::runtime_error("loopback web: host " + key + " did not start");
   }
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  impl_->routes[key];
+  if (!is_proxy)
+    impl_->routes[key];
   impl_->hosts.push_back(std::move(host));
   return key;
 }
 
 void LoopbackWeb::route(const std::string& host_key, const std::string& path, Response response) {
-  impl_->add_route(host_key, path, [response = std::move(response)](int) { return response; });
+  impl_->add_route(host_key, path, [response = std::move(response)](int, const ServedRequest&) { return response; });
 }
 
 void LoopbackWeb::route(const std::string& host_key, const std::string& path,
                     std::function<Response(int hit)> handler) {
-  impl_->add_route(host_key, path, std::move(handler));
+  impl_->add_route(host_key, path,
+                   [handler = std::move(handler)](int hit, const ServedRequest&) { return handler(hit); });
+}
+
+void LoopbackWeb::route(const std::string& host_key, const std::string& path,
+                        std::function<Response(const ServedRequest& request)> handler) {
+  impl_->add_route(host_key, path,
+                   [handler = std::move(handler)](int, const ServedRequest& request) { return handler(request); });
+}
+
+std::string ServedRequest::header(const std::string& name) const {
+  for (const auto& [key, value] : headers)
+    if (key.size() == name.size() &&
+        std::equal(key.begin(), key.end(), name.begin(),
+                   [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) ==
+                                               std::tolower(static_cast<unsigned char>(b)); }))
+      return value;
+  return "";
 }
 
 std::string LoopbackWeb::url(const std::string& host_key, const std::string& path) {

@@ -32,6 +32,14 @@ struct ServedRequest {
   std::string user_agent;
   std::string accept_encoding;
   std::string remote_addr;  // the client's address, as the socket reports it
+  // Every header of the request, as received (names in the client's case).
+  std::vector<std::pair<std::string, std::string>> headers;
+  // The proxy host ("127.0.0.N:PORT") the request came through; empty when
+  // the client connected to this host itself.
+  std::string via_proxy;
+
+  // The first value of header `name` (any case); "" when absent.
+  std::string header(const std::string& name) const;
 };
 
 class LoopbackWeb {
@@ -54,6 +62,18 @@ class LoopbackWeb {
   void route(const std::string& host_key, const std::string& path,
              std::function<Response(int hit)> handler);
 
+  // Serves whatever `handler` returns for the request (its headers: a page
+  // that needs a header, a cookie, credentials).
+  void route(const std::string& host_key, const std::string& path,
+             std::function<Response(const ServedRequest& request)> handler);
+
+  // Starts an HTTP forward proxy on `ip` (a plain-http one: absolute-form
+  // requests, "GET http://host:port/path"), which serves them from this
+  // web's own hosts; a request it serves is recorded once, for the target
+  // host, with `via_proxy` set. Anything but an absolute http URL of one of
+  // this web's hosts answers 502. Returns the proxy's "ip:port".
+  std::string add_proxy(const std::string& ip);
+
   // "http://<host_key><path>"
   static std::string url(const std::string& host_key, const std::string& path);
 
@@ -62,6 +82,7 @@ class LoopbackWeb {
   void clear_requests();
 
  private:
+  std::string start_host(const std::string& ip, bool is_proxy);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

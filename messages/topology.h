@@ -65,6 +65,14 @@ struct fetch_settings {
   // The warc processor is on: responses that are no page (robots.txt, a
   // retried 5xx) go to the archive too.
   bool archive_responses = false;
+  // What the sites require (config keys headers, auth: RequestRules'
+  // entries) and where requests go (proxy, proxy_from_environment). The
+  // credentials travel to worker nodes, which send them; no trace or log
+  // shows them.
+  std::vector<std::string> headers;
+  std::vector<std::string> auth;
+  std::string proxy;
+  bool proxy_from_environment = false;
 };
 
 template <class Inspector>
@@ -73,7 +81,7 @@ typename Inspector::result_type inspect(Inspector& f, fetch_settings& x) {
            x.max_body_bytes, x.max_redirects, x.retry_attempts, x.retry_delay_ms,
            x.politeness_delay_ms, x.resolve, x.block_private_addresses, x.private_hosts_allowed,
            x.max_connections_per_host,
-           x.capture_http, x.archive_responses);
+           x.capture_http, x.archive_responses, x.headers, x.auth, x.proxy, x.proxy_from_environment);
 }
 
 // FetchWorker -> HostSelector (request): I can run `capacity` transfers.

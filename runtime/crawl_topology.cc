@@ -49,6 +49,10 @@ fetch_settings worker_settings(const CrawlConfig& config, const PagePipeline* pi
   settings.max_connections_per_host = static_cast<std::int32_t>(config.max_connections_per_host);
   settings.capture_http = archives || reads_heads;
   settings.archive_responses = archives;
+  settings.headers = config.request_headers;
+  settings.auth = config.auth;
+  settings.proxy = config.proxy;
+  settings.proxy_from_environment = config.proxy_from_environment;
   return settings;
 }
 

@@ -57,6 +57,22 @@ const std::vector<ConfigKey>& config_keys() {
     {"max_body_bytes", ValueKind::bytes, "body size kept per page; the transfer is cut there", &C::max_body_bytes, 1, 1LL << 30},
     {"max_redirects", ValueKind::integer, "redirect hops followed", &C::max_redirects, 0, 50},
     {"user_agent", ValueKind::text, "User-Agent header", &C::user_agent},
+    {"headers", ValueKind::text_list,
+     "extra request headers: 'Name: value' for every host, or a mapping of names to values with hosts (RE2, "
+     "searched in the host name) for those hosts only (docs/politeness.md, Requests)",
+     &C::request_headers, 0, 0, {}, false, true},
+    {"auth", ValueKind::text_list,
+     "HTTP credentials by host: {hosts: RE2, basic: 'user:password'} or {hosts: RE2, bearer: TOKEN}; sent to "
+     "the matching hosts only, never on a redirect to another",
+     &C::auth, 0, 0, {}, false, true},
+    {"proxy", ValueKind::text,
+     "every request through this proxy: an http://, https://, socks5:// or socks5h:// URL (user:password@ "
+     "allowed); empty: none",
+     &C::proxy},
+    {"proxy_from_environment", ValueKind::boolean,
+     "use the proxies the environment names (http_proxy, https_proxy, all_proxy, no_proxy; never for loopback); "
+     "off, they are ignored",
+     &C::proxy_from_environment},
     {"respect_robots_txt", ValueKind::boolean, "obey robots.txt", &C::respect_robots_txt},
     {"sitemaps", ValueKind::boolean, "read the sitemaps each robots.txt names (and a seed host's /sitemap.xml when it names none); their URLs join the frontier at depth 1", &C::sitemaps, 0, 0, {}, false, false, "true in the site profile, false in the domains profile"},
     {"sitemap_urls", ValueKind::text_list, "sitemaps to read besides those robots.txt names (one URL each; turns sitemaps on unless sitemaps is false); each may list any URL of its own host and of the seeds' hosts, within the crawl's scope", &C::sitemap_urls},
@@ -64,6 +80,10 @@ const std::vector<ConfigKey>& config_keys() {
      &C::scope, 0, 0, {"domain", "host", "any"}},
     {"allowed_domains", ValueKind::text_list, "site profile: hosts (and their subdomains) a link must be within; narrows scope (with scope domain, replaces the seeds' registrable domains)", &C::allowed_domains, 0, 0, {}, true},
     {"exclude_patterns", ValueKind::text_list, "RE2 patterns; matching URLs are not crawled", &C::exclude_patterns},
+    {"follow_patterns", ValueKind::text_list,
+     "RE2 patterns; when given, a link is followed only when one is found in its URL (the seeds and redirect hops "
+     "are not held to them)",
+     &C::follow_patterns},
     {"strip_query_params", ValueKind::text_list, "query parameters removed before dedup (utm_* for a prefix)", &C::strip_query_params, 0, 0, {}, true},
     {"revisit_after", ValueKind::duration_ms, "re-fetch pages older than this on the next run (0: never)", &C::revisit_after_ms, 0, std::numeric_limits<std::int64_t>::max() / 2},
     {"adaptive_revisit", ValueKind::boolean, "each page's revisit interval adapts: halved after a fetch that found it changed, 1.5 times after one that found it unchanged, within revisit_min and revisit_max", &C::adaptive_revisit},
@@ -430,7 +450,7 @@ const std::vector<Alias>& aliases() {
   static const std::vector<Alias> a = {
     {"--seed", "seeds"}, {"--workers", "concurrent_workers"}, {"--db", "db_path"},
     {"--metrics", "metrics_path"}, {"--trace", "trace_path"}, {"--token", "service_token"},
-    {"--db-dir", "service_dir"},
+    {"--db-dir", "service_dir"}, {"--header", "headers"},
   };
   return a;
 }
@@ -702,14 +722,23 @@ std::string escaped(std::string_view text) {
 
 // Text reaches HTTP headers, SQLite and JSON (the database, traces, the
 // service), all of which expect UTF-8.
+// Keys whose values may be secrets: no message repeats them.
+bool holds_secrets(const ConfigKey& key) {
+  for (const char* name : {"auth", "headers", "proxy", "service_token"})
+    if (std::string_view{key.name} == name)
+      return true;
+  return false;
+}
+
 void require_utf8(const ConfigKey& key, const std::string& value) {
   const std::size_t bad = valid_utf8_prefix(value);
   if (bad == value.size())
     return;
   char byte[8];
   std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(value[bad]));
-  throw ConfigError(std::string{"key '"} + key.name + "': '" + escaped(value) + "' is not valid UTF-8 (byte " + byte +
-                    " at offset " + std::to_string(bad) + ")");
+  throw ConfigError(std::string{"key '"} + key.name + "': " +
+                    (holds_secrets(key) ? std::string{"a value"} : "'" + escaped(value) + "'") +
+                    " is not valid UTF-8 (byte " + byte + " at offset " + std::to_string(bad) + ")");
 }
 
 bool is_ip_literal(const std::string& text) {
@@ -805,6 +834,23 @@ void validate(const CrawlConfig& config, bool seeds_required) {
       config.warc_prefix[0] == '.')
     throw ConfigError("warc_prefix: '" + escaped(config.warc_prefix) +
                       "' is not a file name prefix (letters, digits, '.', '_', '-'; not starting with '.')");
+  if (!config.proxy.empty()) {
+    // Never repeated in a message: a proxy URL may hold a password.
+    static const char* const schemes[] = {"http://", "https://", "socks4://", "socks4a://", "socks5://", "socks5h://"};
+    const bool known = std::any_of(std::begin(schemes), std::end(schemes), [&](const char* scheme) {
+      return config.proxy.rfind(scheme, 0) == 0 && config.proxy.size() > std::strlen(scheme);
+    });
+    const bool one_token = std::none_of(config.proxy.begin(), config.proxy.end(), [](char c) {
+      return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f;
+    });
+    if (!known || !one_token)
+      throw ConfigError("proxy: not a proxy URL (http://, https://, socks4://, socks5:// or socks5h:// and HOST:PORT)");
+    if (config.proxy_from_environment)
+      throw ConfigError("proxy and proxy_from_environment: give one (a proxy, or those the environment names)");
+    if (config.block_private_networks)
+      throw ConfigError("proxy: block_private_networks cannot hold through a proxy, which connects to the sites "
+                        "itself; give one of them");
+  }
   const int tls_parts = !config.tls_cert.empty() + !config.tls_key.empty() + !config.tls_ca.empty();
   if (tls_parts != 0 && tls_parts != 3)
     throw ConfigError("TLS needs all of tls_cert, tls_key and tls_ca (--tls-cert, --tls-key, --tls-ca)");
@@ -817,8 +863,9 @@ std::optional<CrawlProfile> profile_using(const std::string& key) {
   // Read by the site profile's frontier (traps, leases) and link selection
   // (scope, patterns, parameters) only.
   static const char* const site_only[] = {
-    "scope", "allowed_domains", "exclude_patterns", "strip_query_params", "max_leases_per_host", "revisit_check_interval",
-    "max_url_length", "max_repeated_path_segments", "max_pages_per_host", "max_query_variants_per_path"};
+    "scope", "allowed_domains", "exclude_patterns", "follow_patterns", "strip_query_params", "max_leases_per_host",
+    "revisit_check_interval", "max_url_length", "max_repeated_path_segments", "max_pages_per_host",
+    "max_query_variants_per_path"};
   // Read by the domain graph's frontier and link filter only.
   static const char* const domains_only[] = {"max_crawls_per_node", "max_subdomains_per_root", "max_outbound_links",
                                              "excluded_domains"};

@@ -42,6 +42,15 @@ struct CrawlConfig {
   std::int64_t max_body_bytes = 1 << 20;
   std::int64_t max_redirects = 5;
   std::string user_agent = "actorcrawl/0.1 (polite web crawler)";
+  // What sites require of requests (core/fetch/request_rules.h): key
+  // `headers` (header lines, or mappings with `hosts`) and key `auth`
+  // (credentials by host), each entry as ConfigKey::object_items keeps it.
+  std::vector<std::string> request_headers;
+  std::vector<std::string> auth;
+  // Every request through this proxy URL; or, with proxy_from_environment,
+  // through those the environment names; else none.
+  std::string proxy;
+  bool proxy_from_environment = false;
   bool respect_robots_txt = true;
   // Key `sitemaps`: read the sitemaps robots.txt names (and a seed host's
   // /sitemap.xml). Its default depends on the profile: sitemaps_enabled().
@@ -53,6 +62,7 @@ struct CrawlConfig {
   std::string scope = "domain";
   std::vector<std::string> allowed_domains;
   std::vector<std::string> exclude_patterns;
+  std::vector<std::string> follow_patterns;  // an allow list; empty: every link
   std::vector<std::string> strip_query_params;
   std::int64_t revisit_after_ms = 0;  // key `revisit_after`; 0 = never
   // Adaptive revisits (core/crawl/revisit_policy.h): each page's interval

@@ -89,6 +89,7 @@ const char* to_string(ScopeVerdict v) {
     case ScopeVerdict::in_scope: return "in_scope";
     case ScopeVerdict::out_of_domain: return "out_of_domain";
     case ScopeVerdict::excluded: return "excluded";
+    case ScopeVerdict::not_followed: return "not_followed";
   }
   return "out_of_domain";
 }
@@ -100,6 +101,7 @@ struct LinkScope::Impl {
   // scope `host`: the seeds' hosts, matched exactly.
   std::vector<std::string> seed_hosts;
   std::vector<std::unique_ptr<RE2>> excludes;
+  std::vector<std::unique_ptr<RE2>> follows;  // empty: every link
 
   bool domain_allows(const Url& url) const {
     const std::string host = url.host();
@@ -119,6 +121,14 @@ struct LinkScope::Impl {
     }
     return false;
   }
+
+  bool followed(const Url& url) const {
+    if (follows.empty()) return true;
+    for (const auto& re : follows) {
+      if (RE2::PartialMatch(url.str(), *re)) return true;
+    }
+    return false;
+  }
 };
 
 LinkScope::LinkScope() : impl_(std::make_unique<Impl>()) {}
@@ -127,7 +137,8 @@ LinkScope::~LinkScope() = default;
 std::unique_ptr<LinkScope> LinkScope::make(CrawlScope mode, const std::vector<std::string>& allowed_domains,
                                            const std::vector<std::string>& exclude_patterns,
                                            const std::vector<Url>& seeds,
-                                           std::string* error) {
+                                           std::string* error,
+                                           const std::vector<std::string>& follow_patterns) {
   std::unique_ptr<LinkScope> scope(new LinkScope());
   Impl& impl = *scope->impl_;
 
@@ -156,16 +167,23 @@ std::unique_ptr<LinkScope> LinkScope::make(CrawlScope mode, const std::vector<st
   RE2::Options options;
   // A bad pattern is reported to the caller; RE2 would also print it.
   options.set_log_errors(false);
-  for (const std::string& pattern : exclude_patterns) {
-    auto re = std::make_unique<RE2>(pattern, options);
-    if (!re->ok()) {
-      if (error != nullptr) {
-        *error = "exclude_patterns: invalid regular expression '" + pattern + "': " + re->error();
+  // A bad pattern names its key and itself.
+  auto compile = [&](const std::vector<std::string>& patterns, const char* key,
+                     std::vector<std::unique_ptr<RE2>>& into) {
+    for (const std::string& pattern : patterns) {
+      auto re = std::make_unique<RE2>(pattern, options);
+      if (!re->ok()) {
+        if (error != nullptr)
+          *error = std::string{key} + ": invalid regular expression '" + pattern + "': " + re->error();
+        return false;
       }
-      return nullptr;
+      into.push_back(std::move(re));
     }
-    impl.excludes.push_back(std::move(re));
-  }
+    return true;
+  };
+  if (!compile(exclude_patterns, "exclude_patterns", impl.excludes) ||
+      !compile(follow_patterns, "follow_patterns", impl.follows))
+    return nullptr;
   return scope;
 }
 
@@ -174,6 +192,7 @@ std::unique_ptr<LinkScope> LinkScope::make(CrawlScope mode, const std::vector<st
 ScopeVerdict LinkScope::check(const Url& url) const {
   if (!impl_->domain_allows(url)) return ScopeVerdict::out_of_domain;
   if (impl_->excluded(url)) return ScopeVerdict::excluded;
+  if (!impl_->followed(url)) return ScopeVerdict::not_followed;
   return ScopeVerdict::in_scope;
 }
 

@@ -45,8 +45,10 @@ class LinkSelector {
  public:
   virtual ~LinkSelector() = default;
   virtual SelectedLinks select(const Url& page_url, const PageAnalysis& analysis) const = 0;
-  // Whether a redirect to `target` is followed: the crawl's scope applies
-  // to every hop as to any link.
+  // Whether a redirect to `target` is followed: the crawl's scope and
+  // exclude patterns apply to every hop as to any link; follow patterns do
+  // not (they choose which links to follow, and a hop is the link it
+  // answers for, moved).
   virtual bool follows_redirect_to(const Url& target) const = 0;
 };
 
@@ -60,7 +62,8 @@ class SiteLinkSelector final : public LinkSelector {
     return select_links(page_url, analysis, *scope_, strip_query_params_, max_links_);
   }
   bool follows_redirect_to(const Url& target) const override {
-    return scope_->check(target) == ScopeVerdict::in_scope;
+    const ScopeVerdict verdict = scope_->check(target);
+    return verdict == ScopeVerdict::in_scope || verdict == ScopeVerdict::not_followed;
   }
 
  private:

@@ -122,7 +122,16 @@ struct Transfer {
   curl_slist* validator_headers = nullptr;
   bool follow_first_hop = false;
   bool bad_first_hop = false;  // that redirect's Location is no http(s) URL
-  ~Transfer() { curl_slist_free_all(validator_headers); }
+  // The request's own headers and credentials (FetchRequest::headers, ...):
+  // sent to `origin` only, every hop taken by the engine (`manual_hops`).
+  bool manual_hops = false;
+  std::string origin;  // "scheme://host_key" of request.url
+  // The header lines of the request being sent (curl does not copy them).
+  curl_slist* header_lines = nullptr;
+  ~Transfer() {
+    curl_slist_free_all(validator_headers);
+    curl_slist_free_all(header_lines);
+  }
   // block_private_addresses: the address last refused while connecting for
   // the current hop; cleared once the hop has a connection it may use.
   std::string refused_address;
@@ -176,6 +185,30 @@ curl_slist* validator_headers(const FetchRequest& r) {
   if (!date.empty())
     list = curl_slist_append(list, ("If-Modified-Since: " + date).c_str());
   return list;
+}
+
+// "scheme://host_key" of `url`: where a request's own headers and
+// credentials may go. "" for a URL that does not parse (nothing goes).
+std::string origin_of(const std::string& url) {
+  const auto parsed = Url::parse(url);
+  return parsed ? parsed->scheme() + "://" + parsed->host_key() : std::string{};
+}
+
+// A header line the request may carry: "Name: value", a token for a name,
+// no control character (CR or LF would start another line).
+bool sendable_header(std::string_view line) {
+  const auto colon = line.find(':');
+  if (colon == 0 || colon == std::string_view::npos)
+    return false;
+  for (char c : line.substr(0, colon))
+    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view{"!#$%&'*+-.^_`|~"}.find(c) == std::string_view::npos)
+      return false;
+  for (char c : line.substr(colon + 1)) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t') || u == 0x7f)
+      return false;
+  }
+  return true;
 }
 
 bool is_malformed_http(const std::string& curl_text) {
@@ -295,10 +328,35 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
 
 // CURLOPT_DEBUGFUNCTION for capture_http: curl shows the request head it
 // sends as CURLINFO_HEADER_OUT, once per request, whole.
+// The request head as it will be kept (for the WARC archive): the values
+// of the credentials and of the request's own extra headers read
+// "[redacted]", so no secret of the configuration is written out.
+std::string kept_request_head(std::string_view head, const FetchRequest& request) {
+  std::vector<std::string> secret_names = {"authorization", "proxy-authorization"};
+  for (const std::string& line : request.headers)
+    secret_names.push_back(ascii::lowercase(line.substr(0, line.find(':'))));
+  std::string kept;
+  kept.reserve(head.size());
+  while (!head.empty()) {
+    const auto end = head.find('\n');
+    const std::string_view line = head.substr(0, end == std::string_view::npos ? head.size() : end + 1);
+    head.remove_prefix(line.size());
+    const auto colon = line.find(':');
+    const bool secret = colon != std::string_view::npos &&
+                        std::find(secret_names.begin(), secret_names.end(),
+                                  ascii::lowercase(std::string{line.substr(0, colon)})) != secret_names.end();
+    if (secret)
+      kept.append(line.substr(0, colon)).append(": [redacted]\r\n");
+    else
+      kept.append(line);
+  }
+  return kept;
+}
+
 int on_debug(CURL* /*easy*/, curl_infotype type, char* data, std::size_t size, void* user) {
   if (type == CURLINFO_HEADER_OUT) {
     auto* t = static_cast<Transfer*>(user);
-    t->request_head.assign(data, size);
+    t->request_head = kept_request_head(std::string_view(data, size), t->request);
   }
   return 0;
 }
@@ -406,6 +464,8 @@ struct FetchEngine::Impl {
   std::uint64_t order = 0;
 
   std::string no_proxy;
+  FetchEngine::ProxyMode proxy_mode = FetchEngine::ProxyMode::direct;
+  std::string proxy_url;
   curl_slist* resolve = nullptr;
   std::vector<curl_slist*> retired_resolve;  // replaced lists started transfers may still use
   std::shared_ptr<const std::unordered_set<std::string>> private_hosts_allowed;
@@ -456,7 +516,9 @@ struct FetchEngine::Impl {
     t->private_hosts_allowed = private_hosts_allowed;
     t->started = Clock::now();
     t->validator_headers = validator_headers(t->request);
-    t->follow_first_hop = t->validator_headers != nullptr && t->request.max_redirects > 0;
+    t->origin = origin_of(t->request.url);
+    t->manual_hops = !t->request.headers.empty() || !t->request.basic_auth.empty() || !t->request.bearer_token.empty();
+    t->follow_first_hop = (t->validator_headers != nullptr || t->manual_hops) && t->request.max_redirects > 0;
     t->easy = acquire_handle();
     // Curl follows redirects itself, up to max_redirects, unless the first
     // request is conditional: then the engine takes its hop (take_first_hop).
@@ -494,8 +556,19 @@ struct FetchEngine::Impl {
     // memory. Every server that compresses speaks gzip.
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "gzip, deflate");
     curl_easy_setopt(h, CURLOPT_USERAGENT, t->request.user_agent.c_str());
-    // Proxies from the environment are honoured, but never for loopback.
-    curl_easy_setopt(h, CURLOPT_NOPROXY, no_proxy.c_str());
+    switch (proxy_mode) {
+      case FetchEngine::ProxyMode::direct:
+        curl_easy_setopt(h, CURLOPT_PROXY, "");
+        break;
+      case FetchEngine::ProxyMode::environment:
+        // Proxies from the environment are honoured, but never for loopback.
+        curl_easy_setopt(h, CURLOPT_NOPROXY, no_proxy.c_str());
+        break;
+      case FetchEngine::ProxyMode::url:
+        curl_easy_setopt(h, CURLOPT_PROXY, proxy_url.c_str());
+        curl_easy_setopt(h, CURLOPT_NOPROXY, "");
+        break;
+    }
     if (resolve != nullptr)
       curl_easy_setopt(h, CURLOPT_RESOLVE, resolve);
     if (t->request.capture_http) {
@@ -505,7 +578,9 @@ struct FetchEngine::Impl {
       curl_easy_setopt(h, CURLOPT_DEBUGDATA, t);
       curl_easy_setopt(h, CURLOPT_VERBOSE, 1L);
     }
-    if (t->request.block_private_addresses) {
+    // A configured proxy (set_proxy) is trusted: the crawler connects to it
+    // alone, and it reaches the sites.
+    if (t->request.block_private_addresses && proxy_mode != FetchEngine::ProxyMode::url) {
       curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_public_socket);
       curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, t);
       curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, check_connected_peer);
@@ -514,8 +589,27 @@ struct FetchEngine::Impl {
       // the connection to the private address on our behalf, unchecked.
       curl_easy_setopt(h, CURLOPT_PROXY, "");
     }
-    if (t->validator_headers != nullptr)
-      curl_easy_setopt(h, CURLOPT_HTTPHEADER, t->validator_headers);
+    // The validators (first request only), and the request's own headers
+    // and credentials where `url` is the origin they were chosen for.
+    const bool own_origin = !t->origin.empty() && origin_of(url) == t->origin;
+    curl_slist_free_all(t->header_lines);
+    t->header_lines = nullptr;
+    for (const curl_slist* line = t->validator_headers; line != nullptr; line = line->next)
+      t->header_lines = curl_slist_append(t->header_lines, line->data);
+    if (own_origin) {
+      for (const std::string& line : t->request.headers)
+        if (sendable_header(line))
+          t->header_lines = curl_slist_append(t->header_lines, line.c_str());
+      if (!t->request.bearer_token.empty()) {
+        curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
+        curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, t->request.bearer_token.c_str());
+      } else if (!t->request.basic_auth.empty()) {
+        curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+        curl_easy_setopt(h, CURLOPT_USERPWD, t->request.basic_auth.c_str());
+      }
+    }
+    if (t->header_lines != nullptr)
+      curl_easy_setopt(h, CURLOPT_HTTPHEADER, t->header_lines);
   }
 
   // The first response of a conditional request with redirects allowed:
@@ -552,9 +646,16 @@ struct FetchEngine::Impl {
     t->error_text[0] = '\0';
     t->refused_address.clear();
     const auto left = t->request.max_redirects - static_cast<std::int32_t>(t->outcome.redirects.size());
-    // With no hop left, curl refuses the next redirect as too many, as it
-    // would have in one go.
-    configure(t, t->current_url, true, std::max<long>(left, 0));
+    if (t->manual_hops && left > 0) {
+      // The request's own headers: this hop too is the engine's to take,
+      // so each hop is asked with them only on their origin.
+      t->follow_first_hop = true;
+      configure(t, t->current_url, false, 0);
+    } else {
+      // With no hop left, curl refuses the next redirect as too many, as it
+      // would have in one go.
+      configure(t, t->current_url, true, std::max<long>(left, 0));
+    }
     resumed.push_back(t);
     return true;
   }
@@ -722,6 +823,11 @@ std::vector<FetchOutcome> FetchEngine::perform(std::chrono::milliseconds max_wai
   curl_multi_perform(impl_->multi, &still_running);
   impl_->collect(done);
   return done;
+}
+
+void FetchEngine::set_proxy(ProxyMode mode, const std::string& url) {
+  impl_->proxy_mode = mode == ProxyMode::url && url.empty() ? ProxyMode::direct : mode;
+  impl_->proxy_url = url;
 }
 
 void FetchEngine::set_max_host_connections(int n) {

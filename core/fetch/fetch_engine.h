@@ -80,6 +80,16 @@ struct FetchRequest {
   // URL's validators to a hop's request.
   std::string if_none_match;
   std::int64_t if_modified_since_ms = -1;
+  // What the site requires (core/fetch/request_rules.h chooses them by
+  // host): extra header lines ("Name: value"), and HTTP credentials, Basic
+  // ("user:password") or Bearer (a token). They go with the request for
+  // `url` and with a redirect hop only to the same origin (scheme, host,
+  // port): a request carrying any of them with redirects allowed has every
+  // hop taken by the engine, since curl would send extra headers on to any
+  // host. A header line with a control character is not sent.
+  std::vector<std::string> headers;
+  std::string basic_auth;
+  std::string bearer_token;
   // When set, the body goes here as it arrives instead of into
   // FetchOutcome::body: each piece decoded as curl hands it (gzip, br and
   // zstd inflated), with the status of the response it belongs to. A
@@ -130,7 +140,10 @@ struct FetchOutcome {
   bool not_modified = false;
   // capture_http only, of the final response (the last hop curl took):
   std::string ip_address;     // the peer's address (CURLINFO_PRIMARY_IP)
-  std::string request_head;   // request line and header lines, as sent
+  // The request line and header lines as sent, but for the values of the
+  // credentials (Authorization, Proxy-Authorization) and of the request's
+  // own `headers`, which read "[redacted]": what is kept must hold no secret.
+  std::string request_head;
   std::string response_head;  // status line and header lines, as received
 };
 
@@ -169,6 +182,18 @@ class FetchEngine {
   // one request per host at a time unless politeness is off). Requests
   // beyond it wait inside curl for a free connection.
   void set_max_host_connections(int n);
+
+  // Where requests go. `direct` (the default): straight to the sites, the
+  // environment's http_proxy and the like ignored. `environment`: through
+  // the proxies the environment names (libcurl's variables), never for
+  // loopback. `url`: every request through that proxy (http://, https://,
+  // socks5://, socks5h://: libcurl's), loopback included. A request with
+  // block_private_addresses goes direct unless the proxy is a `url`: a proxy
+  // the crawl was configured with is trusted to reach the sites, and no
+  // address is checked (the crawler connects to the proxy alone, and cannot
+  // see where the proxy connects).
+  enum class ProxyMode { direct, environment, url };
+  void set_proxy(ProxyMode mode, const std::string& url = "");
 
   // Thread-safe: makes a waiting perform() return early.
   void wakeup();

@@ -7,6 +7,7 @@
 #include "core/crawl/processor_registry.h"
 #include "core/extract/extract_processor.h"
 #include "core/extract/extraction_rules.h"
+#include "core/fetch/request_rules.h"
 #include "core/plugin/external_processor.h"
 #include "core/crawl/link_scope.h"
 #include "core/crawl/revisit_policy.h"
@@ -81,7 +82,7 @@ std::shared_ptr<const LinkScope> check_crawl(const CrawlConfig& config) {
     seeds.push_back(*Url::parse(s));
   std::string error;
   std::shared_ptr<const LinkScope> scope =
-    LinkScope::make(*mode, config.allowed_domains, config.exclude_patterns, seeds, &error);
+    LinkScope::make(*mode, config.allowed_domains, config.exclude_patterns, seeds, &error, config.follow_patterns);
   if (!scope)
     throw ConfigError(error);
   // A seed outside the scope would be fetched and then none of its links:
@@ -97,10 +98,14 @@ std::shared_ptr<const LinkScope> check_crawl(const CrawlConfig& config) {
                             (*mode == CrawlScope::host ? " and the seeds' hosts" : std::string{}));
         case ScopeVerdict::excluded:
           throw ConfigError("seed '" + seed.str() + "' matches one of exclude_patterns");
+        case ScopeVerdict::not_followed:
+          break;  // a seed is where the crawl begins, whatever follow_patterns say
       }
     }
   }
   page_pipeline(config, scope, check_only_archive(), ChainUse::check);
+  if (!RequestRules::make(config.request_headers, config.auth, &error))
+    throw ConfigError(error);
   return scope;
 }
 

@@ -1013,3 +1013,53 @@ TEST_CASE("a configuration nested a million deep is refused before yaml-cpp recu
 }
 
 }  // namespace actorcrawl
+
+TEST_CASE("request keys: headers, auth and proxy from a file, flags and the environment", "[config][requests]") {
+  CrawlConfig c;
+  apply_yaml("headers:\n"
+             "  - 'Accept-Language: de'\n"
+             "  - {hosts: 'shop$', X-Api-Key: k1}\n"
+             "auth:\n"
+             "  - {hosts: '^intra$', basic: 'u:p'}\n"
+             "proxy: 'socks5h://127.0.0.1:1080'\n",
+             "test.yaml", c);
+  CHECK(c.request_headers == std::vector<std::string>{"Accept-Language: de", R"({"hosts":"shop$","X-Api-Key":"k1"})"});
+  CHECK(c.auth == std::vector<std::string>{R"({"hosts":"^intra$","basic":"u:p"})"});
+  CHECK(c.proxy == "socks5h://127.0.0.1:1080");
+  CHECK_NOTHROW(validate(c, false));
+
+  // A header line may hold commas: one flag, one line; --header is --headers.
+  CrawlConfig f;
+  apply_command_line({"--header", "Accept: text/html, */*", "--headers", "X-A: 1", "--proxy-from-environment"}, f);
+  CHECK(f.request_headers == std::vector<std::string>{"Accept: text/html, */*", "X-A: 1"});
+  CHECK(f.proxy_from_environment);
+
+  CrawlConfig e;
+  apply_environment(e, [](const char* name) -> const char* {
+    return std::string{name} == "ACTORCRAWL_AUTH" ? "{hosts: a, bearer: t1}\n{hosts: b, bearer: t2}" : nullptr;
+  });
+  CHECK(e.auth.size() == 2);
+}
+
+TEST_CASE("request keys: a wrong proxy is refused without repeating it", "[config][requests]") {
+  CrawlConfig c;
+  c.proxy = "ftp://user:hunter2@proxy:21";
+  auto e = error_of([&] { validate(c, false); });
+  CHECK(e == "proxy: not a proxy URL (http://, https://, socks4://, socks5:// or socks5h:// and HOST:PORT)");
+  c.proxy = "http://user:hunter2@proxy:3128 x";
+  CHECK(error_of([&] { validate(c, false); }).rfind("proxy: not a proxy URL", 0) == 0);
+  c.proxy = "http://user:hunter2@proxy:3128";
+  CHECK_NOTHROW(validate(c, false));
+  c.proxy_from_environment = true;
+  CHECK(error_of([&] { validate(c, false); }) ==
+        "proxy and proxy_from_environment: give one (a proxy, or those the environment names)");
+  c.proxy_from_environment = false;
+  c.block_private_networks = true;
+  CHECK(error_of([&] { validate(c, false); }).rfind("proxy: block_private_networks cannot hold through a proxy", 0) == 0);
+  // A secret that is not UTF-8 is named by its key, not shown.
+  CrawlConfig bad;
+  bad.auth = {"{\"hosts\": \"a\", \"basic\": \"u:hunter2\xff\"}"};
+  e = error_of([&] { validate(bad, false); });
+  CHECK(e.rfind("key 'auth': a value is not valid UTF-8", 0) == 0);
+  CHECK(e.find("hunter2") == std::string::npos);
+}

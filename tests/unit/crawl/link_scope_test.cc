@@ -37,6 +37,39 @@ TEST_CASE("ScopeVerdict names", "[link_scope]") {
   CHECK(std::string(to_string(ScopeVerdict::in_scope)) == "in_scope");
   CHECK(std::string(to_string(ScopeVerdict::out_of_domain)) == "out_of_domain");
   CHECK(std::string(to_string(ScopeVerdict::excluded)) == "excluded");
+  CHECK(std::string(to_string(ScopeVerdict::not_followed)) == "not_followed");
+}
+
+TEST_CASE("follow_patterns: an allow list within the domain, after the exclude patterns", "[link_scope]") {
+  std::string error;
+  auto scope = LinkScope::make(CrawlScope::domain, {}, {"/products/old"}, {url_of("https://shop.example/")}, &error,
+                               {"/products/", R"(\?page=\d+$)"});
+  INFO(error);
+  REQUIRE(scope);
+  CHECK(verdict(*scope, "https://shop.example/products/1") == "in_scope");
+  CHECK(verdict(*scope, "https://www.shop.example/list?page=2") == "in_scope");
+  // Neither pattern is found: the link is not followed.
+  CHECK(verdict(*scope, "https://shop.example/about") == "not_followed");
+  CHECK(verdict(*scope, "https://shop.example/list?page=2&sort=x") == "not_followed");
+  // Excluded beats followed; the domain beats both.
+  CHECK(verdict(*scope, "https://shop.example/products/old/1") == "excluded");
+  CHECK(verdict(*scope, "https://other.example/products/1") == "out_of_domain");
+  // Searched in the normalized URL, as exclude patterns are: not anchored.
+  CHECK(verdict(*scope, "https://shop.example/a/products/b") == "in_scope");
+}
+
+TEST_CASE("follow_patterns: none given follows every link in scope", "[link_scope]") {
+  std::string error;
+  auto scope = LinkScope::make(CrawlScope::domain, {}, {}, {url_of("https://shop.example/")}, &error, {});
+  REQUIRE(scope);
+  CHECK(verdict(*scope, "https://shop.example/anything") == "in_scope");
+}
+
+TEST_CASE("follow_patterns: a pattern that does not compile is named with its key", "[link_scope]") {
+  std::string error;
+  auto scope = LinkScope::make(CrawlScope::domain, {}, {}, {url_of("https://shop.example/")}, &error, {"(unclosed"});
+  CHECK(scope == nullptr);
+  CHECK(error.rfind("follow_patterns: invalid regular expression '(unclosed': ", 0) == 0);
 }
 
 TEST_CASE("no allowed_domains: the seeds' registrable domains", "[link_scope]") {

@@ -239,6 +239,28 @@ TEST_CASE("select_links: scope from allowed_domains and exclude patterns", "[lin
                              {"http://127.0.0.2:8080/ok", "127.0.0.2:8080"}});
 }
 
+TEST_CASE("SiteLinkSelector: follow_patterns choose the links, redirect hops are not held to them",
+          "[link_selection]") {
+  std::string error;
+  std::shared_ptr<const LinkScope> scope =
+    LinkScope::make(CrawlScope::domain, {}, {"/private/"}, {url_of("http://www.example.com/")}, &error, {"/docs/"});
+  REQUIRE(scope);
+  const SiteLinkSelector selector(scope, {});
+  const SelectedLinks s = selector.select(url_of(kPage), analysis_of({
+                                                             {"/docs/a", false},
+                                                             {"/blog/b", false},
+                                                             {"/private/docs/c", false},
+                                                           }));
+  // Every link is recorded; only the followed one is crawled.
+  CHECK(s.all.size() == 3);
+  CHECK(crawl_of(s) == Crawl{{"http://www.example.com/docs/a", "www.example.com"}});
+  // A hop answers for the link it came from: follow_patterns do not apply,
+  // the domain and exclude patterns do.
+  CHECK(selector.follows_redirect_to(url_of("http://www.example.com/moved/here")));
+  CHECK_FALSE(selector.follows_redirect_to(url_of("http://www.example.com/private/x")));
+  CHECK_FALSE(selector.follows_redirect_to(url_of("http://elsewhere.org/docs/")));
+}
+
 TEST_CASE("select_links: strip_query_params before dedup and everything else", "[link_selection]") {
   const auto scope = scope_of({}, {"sid="}, {"http://www.example.com/"});
   const PageAnalysis a = analysis_of({

@@ -180,6 +180,13 @@ TEST_CASE("check_crawl: each seed must be within the scope", "[crawl_setup]") {
   c.exclude_patterns = {"8080"};
   CHECK(check_error(c) == "seed 'http://127.0.0.1:8080/' matches one of exclude_patterns");
   c.exclude_patterns.clear();
+  // A seed need not match follow_patterns: they choose the links followed
+  // from it. A bad one is named.
+  c.follow_patterns = {"/docs/"};
+  CHECK(check_error(c) == "(no error)");
+  c.follow_patterns = {"("};
+  CHECK(check_error(c).rfind("follow_patterns: invalid regular expression '('", 0) == 0);
+  c.follow_patterns.clear();
   c.scope = "host";
   auto scope = check_crawl(c);
   CHECK(scope->check(*Url::parse("http://127.0.0.2:9/")) == ScopeVerdict::in_scope);
