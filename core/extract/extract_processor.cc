@@ -31,10 +31,13 @@ void ExtractProcessor::process(const FetchedPage& page, PageAnalysis& analysis) 
     }
   }
   std::vector<std::string> field_errors;
-  for (auto& item : rules_->extract(page.final_url, base_url, body, &field_errors, &stop_))
+  std::vector<std::string> incomplete;
+  for (auto& item : rules_->extract(page.final_url, base_url, body, &field_errors, &stop_, &incomplete))
     analysis.items.push_back(std::move(item));
   for (auto& detail : field_errors)
     analysis.processor_failures.push_back(ProcessorFailure{"extract", "field_failed", std::move(detail)});
+  for (auto& detail : incomplete)
+    analysis.processor_failures.push_back(ProcessorFailure{"extract", "item_incomplete", std::move(detail)});
 }
 
 }  // namespace actorcrawl

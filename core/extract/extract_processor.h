@@ -15,7 +15,9 @@
 // A field that could not be evaluated on the page (its XPath stopped at the
 // operation limit, say) is null in the item and recorded as a processor
 // failure: processor "extract", reason "field_failed", the rule and field
-// in the detail.
+// in the detail. Items a rule read without a value for a required field
+// are not kept, and are counted so: reason "item_incomplete", one failure
+// per rule and page, the count and a missing field in the detail.
 #pragma once
 
 #include <atomic>

@@ -22,6 +22,8 @@
 //      (Url::resolve) and normalized; a value that gives no http(s) URL is
 //      dropped;
 //   5. an empty value is dropped.
+// With `type` (int, float, bool; url as `url: true`) each value left is
+// converted, or dropped when it does not convert.
 // `all: true` gives the list of every value left ([] when none); otherwise
 // the field is the first value left, or null (so whitespace-only text
 // before the text that matters is skipped, as is a node the regex or url
@@ -29,6 +31,13 @@
 // with neither regex nor url stays a JSON number (integral ones as
 // integers; NaN and infinities null) or boolean; with either, it is first
 // its XPath string (string(3) is "3").
+//
+// Then `default` stands in for no value (null, or [] with all), and an
+// item with no value for a `required` field is not kept (counted).
+// A rule with `each` (a selector) gives one item per element it selects,
+// its fields evaluated with the element as the context node; a field
+// `{each, fields}` is a list of objects read the same way from each
+// element it selects. The elements of a rule share one XPath budget.
 //
 // Safe to share: extract() is const and may run on several threads at once.
 #pragma once
@@ -107,10 +116,16 @@ class ExtractionRules {
   // `stop`, when given and turned true, stops the evaluation under way and
   // skips the fields left (each reported): a crawl that is stopping does
   // not wait for a costly page.
+  //
+  // incomplete_items, when given, receives one line per rule that read
+  // items without a value for a required field (those are not kept):
+  // "rule 'product': 2 items without the required field 'price' (or
+  // another), not kept".
   std::vector<ExtractedItem> extract(std::string_view final_url, std::string_view base_url,
                                      std::string_view html_utf8,
                                      std::vector<std::string>* field_errors = nullptr,
-                                     const std::atomic<bool>* stop = nullptr) const;
+                                     const std::atomic<bool>* stop = nullptr,
+                                     std::vector<std::string>* incomplete_items = nullptr) const;
 
   std::size_t size() const;  // rules
   // The rules' names, in order: the kinds of the items they write.
@@ -133,6 +148,8 @@ class ExtractionRules {
   void give_back(std::unique_ptr<CompiledSet> set) const;
 
   std::vector<Rule> rules_;
+  // Every XPath of every rule (each, fields, nested fields), as compiled.
+  std::vector<std::string> xpaths_;
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<CompiledSet>> pool_;
 };

@@ -6,7 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <algorithm>
+#include <cstdio>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "core/export/crawl_export.h"
@@ -173,4 +176,155 @@ TEST_CASE("extraction rules: fields keep the order written, from YAML and from a
       R"(", "extract": [{"name": "z", "fields": {"zeta": {"css": "b"}, "alpha": {"css": "i"}, "mid": {"css": "u"}}}]})")));
     check_order(job_config(fast_config(dir, LoopbackWeb::url(h, "/")), job));
   }
+}
+
+namespace {
+
+// A listing web made from a model the test keeps: three pages of 20
+// products, each with a price (a few without: their items must not be
+// kept), a stock count some do not show (default 0), a sale flag, a link,
+// and 0 to 3 variants. The pages are the model written out; the items must
+// be the model read back.
+struct Variant {
+  std::string size;
+  double price;
+};
+struct Listed {
+  std::string sku;
+  std::string name;
+  std::optional<double> price;
+  std::optional<int> stock;
+  bool sale;
+  std::vector<Variant> variants;
+};
+
+std::vector<std::vector<Listed>> listing_model() {
+  std::vector<std::vector<Listed>> pages(3);
+  const char* const sizes[] = {"S", "M", "L"};
+  for (int n = 0; n < 60; ++n) {
+    Listed p;
+    p.sku = "SKU-" + std::to_string(1000 + n * 7);
+    p.name = "Product " + std::to_string(n) + (n % 5 == 0 ? " &amp; more" : "");
+    if (n % 13 != 4)
+      p.price = (n * 37 % 100) + 0.25 * (n % 4);
+    if (n % 3 != 0)
+      p.stock = n * 11 % 50;
+    p.sale = n % 4 == 1;
+    for (int v = 0; v < n % 4; ++v)
+      p.variants.push_back(Variant{sizes[v], 10.0 + v + 0.5 * (n % 2)});
+    pages[static_cast<std::size_t>(n / 20)].push_back(p);
+  }
+  return pages;
+}
+
+std::string money(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", value);
+  return text;
+}
+
+std::string listing_page(const std::vector<Listed>& products, int page, bool last) {
+  std::string html = "<html><head><title>Page " + std::to_string(page) + "</title></head><body><h1>Catalogue</h1>";
+  for (const auto& p : products) {
+    html += "<div class=\"product card\" data-sku=\"" + p.sku + "\">\n  <h2> " + p.name + " </h2>";
+    if (p.price)
+      html += "<p>Price: <span class=\"price\">$" + money(*p.price) + "</span></p>";
+    if (p.stock)
+      html += "<span class=\"stock\">" + std::to_string(*p.stock) + " in stock</span>";
+    html += std::string{"<span class=\"sale\">"} + (p.sale ? "yes" : "no") + "</span>";
+    html += "<a class=\"more\" href=\"/item/" + p.sku + "\">details</a>";
+    if (!p.variants.empty()) {
+      html += "<table class=\"variants\"><tr><th>size</th><th>price</th></tr>";
+      for (const auto& v : p.variants)
+        html += "<tr><td class=\"size\">" + v.size + "</td><td class=\"price\">" + money(v.price) + "</td></tr>";
+      html += "</table>";
+    }
+    html += "</div>\n";
+  }
+  if (!last)
+    html += "<a class=\"next\" href=\"/list/" + std::to_string(page + 1) + "\">next</a>";
+  return html + "</body></html>";
+}
+
+const char* const kListingRules = R"rules([
+  {"name": "product", "urls": "/list/", "each": "div.product",
+   "fields": {"sku": {"xpath": "@data-sku", "required": true},
+              "name": {"css": "h2::text"},
+              "price": {"css": "span.price::text", "regex": "[0-9]+[.][0-9]+", "type": "float", "required": true},
+              "stock": {"css": "span.stock::text", "regex": "([0-9]+) in stock", "type": "int", "default": 0},
+              "sale": {"css": "span.sale::text", "type": "bool"},
+              "link": {"css": "a.more::attr(href)", "type": "url"},
+              "variants": {"each": "table.variants tr",
+                           "fields": {"size": {"css": "td.size::text", "required": true},
+                                      "price": {"css": "td.price::text", "type": "float"}}}}}
+])rules";
+
+}  // namespace
+
+TEST_CASE("extraction rules: each product of a listing web, typed and nested, exactly as the model made them",
+          "[integration][extract]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  auto h = web.add_host("127.0.0.1");
+  const std::string base = LoopbackWeb::url(h, "");
+  const auto model = listing_model();
+  web.route(h, "/", html(page("Shop", {"/list/1"})));
+  for (std::size_t i = 0; i < model.size(); ++i)
+    web.route(h, "/list/" + std::to_string(i + 1),
+              html(listing_page(model[i], static_cast<int>(i + 1), i + 1 == model.size())));
+
+  auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
+  config.extract_rules = kListingRules;
+  config.follow_patterns = {"/list/"};  // not the product links
+  crawl(config);
+
+  std::map<std::string, json> items;  // by SKU
+  std::map<std::string, std::string> page_of;
+  std::ostringstream out;
+  CrawlExport(config.db_path).write(ExportFormat::items, ExportGraph::domains, out);
+  std::istringstream lines(out.str());
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = json::parse(line);
+    const std::string sku = j.at("item").at("sku").get<std::string>();
+    CHECK(items.count(sku) == 0);
+    items[sku] = j.at("item");
+    page_of[sku] = j.at("url").get<std::string>();
+  }
+
+  std::size_t expected_items = 0, without_price = 0;
+  for (std::size_t page_index = 0; page_index < model.size(); ++page_index) {
+    for (const auto& p : model[page_index]) {
+      INFO(p.sku);
+      if (!p.price) {
+        CHECK(items.count(p.sku) == 0);
+        ++without_price;
+        continue;
+      }
+      ++expected_items;
+      REQUIRE(items.count(p.sku) == 1);
+      json variants = json::array();
+      for (const auto& v : p.variants)
+        variants.push_back(json{{"size", v.size}, {"price", v.price}});
+      std::string name = p.name;
+      if (const auto amp = name.find("&amp;"); amp != std::string::npos)
+        name.replace(amp, 5, "&");
+      const json want = {{"sku", p.sku}, {"name", name}, {"price", *p.price}, {"stock", p.stock.value_or(0)},
+                         {"sale", p.sale}, {"link", base + "/item/" + p.sku}, {"variants", variants}};
+      CHECK(items.at(p.sku) == want);
+      CHECK(page_of.at(p.sku) == base + "/list/" + std::to_string(page_index + 1));
+    }
+  }
+  CHECK(items.size() == expected_items);
+  CHECK(without_price > 0);
+  // The items not kept are counted, with their rule, page by page.
+  std::vector<std::string> want_details;
+  for (const auto& products : model) {
+    const auto missing = std::count_if(products.begin(), products.end(), [](const Listed& p) { return !p.price; });
+    if (missing > 0)
+      want_details.push_back("rule 'product': " + std::to_string(missing) + (missing == 1 ? " item" : " items") +
+                             " without the required field 'price' (or another), not kept");
+  }
+  CHECK(column(config.db_path,
+               "SELECT detail FROM processor_failures f JOIN pages p USING (page_id) WHERE f.reason = 'item_incomplete' "
+               "ORDER BY p.url") == want_details);
 }

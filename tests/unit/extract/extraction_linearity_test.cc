@@ -176,6 +176,40 @@ TEST_CASE("extract: cost is linear on many siblings, deep nesting and long lists
   extraction.report(plain.ratio);
 }
 
+// A listing's rule: one item per block or list entry, fields read from
+// each, a nested list. Every element's fields search its own subtree, so
+// the blocks' nesting (nested-blocks: each block holds all the later ones)
+// is where it could grow as the square of the page; the rule's one budget
+// bounds it there.
+constexpr const char* kEachRules = R"~([{"name": "listing", "each": "div, li", "fields": {
+  "text":  {"css": "p::text"},
+  "link":  {"css": "a::attr(href)", "url": true},
+  "links": {"xpath": "count(.//a)", "type": "int"},
+  "rows":  {"each": "p", "fields": {"t": {"xpath": "string(.)"}}}
+}}])~";
+
+TEST_CASE("extract: rules with each cost time linear in the page", "[extract][linear]") {
+  static const auto each_rules = ExtractionRules::compile(kEachRules);
+  const auto each_cost = [](const std::string& page) {
+    return least_cpu_cost(
+        [&] {
+          std::vector<std::string> errors;
+          const auto items = each_rules->extract("https://example.com/", "https://example.com/", page, &errors);
+          (void)items;
+        },
+        3);
+  };
+  const auto plain = plain_growth(extract_cost);
+  Worst worst{"rules with each"};
+  for (const auto& shape : kShapes) {
+    INFO("shape " << shape.name << "; the ordinary rules on a plain page grew " << plain.ratio << " times");
+    const auto g = testing::cost_growth(each_cost, shape.page(kBytes), shape.page(kLarge), plain.ratio);
+    CHECK(g.ratio / plain.ratio <= kMaxGrowth);
+    worst.take(g.ratio, plain.ratio, shape.name);
+  }
+  worst.report(plain.ratio);
+}
+
 // Rules a user may well write that libxml2 evaluates in time quadratic in
 // the nodes they reach: a descendant step after a step that finds many
 // nested nodes (//div//p, //a//b), a following axis from many nodes, a
