@@ -19,6 +19,7 @@
 #include "core/export/crawl_export.h"
 #include "main/export_command.h"
 #include "main/serve_command.h"
+#include "main/parse_command.h"
 #include "main/redrive_command.h"
 #include "main/trace_command.h"
 #include "demoweb/demo_web.h"
@@ -83,6 +84,10 @@ std::string commands_help() {
          "      rules and processors took from its pages (JSON Lines, or one kind as\n"
          "      CSV) or what recrawls found changed (JSON Lines), streamed, to stdout\n"
          "      or a file. See actorcrawl export --help and docs/exports.md.\n"
+         "  actorcrawl parse URL [--config FILE] [--css SELECTOR]... [--xpath EXPR]... [options]\n"
+         "      Fetch one page as a crawl would and print what its processors take from\n"
+         "      it (links, items, failures) as JSON; nothing is written. The way to try\n"
+         "      a rule. See actorcrawl parse --help.\n"
          "  actorcrawl --help | --version | --default-config | --man-page\n"
          "      This text, the version, every config key with its default as YAML,\n"
          "      or this manual as a roff page (man -l).\n";
@@ -123,7 +128,8 @@ std::string manual_page() {
   text.command_help = {{"serve", help_of(serve_usage)},
                        {"trace", help_of(trace_usage)},
                        {"redrive", help_of(redrive_usage)},
-                       {"export", help_of(export_usage)}};
+                       {"export", help_of(export_usage)},
+                       {"parse", help_of(parse_usage)}};
   return man_page(text);
 }
 
@@ -247,6 +253,8 @@ int dispatch(std::vector<std::string> args) {
     return redrive_command(std::move(args));
   if (command == "export")
     return export_command(std::move(args));
+  if (command == "parse")
+    return parse_command(std::move(args));
   if (command == "serve") {
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);

@@ -9,6 +9,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -30,8 +31,10 @@ struct Outcome {
   std::string output;  // stdout and stderr
 };
 
-Outcome run(const std::string& args) {
-  std::string cmd = std::string{ACTORCRAWL_BINARY} + " " + args + " 2>&1";
+// `actorcrawl <args>`, in `directory` when one is given.
+Outcome run(const std::string& args, const std::string& directory = "") {
+  std::string cmd = (directory.empty() ? std::string{} : "cd '" + directory + "' && ") +
+                    std::string{ACTORCRAWL_BINARY} + " " + args + " 2>&1";
   Outcome out;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -453,4 +456,58 @@ TEST_CASE("a second crawl of a database in use exits 1 naming the first, and cha
   // And the database is free for the next run.
   out = run(args + " --metrics " + dir.path("third.log"));
   CHECK(out.exit_code == 0);
+}
+
+TEST_CASE("cli: parse fetches one page as a crawl would and prints what its rules and selectors take",
+          "[integration][cli][parse]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  const auto h = web.add_host("127.0.0.1");
+  web.route(h, "/robots.txt", demoweb::Response{200, "text/plain", "User-agent: *\nDisallow: /private\n", {}, 0});
+  web.route(h, "/shop",
+            html("<html><head><title>Shop</title></head><body>"
+                 "<div class=p><h2>Kettle</h2><b>19.99</b></div><div class=p><h2>Mug</h2><b>4.50</b></div>"
+                 "<a href=/shop?page=2>next</a><a href='http://elsewhere.example/'>away</a></body></html>"));
+  web.route(h, "/private", html(page("Private", {})));
+  const std::string rules = write_file(dir, "rules.yaml",
+                                       "politeness_delay_ms: 0\n"
+                                       "extract:\n"
+                                       "  - name: product\n"
+                                       "    each: div.p\n"
+                                       "    fields:\n"
+                                       "      name: {css: 'h2::text'}\n"
+                                       "      price: {css: 'b::text', type: float}\n");
+  // Run from the scratch directory: whatever it wrote would be there.
+  const Outcome parsed = run("parse " + LoopbackWeb::url(h, "/shop") + " --config " + rules + " --css 'h2::text'",
+                             dir.path(""));
+  INFO(parsed.output);
+  REQUIRE(parsed.exit_code == 0);
+  const auto page_json = nlohmann::json::parse(parsed.output.substr(parsed.output.find('{')));
+  CHECK(page_json["status"] == 200);
+  CHECK(page_json["title"] == "Shop");
+  CHECK(page_json["items"] == nlohmann::json::parse(R"([{"kind": "product", "item": {"name": "Kettle", "price": 19.99}},
+                                                        {"kind": "product", "item": {"name": "Mug", "price": 4.5}}])"));
+  CHECK(page_json["selected"] == nlohmann::json::parse(R"({"css h2::text": ["Kettle", "Mug"]})"));
+  REQUIRE(page_json["links"].size() == 2);
+  CHECK(page_json["links"][0]["url"] == LoopbackWeb::url(h, "/shop?page=2"));
+  CHECK(page_json["links"][0]["followed"] == true);
+  CHECK(page_json["links"][1]["followed"] == false);  // another domain
+  // Its robots.txt, then the page: nothing else, nothing written.
+  CHECK(web.count(h, "/robots.txt") == 1);
+  CHECK(web.count(h, "/shop") == 1);
+  CHECK(web.requests().size() == 2);
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path("")))
+    files.push_back(entry.path().filename().string());
+  CHECK(files == std::vector<std::string>{"rules.yaml"});
+
+  // A page robots.txt disallows is not requested.
+  const Outcome refused = run("parse " + LoopbackWeb::url(h, "/private") + " --politeness-delay 0");
+  CHECK(refused.exit_code == 1);
+  CHECK(contains(refused.output, "robots.txt of " + h + " disallows /private"));
+  CHECK(web.count(h, "/private") == 0);
+  // A selector that does not compile is a usage error naming it.
+  const Outcome bad = run("parse " + LoopbackWeb::url(h, "/shop") + " --css 'h2::bogus'");
+  CHECK(bad.exit_code == 2);
+  CHECK(contains(bad.output, "h2::bogus"));
 }

@@ -55,7 +55,7 @@ expect_none() {
   done
 }
 
-expect "$BINARY " crawl coordinator worker serve trace redrive export --help --version --man-page
+expect "$BINARY " crawl coordinator worker serve trace redrive export parse --help --version --man-page
 expect "$BINARY cr" crawl
 expect_none "$BINARY cr" serve
 expect "$BINARY crawl --max-p" --max-pages --max-pages-per-host
@@ -67,6 +67,8 @@ expect "$BINARY export --format " jsonl csv graphml gexf dot items items-csv cha
 expect "$BINARY export --in" --include-new
 expect "$BINARY trace --mer" --mermaid
 expect "$BINARY redrive --old" --older-than
+expect "$BINARY parse --cs" --css
+expect "$BINARY parse --max-b" --max-body-bytes
 # Every flag of --help completes, and nothing is offered twice.
 all=$(completions "$BINARY crawl --")
 while read -r flag; do

@@ -32,7 +32,7 @@ text=$(sed 's/\\-/-/g' "$work/actorcrawl.1")
 while read -r key; do
   grep -qF -- "[$key, default" <<<"$text" || fail "key $key is not in the page"
 done < <("$BINARY" --default-config | sed -n 's/^\([a-z_0-9]*\):.*/\1/p')
-for command in "" serve trace redrive export; do
+for command in "" serve trace redrive export parse; do
   # shellcheck disable=SC2086
   while read -r flag; do
     grep -qF -- "$flag" <<<"$text" || fail "flag $flag of '$command --help' is not in the page"
