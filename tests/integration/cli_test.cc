@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/crawl_config.h"
+#include "binary_run.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;
@@ -25,27 +26,6 @@ using namespace actorcrawl::testing;
 using demoweb::LoopbackWeb;
 
 namespace {
-
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
-
-// `actorcrawl <args>`, in `directory` when one is given.
-Outcome run(const std::string& args, const std::string& directory = "") {
-  std::string cmd = (directory.empty() ? std::string{} : "cd '" + directory + "' && ") +
-                    std::string{ACTORCRAWL_BINARY} + " " + args + " 2>&1";
-  Outcome out;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-    out.output.append(buf.data(), n);
-  int status = pclose(p);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
 
 std::string write_file(const ScratchDir& dir, const std::string& name, const std::string& text) {
   std::ofstream(dir.path(name)) << text;

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <sys/wait.h>
 
+#include "binary_run.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;
@@ -24,25 +25,6 @@ namespace {
 
 constexpr const char* kHeaderSecret = "k-HEADER-SECRET-7f3a";
 constexpr const char* kPassword = "pw-AUTH-SECRET-91c2";
-
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
-
-Outcome run(const std::string& args) {
-  const std::string cmd = std::string{ACTORCRAWL_BINARY} + " " + args + " 2>&1";
-  Outcome out;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-    out.output.append(buf.data(), n);
-  const int status = pclose(p);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
 
 std::string file_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
