@@ -98,10 +98,7 @@ class fetch_worker : public caf::blocking_actor {
       engine_.set_resolve(settings_.resolve);
       engine_.set_private_hosts_allowed(settings_.private_hosts_allowed);
       engine_.set_max_host_connections(settings_.max_connections_per_host);
-      if (!settings_.proxy.empty())
-        engine_.set_proxy(FetchEngine::ProxyMode::url, settings_.proxy);
-      else if (settings_.proxy_from_environment)
-        engine_.set_proxy(FetchEngine::ProxyMode::environment);
+      engine_.set_proxy(settings_.proxy, settings_.proxy_from_environment);
       // Checked where the crawl was set up (check_crawl); a node of another
       // build that cannot read them fetches nothing rather than without them.
       std::string error;
@@ -143,7 +140,7 @@ class fetch_worker : public caf::blocking_actor {
     r.user_agent = settings_.user_agent;
     r.block_private_addresses = settings_.block_private_addresses;
     r.capture_http = settings_.capture_http;
-    if (request_rules_ != nullptr)
+    if (request_rules_ != nullptr && !request_rules_->empty())
       if (const auto parsed = Url::parse(r.url))
         request_rules_->apply(*parsed, r);
     return r;

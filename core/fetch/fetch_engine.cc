@@ -16,6 +16,7 @@
 
 #include "core/web/ascii.h"
 #include "core/web/http_status.h"
+#include "core/fetch/header_field.h"
 #include "core/fetch/http_date.h"
 #include "core/fetch/net_guard.h"
 #include "core/web/url.h"
@@ -122,11 +123,12 @@ struct Transfer {
   curl_slist* validator_headers = nullptr;
   bool follow_first_hop = false;
   bool bad_first_hop = false;  // that redirect's Location is no http(s) URL
-  // The request's own headers and credentials (FetchRequest::headers, ...):
-  // sent to `origin` only, every hop taken by the engine (`manual_hops`).
+  // The request carries its own headers or credentials (FetchRequest::
+  // headers, ...): sent to `origin` only, every hop taken by the engine.
   bool manual_hops = false;
-  std::string origin;  // "scheme://host_key" of request.url
-  // The header lines of the request being sent (curl does not copy them).
+  std::string origin;  // "scheme://host_key" of request.url, with manual_hops
+  // The validators and the request's own headers together, when it has
+  // any and is sent to its origin (curl does not copy the list).
   curl_slist* header_lines = nullptr;
   ~Transfer() {
     curl_slist_free_all(validator_headers);
@@ -165,14 +167,7 @@ void keep_validator(std::string_view raw, std::string& into, bool& seen) {
 // LF, NUL or other control character (which would end the line or be
 // refused), not empty, not over the bound.
 bool sendable_validator(std::string_view value) {
-  if (value.empty() || value.size() > kMaxValidatorBytes)
-    return false;
-  for (char c : value) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\t') || u == 0x7f)
-      return false;
-  }
-  return true;
+  return !value.empty() && value.size() <= kMaxValidatorBytes && is_field_value(value);
 }
 
 // The If-None-Match and If-Modified-Since lines of a request; null when it
@@ -192,23 +187,6 @@ curl_slist* validator_headers(const FetchRequest& r) {
 std::string origin_of(const std::string& url) {
   const auto parsed = Url::parse(url);
   return parsed ? parsed->scheme() + "://" + parsed->host_key() : std::string{};
-}
-
-// A header line the request may carry: "Name: value", a token for a name,
-// no control character (CR or LF would start another line).
-bool sendable_header(std::string_view line) {
-  const auto colon = line.find(':');
-  if (colon == 0 || colon == std::string_view::npos)
-    return false;
-  for (char c : line.substr(0, colon))
-    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view{"!#$%&'*+-.^_`|~"}.find(c) == std::string_view::npos)
-      return false;
-  for (char c : line.substr(colon + 1)) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\t') || u == 0x7f)
-      return false;
-  }
-  return true;
 }
 
 bool is_malformed_http(const std::string& curl_text) {
@@ -516,8 +494,9 @@ struct FetchEngine::Impl {
     t->private_hosts_allowed = private_hosts_allowed;
     t->started = Clock::now();
     t->validator_headers = validator_headers(t->request);
-    t->origin = origin_of(t->request.url);
     t->manual_hops = !t->request.headers.empty() || !t->request.basic_auth.empty() || !t->request.bearer_token.empty();
+    if (t->manual_hops)
+      t->origin = origin_of(t->request.url);
     t->follow_first_hop = (t->validator_headers != nullptr || t->manual_hops) && t->request.max_redirects > 0;
     t->easy = acquire_handle();
     // Curl follows redirects itself, up to max_redirects, unless the first
@@ -591,15 +570,21 @@ struct FetchEngine::Impl {
     }
     // The validators (first request only), and the request's own headers
     // and credentials where `url` is the origin they were chosen for.
-    const bool own_origin = !t->origin.empty() && origin_of(url) == t->origin;
+    // A request without headers of its own sends the validators' list as
+    // it is; one with them, a list of both.
+    const bool own_origin = t->manual_hops && !t->origin.empty() && origin_of(url) == t->origin;
     curl_slist_free_all(t->header_lines);
     t->header_lines = nullptr;
-    for (const curl_slist* line = t->validator_headers; line != nullptr; line = line->next)
-      t->header_lines = curl_slist_append(t->header_lines, line->data);
+    curl_slist* lines = t->validator_headers;
     if (own_origin) {
-      for (const std::string& line : t->request.headers)
-        if (sendable_header(line))
-          t->header_lines = curl_slist_append(t->header_lines, line.c_str());
+      if (!t->request.headers.empty()) {
+        for (const curl_slist* line = t->validator_headers; line != nullptr; line = line->next)
+          t->header_lines = curl_slist_append(t->header_lines, line->data);
+        for (const std::string& line : t->request.headers)
+          if (is_header_line(line))
+            t->header_lines = curl_slist_append(t->header_lines, line.c_str());
+        lines = t->header_lines;
+      }
       if (!t->request.bearer_token.empty()) {
         curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
         curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, t->request.bearer_token.c_str());
@@ -608,8 +593,8 @@ struct FetchEngine::Impl {
         curl_easy_setopt(h, CURLOPT_USERPWD, t->request.basic_auth.c_str());
       }
     }
-    if (t->header_lines != nullptr)
-      curl_easy_setopt(h, CURLOPT_HTTPHEADER, t->header_lines);
+    if (lines != nullptr)
+      curl_easy_setopt(h, CURLOPT_HTTPHEADER, lines);
   }
 
   // The first response of a conditional request with redirects allowed:

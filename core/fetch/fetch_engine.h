@@ -194,6 +194,11 @@ class FetchEngine {
   // see where the proxy connects).
   enum class ProxyMode { direct, environment, url };
   void set_proxy(ProxyMode mode, const std::string& url = "");
+  // The configuration's keys `proxy` (a URL, or "") and
+  // `proxy_from_environment`, as above: a URL wins, then the environment.
+  void set_proxy(const std::string& url, bool from_environment) {
+    set_proxy(!url.empty() ? ProxyMode::url : from_environment ? ProxyMode::environment : ProxyMode::direct, url);
+  }
 
   // Thread-safe: makes a waiting perform() return early.
   void wakeup();

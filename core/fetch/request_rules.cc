@@ -1,8 +1,9 @@
 #include "core/fetch/request_rules.h"
 
+#include "core/fetch/header_field.h"
+
 #include <re2/re2.h>
 
-#include <cctype>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
@@ -14,32 +15,9 @@ namespace {
 // Ordered: a mapping's headers go in the order they were written.
 using json = nlohmann::ordered_json;
 
-// A field name (RFC 9110 5.1): a token.
-bool is_header_name(std::string_view name) {
-  if (name.empty())
-    return false;
-  for (char c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view{"!#$%&'*+-.^_`|~"}.find(c) == std::string_view::npos)
-      return false;
-  return true;
-}
-
-// A field value that stays on its line: no control character but tab.
-bool is_header_value(std::string_view value) {
-  for (char c : value) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\t') || u == 0x7f)
-      return false;
-  }
-  return true;
-}
-
+// Without optional whitespace (RFC 9110 5.6.3: spaces and tabs).
 std::string trimmed(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
-    text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
-    text.remove_suffix(1);
-  return std::string{text};
+  return std::string{ascii::trim_if(text, [](char c) { return c == ' ' || c == '\t'; })};
 }
 
 }  // namespace
@@ -92,9 +70,9 @@ std::unique_ptr<RequestRules> RequestRules::make(const std::vector<std::string>&
       if (colon == std::string::npos)
         return fail("headers", i, "a header is 'Name: value' or a mapping of names to values");
       const std::string name = trimmed(std::string_view{text}.substr(0, colon));
-      if (!is_header_name(name))
+      if (!is_field_name(name))
         return fail("headers", i, "'" + name + "' is not a header name");
-      if (!is_header_value(text.substr(colon + 1)))
+      if (!is_field_value(text.substr(colon + 1)))
         return fail("headers", i, "the value of " + name + " holds a control character");
       rule.lines.push_back(name + ": " + trimmed(std::string_view{text}.substr(colon + 1)));
     } else {
@@ -106,12 +84,12 @@ std::unique_ptr<RequestRules> RequestRules::make(const std::vector<std::string>&
       for (const auto& [name, value] : entry.items()) {
         if (name == "hosts")
           continue;
-        if (!is_header_name(name))
+        if (!is_field_name(name))
           return fail("headers", i, "'" + name + "' is not a header name");
         if (!value.is_string() && !value.is_number() && !value.is_boolean())
           return fail("headers", i, "the value of " + name + " must be text");
         const std::string text_value = value.is_string() ? value.get<std::string>() : value.dump();
-        if (!is_header_value(text_value))
+        if (!is_field_value(text_value))
           return fail("headers", i, "the value of " + name + " holds a control character");
         rule.lines.push_back(name + ": " + text_value);
       }
@@ -138,7 +116,7 @@ std::unique_ptr<RequestRules> RequestRules::make(const std::vector<std::string>&
         return fail("auth", i, "unknown field '" + name + "' (known: hosts, basic, bearer)");
       if (!value.is_string() || value.get_ref<const std::string&>().empty())
         return fail("auth", i, "'" + name + "' must be text");
-      if (!is_header_value(value.get_ref<const std::string&>()))
+      if (!is_field_value(value.get_ref<const std::string&>()))
         return fail("auth", i, "'" + name + "' holds a control character");
       (name == "basic" ? rule.basic : rule.bearer) = value.get<std::string>();
     }

@@ -62,10 +62,7 @@ PageTrialResult try_page(const CrawlConfig& given, const std::string& url_text,
 
   FetchEngine engine;
   engine.set_resolve(config.resolve);
-  if (!config.proxy.empty())
-    engine.set_proxy(FetchEngine::ProxyMode::url, config.proxy);
-  else if (config.proxy_from_environment)
-    engine.set_proxy(FetchEngine::ProxyMode::environment);
+  engine.set_proxy(config.proxy, config.proxy_from_environment);
   const auto request_for = [&](const std::string& target, std::int64_t max_body_bytes) {
     FetchRequest r;
     r.url = target;
