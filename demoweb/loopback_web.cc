@@ -99,9 +99,12 @@ struct LoopbackWeb::Impl {
     stop_signal.wait_for(lock, std::chrono::milliseconds(delay_ms), [this] { return stopping; });
   }
 
-  httplib::Server::HandlerResponse serve(const std::string& host_key,
-                                         const httplib::Request& req, httplib::Response& res) {
-    auto [handler, hit, record] = take_route(host_key, req, req.target, "");
+  // `target`: the path and query asked for; `via_proxy`: the proxy it came
+  // through, if any (proxy()).
+  httplib::Server::HandlerResponse serve(const std::string& host_key, const httplib::Request& req,
+                                         httplib::Response& res, const std::string& target,
+                                         const std::string& via_proxy = "") {
+    auto [handler, hit, record] = take_route(host_key, req, target, via_proxy);
     const Response response = handler ? handler(hit, record) : not_found();
     delay(response.delay_ms);
     write_response(response, res);
@@ -130,12 +133,7 @@ struct LoopbackWeb::Impl {
       write_response(bad, res);
       return httplib::Server::HandlerResponse::Handled;
     }
-    const std::string path = path_at == std::string::npos ? "/" : target.substr(path_at);
-    auto [handler, hit, record] = take_route(host_key, req, path, proxy_key);
-    const Response response = handler ? handler(hit, record) : not_found();
-    delay(response.delay_ms);
-    write_response(response, res);
-    return httplib::Server::HandlerResponse::Handled;
+    return serve(host_key, req, res, path_at == std::string::npos ? "/" : target.substr(path_at), proxy_key);
   }
 
   void add_route(const std::string& host_key, const std::string& path, Handler handler) {
@@ -201,7 +199,7 @@ std::string LoopbackWeb::start_host(const std::string& ip, bool is_proxy) {
   Impl* impl = impl_.get();
   host->server.set_pre_routing_handler(
       [impl, key, is_proxy](const httplib::Request& req, httplib::Response& res) {
-        return is_proxy ? impl->proxy(key, req, res) : impl->serve(key, req, res);
+        return is_proxy ? impl->proxy(key, req, res) : impl->serve(key, req, res, req.target);
       });
   Host& started = *host;
   host->thread = std::thread([&started] {

@@ -48,12 +48,15 @@ PACKAGES=(
   python3  # the example plugins (plugins/) and the external processors' unit tests
 )
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
+# not_installed PACKAGE...: those of them dpkg does not have installed, one a line.
+not_installed() {
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+  done
+}
+
+mapfile -t missing < <(not_installed "${PACKAGES[@]}")
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -74,10 +77,7 @@ fi
 
 # What scripts/package.sh needs (the tests make and install the package).
 if [ "${1:-}" = "--package" ] || [ "${1:-}" = "--test" ]; then
-  tools=()
-  for p in dpkg-dev lintian; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || tools+=("$p")
-  done
+  mapfile -t tools < <(not_installed dpkg-dev lintian)
   if [ ${#tools[@]} -gt 0 ]; then
     echo "installing for packaging: ${tools[*]}" >&2
     apt_install "${tools[@]}"
@@ -92,11 +92,7 @@ if [ "${1:-}" = "--test" ]; then
   extras=()
   [ -x /usr/bin/chromium ] || extras+=(chromium)
   # The fuzz targets' compiler and its sanitizer runtime (scripts/fuzz.sh).
-  for p in clang libclang-rt-14-dev; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-      extras+=("$p")
-    fi
-  done
+  mapfile -t -O "${#extras[@]}" extras < <(not_installed clang libclang-rt-14-dev)
   command -v node >/dev/null 2>&1 || extras+=(nodejs)
   command -v npm >/dev/null 2>&1 || extras+=(npm)
   command -v openssl >/dev/null 2>&1 || extras+=(openssl)
@@ -107,11 +103,8 @@ if [ "${1:-}" = "--test" ]; then
   # every shape) for the HTML parsers' differential test; the outside
   # readers of the exports (networkx, Graphviz: dot and gvpr, jq).
   # bash-completion and man-db: the completion and manual page tests.
-  for p in fonts-liberation cppreference-doc-en-html python3-doc python3-networkx graphviz jq bash-completion man-db; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-      extras+=("$p")
-    fi
-  done
+  mapfile -t -O "${#extras[@]}" extras < <(not_installed fonts-liberation cppreference-doc-en-html python3-doc \
+    python3-networkx graphviz jq bash-completion man-db)
   if [ ${#extras[@]} -gt 0 ]; then
     echo "installing for the tests: ${extras[*]}" >&2
     # Debian's nginx would start a system server on port 80: this policy

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "core/web/ascii.h"
+
 namespace actorcrawl {
 
 namespace {
@@ -11,13 +13,6 @@ std::size_t indent_of(std::string_view line) {
   while (n < line.size() && line[n] == ' ')
     ++n;
   return n;
-}
-
-std::string_view trimmed(std::string_view line) {
-  line.remove_prefix(indent_of(line));
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
-    line.remove_suffix(1);
-  return line;
 }
 
 // Calls `each` with every line of `text`, without its '\n'.
@@ -74,7 +69,7 @@ std::string roff_definition_list(std::string_view text) {
     in_body = false;
   };
   for_each_line(text, [&](std::string_view line) {
-    auto words = trimmed(line);
+    auto words = ascii::trim(line);
     if (words.empty())
       return;
     std::size_t indent = indent_of(line);
@@ -108,12 +103,12 @@ std::string man_page(const ManPageText& text) {
   // Each command's first line, and the lines that continue it.
   bool in_first_line = false;
   for_each_line(text.commands, [&](std::string_view line) {
-    if (trimmed(line).empty())
+    if (ascii::trim(line).empty())
       return;
     std::size_t indent = indent_of(line);
     in_first_line = indent <= 2 || (in_first_line && indent > 6);
     if (in_first_line)
-      out << (indent <= 2 ? "\\fB" : "\\fB    ") << roff_escape(trimmed(line)) << "\\fR\n";
+      out << (indent <= 2 ? "\\fB" : "\\fB    ") << roff_escape(ascii::trim(line)) << "\\fR\n";
   });
   out << ".fi\n"
          ".SH DESCRIPTION\n"
@@ -133,7 +128,7 @@ std::string man_page(const ManPageText& text) {
   for_each_line(text.options_intro, [&](std::string_view line) {
     if (!intro.empty())
       intro += ' ';
-    intro += trimmed(line);
+    intro += ascii::trim(line);
   });
   out << roff_escape(intro) << "\n" << roff_definition_list(text.options);
   out << ".SH \"COMMAND HELP\"\n"

@@ -20,6 +20,7 @@
 #include "core/extract/css_selector.h"
 #include "core/extract/libxml_html.h"
 #include "core/extract/message_quote.h"
+#include "core/web/ascii.h"
 #include "core/web/url.h"
 
 namespace actorcrawl {
@@ -54,7 +55,6 @@ struct ExtractionRules::Rule {
   // `each`: one item per element it selects, its fields read from there.
   std::optional<std::size_t> each_index;
   std::vector<Field> fields;
-  std::size_t xpath_count = 0;  // expressions of the rule, `each` and nested fields included
 };
 
 // One compiled XPath per expression of every rule (ExtractionRules::xpaths_).
@@ -283,13 +283,11 @@ ExtractionRules::Rule read_rule(const ordered_json& spec, std::size_t number,
   const auto fields = spec.find("fields");
   if (fields == spec.end())
     throw ExtractionRuleError(label + ": 'fields' is missing");
-  const std::size_t first = xpaths.size();
   if (const auto each = spec.find("each"); each != spec.end()) {
     rule.each_index = xpaths.size();
     xpaths.push_back(read_selector(*each, label + ", each"));
   }
   rule.fields = read_fields(*fields, label, xpaths, 1);
-  rule.xpath_count = xpaths.size() - first;
   return rule;
 }
 
@@ -401,9 +399,7 @@ std::optional<ordered_json> typed_value(std::string text, ValueType type) {
       return ordered_json(number);
     }
     case ValueType::boolean: {
-      std::string lower;
-      for (char c : text)
-        lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const std::string lower = ascii::lowercase(text);
       if (lower == "true" || lower == "yes" || lower == "1")
         return ordered_json(true);
       if (lower == "false" || lower == "no" || lower == "0")
@@ -776,7 +772,9 @@ std::vector<ExtractedItem> ExtractionRules::extract(std::string_view final_url, 
       }
     } else {
       // One item per element `each` selects, under one budget for the rule.
-      const auto expressions = static_cast<unsigned long>(rule.xpath_count);
+      unsigned long expressions = 1;  // `each`
+      for (const Field& field : rule.fields)
+        expressions += static_cast<unsigned long>(expressions_in(field));
       XPathBudget budget(context.get(), op_limit * expressions, cpu_budget * static_cast<long>(expressions), stop);
       std::size_t bytes = 0;
       if (stopping()) {
