@@ -29,9 +29,11 @@ namespace {
 class fetch_worker : public caf::blocking_actor {
  public:
   fetch_worker(caf::actor_config& cfg, host_selector_actor host_selector, std::string name, int capacity,
-               processor_actor local_processor)
+               processor_actor local_processor, std::shared_ptr<const CookieJar> cookies)
       : caf::blocking_actor(cfg), selector_(std::move(host_selector)), name_(std::move(name)),
-        capacity_(capacity), local_processor_(std::move(local_processor)) {}
+        capacity_(capacity), local_processor_(std::move(local_processor)) {
+    engine_.set_cookie_jar(std::move(cookies));
+  }
 
   const char* name() const override { return "FetchWorker"; }
 
@@ -369,8 +371,10 @@ class fetch_worker : public caf::blocking_actor {
 }  // namespace
 
 fetch_worker_actor spawn_fetch_worker(caf::actor_system& sys, host_selector_actor host_selector, std::string name,
-                                      int capacity, processor_actor local_processor) {
-  return sys.spawn<fetch_worker>(std::move(host_selector), std::move(name), capacity, std::move(local_processor));
+                                      int capacity, processor_actor local_processor,
+                                      std::shared_ptr<const CookieJar> cookies) {
+  return sys.spawn<fetch_worker>(std::move(host_selector), std::move(name), capacity, std::move(local_processor),
+                                 std::move(cookies));
 }
 
 }  // namespace actorcrawl

@@ -8,6 +8,7 @@
 // another process joins the same way.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include <caf/fwd.hpp>
@@ -16,11 +17,15 @@
 
 namespace actorcrawl {
 
+class CookieJar;
+
 // Dynamically typed: see fetch_worker_actor (messages/interfaces.h).
 // `local_processor`: on a worker node, the node's own Processor, which the
 // worker sends its pages to instead of the coordinator's (whose handle the
-// HostSelector's welcome carries).
+// HostSelector's welcome carries). `cookies`: the process's cookie jar, or
+// none when the crawl keeps no cookies.
 fetch_worker_actor spawn_fetch_worker(caf::actor_system& sys, host_selector_actor host_selector, std::string name,
-                                      int capacity, processor_actor local_processor = {});
+                                      int capacity, processor_actor local_processor = {},
+                                      std::shared_ptr<const CookieJar> cookies = nullptr);
 
 }  // namespace actorcrawl

@@ -6,6 +6,7 @@
 #include "core/report/console_log.h"
 #include "core/crawl/crawl_events.h"
 #include "core/crawl/processor_page_counts.h"
+#include "core/fetch/cookie_jar.h"
 #include "core/store/crawl_store.h"
 #include "core/report/stage_times.h"
 #include "messages/catalogue.h"
@@ -16,6 +17,7 @@ namespace {
 
 struct storage_state {
   std::shared_ptr<CrawlStore> store;
+  std::shared_ptr<const CookieJar> cookies;
   std::shared_ptr<CrawlEvents> events;
   // What the events report, held until the batch that wrote it commits: an
   // event (and the metric it feeds) never tells of a row a crash could
@@ -163,8 +165,10 @@ void guard_store(storage_ptr self) {
 
 storage_actor::behavior_type storage_behavior(storage_ptr self, std::shared_ptr<CrawlStore> store,
                                               std::shared_ptr<CrawlEvents> events,
-                                              std::chrono::milliseconds flush_interval) {
+                                              std::chrono::milliseconds flush_interval,
+                                              std::shared_ptr<const CookieJar> cookies) {
   self->state.store = std::move(store);
+  self->state.cookies = std::move(cookies);
   self->state.events = std::move(events);
   self->state.flush_interval = flush_interval;
   guard_store(self);
@@ -218,6 +222,8 @@ storage_actor::behavior_type storage_behavior(storage_ptr self, std::shared_ptr<
     // The run log.
     [&db](begin_run& m) { return open_run(db, m); },
     [self, &db](end_run& m) {
+      if (self->state.cookies)
+        db.save_cookies(self->state.cookies->lines());
       db.end_run(m.run_id, m.ended_at_ms, m.reason);
       commit(self);
       return ok_atom_v;
@@ -240,8 +246,9 @@ storage_actor::behavior_type storage_behavior(storage_ptr self, std::shared_ptr<
 }  // namespace
 
 storage_actor spawn_storage(caf::actor_system& sys, std::shared_ptr<CrawlStore> store,
-                            std::shared_ptr<CrawlEvents> events, std::chrono::milliseconds flush_interval) {
-  return sys.spawn(storage_behavior, std::move(store), std::move(events), flush_interval);
+                            std::shared_ptr<CrawlEvents> events, std::chrono::milliseconds flush_interval,
+                            std::shared_ptr<const CookieJar> cookies) {
+  return sys.spawn(storage_behavior, std::move(store), std::move(events), flush_interval, std::move(cookies));
 }
 
 }  // namespace actorcrawl

@@ -13,12 +13,16 @@
 
 namespace actorcrawl {
 
+class CookieJar;
 class CrawlEvents;
 class CrawlStore;
 
 // `events`, if set, hears of every page and dead letter written.
+// `cookies`, if set, is the crawl's cookie jar: written to the database
+// with each run's end, for the next run to go on with.
 storage_actor spawn_storage(caf::actor_system& sys, std::shared_ptr<CrawlStore> store,
                             std::shared_ptr<CrawlEvents> events = nullptr,
-                            std::chrono::milliseconds flush_interval = std::chrono::milliseconds{250});
+                            std::chrono::milliseconds flush_interval = std::chrono::milliseconds{250},
+                            std::shared_ptr<const CookieJar> cookies = nullptr);
 
 }  // namespace actorcrawl

@@ -18,9 +18,10 @@
 #include "core/store/crawl_store.h"
 #include "core/export/crawl_export.h"
 #include "main/export_command.h"
-#include "main/serve_command.h"
+#include "main/extract_command.h"
 #include "main/parse_command.h"
 #include "main/redrive_command.h"
+#include "main/serve_command.h"
 #include "main/trace_command.h"
 #include "demoweb/demo_web.h"
 
@@ -87,7 +88,12 @@ std::string commands_help() {
          "  actorcrawl parse URL [--config FILE] [--css SELECTOR]... [--xpath EXPR]... [options]\n"
          "      Fetch one page as a crawl would and print what its processors take from\n"
          "      it (links, items, failures) as JSON; nothing is written. The way to try\n"
-         "      a rule. See actorcrawl parse --help.\n"
+         "      a rule. With --db FILE --url URL, the page a crawl kept instead. See\n"
+         "      actorcrawl parse --help.\n"
+         "  actorcrawl extract --db FILE [--config FILE] [--kind NAME] [--urls RE2] [--failed]\n"
+         "      Run the extraction rules and processors again over the pages a crawl\n"
+         "      kept and replace their items; no request is made. See actorcrawl\n"
+         "      extract --help.\n"
          "  actorcrawl --help | --version | --default-config | --man-page\n"
          "      This text, the version, every config key with its default as YAML,\n"
          "      or this manual as a roff page (man -l).\n";
@@ -129,7 +135,8 @@ std::string manual_page() {
                        {"trace", help_of(trace_usage)},
                        {"redrive", help_of(redrive_usage)},
                        {"export", help_of(export_usage)},
-                       {"parse", help_of(parse_usage)}};
+                       {"parse", help_of(parse_usage)},
+                       {"extract", help_of(extract_usage)}};
   return man_page(text);
 }
 
@@ -255,6 +262,8 @@ int dispatch(std::vector<std::string> args) {
     return export_command(std::move(args));
   if (command == "parse")
     return parse_command(std::move(args));
+  if (command == "extract")
+    return extract_command(std::move(args));
   if (command == "serve") {
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);

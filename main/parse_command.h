@@ -1,6 +1,7 @@
 // `actorcrawl parse URL [--config FILE] [--css SEL | --xpath EXPR]...`:
 // one page fetched and processed as a crawl would, printed as JSON, nothing
-// written (core/setup/page_trial.h).
+// written; with `--db FILE`, the page a crawl kept instead
+// (core/setup/page_trial.h).
 #pragma once
 
 #include <ostream>

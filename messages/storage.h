@@ -53,7 +53,13 @@ typename Inspector::result_type inspect(Inspector& f, PageRow& x) {
            x.content_type, x.title, x.description, x.bytes, x.fetch_ms, x.fetched_at_ms, x.error,
            x.final_url, x.redirect_chain, x.truncated, x.canonical_url, x.attempts,
            x.robots_directives, x.links, x.link_host_keys, x.links_dropped, x.items, x.processor_failures,
-           x.etag, x.last_modified, x.content_digest, x.not_modified, x.processors_took, x.processors_failed);
+           x.etag, x.last_modified, x.content_digest, x.charset, x.body, x.not_modified, x.processors_took,
+           x.processors_failed);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, KeptBody& x) {
+  return f(caf::meta::type_name("KeptBody"), x.encoding, x.size, x.data);
 }
 
 template <class Inspector>

@@ -72,6 +72,8 @@ CrawlParts prepare(const CrawlConfig& config, std::shared_ptr<const LinkScope> s
     delete s;
     closed->set_value();
   });
+  // The jar goes on with the cookies the last run kept.
+  parts.cookies = cookie_jar(config, config.cookies ? parts.store->load_cookies() : std::vector<std::string>{});
   return parts;
 }
 

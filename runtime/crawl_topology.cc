@@ -63,7 +63,7 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   CrawlTopology t;
   auto& a = t.actors;
   a.node = node_name(config);
-  a.storage = spawn_storage(sys, std::move(parts.store), parts.events);
+  a.storage = spawn_storage(sys, std::move(parts.store), parts.events, std::chrono::milliseconds{250}, parts.cookies);
   a.dead_letter = spawn_dead_letter(sys);
   const auto settings = worker_settings(config, parts.pipeline.get());
   // A robots.txt's Sitemap: lines count for the hosts the crawl crawls.
@@ -79,7 +79,7 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
 
   for (std::int64_t i = 1; i <= config.concurrent_workers; ++i)
     t.workers.push_back(spawn_fetch_worker(sys, a.host_selector, "worker-" + std::to_string(i) + "@" + a.node,
-                                           static_cast<int>(config.transfers_per_worker)));
+                                           static_cast<int>(config.transfers_per_worker), {}, parts.cookies));
   return t;
 }
 

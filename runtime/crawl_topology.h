@@ -15,6 +15,7 @@
 
 namespace actorcrawl {
 
+class CookieJar;
 class CrawlEvents;
 class CrawlStore;
 class PagePipeline;
@@ -34,6 +35,7 @@ struct CrawlParts {
   std::shared_future<void> store_closed;  // ready once `store` is deleted (its database closed)
   std::shared_ptr<const PagePipeline> pipeline;
   std::shared_ptr<CrawlEvents> events;  // optional: told of pages and failures
+  std::shared_ptr<const CookieJar> cookies;  // the crawl's jar; none when it keeps no cookies
 };
 
 CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, CrawlParts parts,

@@ -45,6 +45,7 @@ struct Joined {
 struct NodeProcessing {
   std::shared_ptr<const PagePipeline> pipeline;
   processor_actor processor;
+  std::shared_ptr<const CookieJar> cookies;  // none when the crawl keeps no cookies
 };
 
 struct Session {
@@ -130,6 +131,9 @@ struct Session {
       auto scope = check_crawl(crawl);
       NodeProcessing out;
       out.pipeline = page_pipeline(crawl, std::move(scope), open_warc_archive(crawl));
+      // A jar of the node's own, from cookies_file as this node reads it:
+      // the coordinator's database keeps only its own jar between runs.
+      out.cookies = cookie_jar(crawl);
       out.processor = spawn_processor(
         sys, ProcessorSettings{out.pipeline, crawl.crawl_profile() == CrawlProfile::domains}, parse_lanes(crawl));
       topology actors = joined.welcome.actors;
@@ -162,7 +166,7 @@ struct Session {
     const std::string node = node_name(config);
     for (std::int64_t i = 1; i <= config.concurrent_workers; ++i) {
       auto w = spawn_fetch_worker(sys, selector, "worker-" + std::to_string(i) + "@" + node,
-                                  static_cast<int>(config.transfers_per_worker), local.processor);
+                                  static_cast<int>(config.transfers_per_worker), local.processor, local.cookies);
       self->monitor(w);
       workers.insert(w.address());
       handles.push_back(w);

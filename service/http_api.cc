@@ -404,6 +404,7 @@ struct HttpApi::Impl {
                      "the request body is larger than " + std::to_string(config.max_request_bytes) + " bytes");
     JobLimits limits;
     limits.max_pages = config.max_pages_per_job;
+    limits.request_keys = config.service_job_request_keys;
     const auto request = parse_job_request(req.body, limits);
     const auto row = service.submit(request);
     res.set_header("Location", "/crawl/" + row.id);

@@ -1,5 +1,6 @@
 #include "service/job_request.h"
 
+#include <algorithm>
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -54,6 +55,25 @@ std::string crawlable_url(const json& v, const char* name) {
   return url->str();
 }
 
+// An array of at most `max` strings of at most `max_bytes` each.
+std::vector<std::string> string_list(const json& v, const char* name, std::size_t max, std::size_t max_bytes,
+                                     const char* what) {
+  if (!v.is_array())
+    throw bad("invalid_type", std::string{"'"} + name + "' must be an array of " + what);
+  if (v.size() > max)
+    throw bad("out_of_range", std::string{"'"} + name + "' may hold at most " + std::to_string(max) + " " + what);
+  std::vector<std::string> out;
+  for (const auto& e : v) {
+    if (!e.is_string())
+      throw bad("invalid_type", std::string{"'"} + name + "' must be an array of " + what);
+    if (e.get_ref<const std::string&>().size() > max_bytes)
+      throw bad("out_of_range", std::string{"'"} + name + "' entries may be at most " + std::to_string(max_bytes) +
+                                  " bytes");
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
 }  // namespace
 
 JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
@@ -67,16 +87,24 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
     throw bad("invalid_body", "the body must be a JSON object");
   static const char* const known[] = {"url", "max_pages", "max_depth", "profile", "scope", "politeness_delay_ms",
                                       "allowed_domains", "respect_robots_txt", "sitemaps", "sitemap_urls",
-                                      "extract"};
+                                      "extract", "follow_patterns", "exclude_patterns"};
+  const auto& secret_keys = job_request_key_names();
   for (const auto& item : doc.items()) {
     bool ok = false;
     for (const char* k : known)
       ok = ok || item.key() == k;
-    if (!ok)
+    const bool secret = std::find(secret_keys.begin(), secret_keys.end(), item.key()) != secret_keys.end();
+    if (secret && std::find(limits.request_keys.begin(), limits.request_keys.end(), item.key()) ==
+                    limits.request_keys.end())
+      throw ApiError(403, "not_allowed",
+                     "'" + item.key() + "' is not allowed in a job by this service (its operator allows it with "
+                     "service_job_request_keys)");
+    if (!ok && !secret)
       throw bad("unknown_field", "unknown field '" + clip_for_message(item.key(), 100) +
                                    "' (known: url, max_pages, max_depth, profile, scope, "
                                    "politeness_delay_ms, allowed_domains, respect_robots_txt, sitemaps, "
-                                   "sitemap_urls, extract)");
+                                   "sitemap_urls, extract, follow_patterns, exclude_patterns; headers, auth, "
+                                   "cookies, proxy where the service allows them)");
   }
   if (!doc.contains("url"))
     throw bad("missing_field", "'url' is required");
@@ -155,6 +183,39 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
       throw bad("out_of_range", "'allowed_domains' may hold at most 1000 names");
     r.allowed_domains = std::move(hosts);
   }
+  for (const char* name : {"follow_patterns", "exclude_patterns"})
+    if (doc.contains(name)) {
+      // The patterns' own check (RE2) is the crawl's: check_crawl().
+      auto patterns = string_list(doc.at(name), name, 100, 4096, "RE2 patterns");
+      (std::string{name} == "follow_patterns" ? r.follow_patterns : r.exclude_patterns) = std::move(patterns);
+    }
+  // The request keys: their values are never quoted back (secrets), and
+  // their own checks (RequestRules, the cookies' lines, the proxy URL) are
+  // the crawl's, run by check_crawl() before the job is accepted.
+  for (const char* name : {"headers", "auth"})
+    if (doc.contains(name)) {
+      const json& v = doc.at(name);
+      if (!v.is_array() || v.size() > 100)
+        throw bad("invalid_type", std::string{"'"} + name + "' must be an array of at most 100 entries, as the config's");
+      std::vector<std::string> entries;
+      for (const auto& e : v) {
+        if (e.is_string())
+          entries.push_back(e.get<std::string>());
+        else if (e.is_object())
+          entries.push_back(e.dump(-1, ' ', false, json::error_handler_t::replace));
+        else
+          throw bad("invalid_type", std::string{"'"} + name + "' entries must be strings or objects, as the config's");
+      }
+      (std::string{name} == "headers" ? r.headers : r.auth) = std::move(entries);
+    }
+  for (const char* name : {"cookies", "proxy"})
+    if (doc.contains(name)) {
+      const json& v = doc.at(name);
+      if (!v.is_string())
+        throw bad("invalid_type", std::string{"'"} + name + "' must be a string" +
+                                    (std::string{name} == "cookies" ? " (a Netscape cookies.txt's text)" : ""));
+      (std::string{name} == "cookies" ? r.cookies : r.proxy) = v.get<std::string>();
+    }
   return r;
 }
 
@@ -178,6 +239,21 @@ std::string to_json(const JobRequest& r) {
     j["sitemap_urls"] = *r.sitemap_urls;
   if (r.extract)
     j["extract"] = json::parse(*r.extract);
+  if (r.follow_patterns)
+    j["follow_patterns"] = *r.follow_patterns;
+  if (r.exclude_patterns)
+    j["exclude_patterns"] = *r.exclude_patterns;
+  for (const auto& [name, entries] : {std::pair{"headers", &r.headers}, std::pair{"auth", &r.auth}})
+    if (*entries) {
+      json list = json::array();
+      for (const auto& e : **entries)
+        list.push_back(!e.empty() && e.front() == '{' ? json::parse(e, nullptr, false) : json(e));
+      j[name] = std::move(list);
+    }
+  if (r.cookies)
+    j["cookies"] = *r.cookies;
+  if (r.proxy)
+    j["proxy"] = *r.proxy;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -187,6 +263,9 @@ JobRequest job_request_from_json(std::string_view text) {
   any.max_pages = std::numeric_limits<std::int64_t>::max();
   any.max_depth = std::numeric_limits<std::int64_t>::max();
   any.max_politeness_delay_ms = std::numeric_limits<std::int64_t>::max();
+  // Allowed when the job was accepted; the operator may have changed the
+  // list since, and a resumed job is the job that was accepted.
+  any.request_keys = job_request_key_names();
   return parse_job_request(text, any);
 }
 
@@ -238,6 +317,30 @@ CrawlConfig job_config(const CrawlConfig& base, const JobRequest& r) {
   if (r.extract) {
     c.extract_rules = *r.extract;
     set("extract");
+  }
+  if (r.follow_patterns) {
+    c.follow_patterns = *r.follow_patterns;
+    set("follow_patterns");
+  }
+  if (r.exclude_patterns) {
+    c.exclude_patterns = *r.exclude_patterns;
+    set("exclude_patterns");
+  }
+  if (r.headers) {
+    c.request_headers = *r.headers;
+    set("headers");
+  }
+  if (r.auth) {
+    c.auth = *r.auth;
+    set("auth");
+  }
+  if (r.cookies) {
+    c.cookies_text = *r.cookies;
+    c.cookies = true;
+  }
+  if (r.proxy) {
+    c.proxy = *r.proxy;
+    set("proxy");
   }
   return c;
 }

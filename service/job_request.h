@@ -4,10 +4,17 @@
 // optional "max_pages", "max_depth", "profile", "scope",
 // "politeness_delay_ms", "allowed_domains", "respect_robots_txt", "sitemaps",
 // "sitemap_urls" (at most 100), "extract" (extraction rules, as the
-// config's `extract`). Anything
-// else is refused: an
-// unknown field is more often a typo than an extension, and a crawl started
-// with a silently ignored limit is worse than no crawl.
+// config's `extract`), "follow_patterns" and "exclude_patterns" (RE2, at
+// most 100 each), and the requests the site requires where the service's
+// operator allows them (service_job_request_keys): "headers", "auth" (as
+// the config's keys), "cookies" (a Netscape cookies.txt's text) and
+// "proxy". Anything else is refused: an unknown field is more often a typo
+// than an extension, and a crawl started with a silently ignored limit is
+// worse than no crawl.
+//
+// headers, auth, cookies and proxy are the job's secrets: kept in the job
+// table (a job resumed after a restart sends them again), never in an API
+// answer, the job's log, its database's exports or its trace.
 #pragma once
 
 #include <cstdint>
@@ -33,17 +40,30 @@ struct JobRequest {
   std::optional<bool> sitemaps;
   std::optional<std::vector<std::string>> sitemap_urls;  // normalized
   std::optional<std::string> extract;  // the rules as JSON text (an array)
+  std::optional<std::vector<std::string>> follow_patterns;
+  std::optional<std::vector<std::string>> exclude_patterns;
+  // Secrets (see above): entries as the config keys hold them (an object
+  // entry as its JSON text), a cookies.txt's text, a proxy URL.
+  std::optional<std::vector<std::string>> headers;
+  std::optional<std::vector<std::string>> auth;
+  std::optional<std::string> cookies;
+  std::optional<std::string> proxy;
 };
+
 
 // The service's limits on what one job may ask for.
 struct JobLimits {
   std::int64_t max_pages = 100000;
   std::int64_t max_depth = 100;
   std::int64_t max_politeness_delay_ms = 60000;
+  // Of job_request_key_names(): those a job body may carry (the operator's
+  // service_job_request_keys); the others are refused with 403.
+  std::vector<std::string> request_keys;
 };
 
 // Throws ApiError (400, with code malformed_json, invalid_body,
-// unknown_field, invalid_type, missing_field, invalid_url or out_of_range).
+// unknown_field, invalid_type, missing_field, invalid_url or out_of_range;
+// 403 not_allowed for a request key the operator did not allow).
 JobRequest parse_job_request(std::string_view body, const JobLimits& limits = {});
 
 // The request as JSON (for the job table), and back.

@@ -37,6 +37,11 @@ using C = CrawlConfig;
 
 }  // namespace
 
+const std::vector<std::string>& job_request_key_names() {
+  static const std::vector<std::string> names = {"headers", "auth", "cookies", "proxy"};
+  return names;
+}
+
 const std::vector<ConfigKey>& config_keys() {
   static const std::vector<ConfigKey> keys = {
     {"seed_url", ValueKind::text_list, "URL to start from (same as one entry of seeds)", &C::seeds, 0, 0, {}, false, false, "none (the bundled demo web)"},
@@ -73,6 +78,14 @@ const std::vector<ConfigKey>& config_keys() {
      "use the proxies the environment names (http_proxy, https_proxy, all_proxy, no_proxy; never for loopback); "
      "off, they are ignored",
      &C::proxy_from_environment},
+    {"cookies", ValueKind::boolean,
+     "keep the cookies sites set and send them back, as a browser does (by domain and path, RFC 6265), in a "
+     "jar for the whole crawl, kept in the database between runs; off: no cookie is sent or kept",
+     &C::cookies},
+    {"cookies_file", ValueKind::text,
+     "a Netscape cookies.txt (what curl -c, wget --save-cookies and browser extensions write) loaded into the "
+     "jar when the crawl starts: a login or consent cookie; its cookies replace kept ones of the same name",
+     &C::cookies_file},
     {"respect_robots_txt", ValueKind::boolean, "obey robots.txt", &C::respect_robots_txt},
     {"sitemaps", ValueKind::boolean, "read the sitemaps each robots.txt names (and a seed host's /sitemap.xml when it names none); their URLs join the frontier at depth 1", &C::sitemaps, 0, 0, {}, false, false, "true in the site profile, false in the domains profile"},
     {"sitemap_urls", ValueKind::text_list, "sitemaps to read besides those robots.txt names (one URL each; turns sitemaps on unless sitemaps is false); each may list any URL of its own host and of the seeds' hosts, within the crawl's scope", &C::sitemap_urls},
@@ -107,6 +120,7 @@ const std::vector<ConfigKey>& config_keys() {
      &C::html_parser, 0, 0, {"fast", "html5"}},
     {"processors", ValueKind::text_list, "processor chain, in order: html_links, save_pages, warc (every response archived as WARC/1.1), extract (the extraction rules; added last when not listed), or an external processor {name, exec, urls, timeout, instances} (docs/plugins.md)", &C::processors, 0, 0, {}, true, true},
     {"extract", ValueKind::structured, "extraction rules: a list of {name, urls, fields: {field: {css | xpath, all, regex, url}}}; each HTML page a rule matches gives one item (docs/plugins.md)", &C::extract_rules},
+    {"keep_bodies", ValueKind::boolean, "keep each fetched body in the database (compressed, once per content digest), so `actorcrawl extract` and `actorcrawl parse --db` run the rules and processors again without a request", &C::keep_bodies, 0, 0, {}, false, false, "true when the crawl has extraction rules or an external processor, else false"},
     {"save_pages_dir", ValueKind::text, "where save_pages writes bodies", &C::save_pages_dir},
     {"warc_dir", ValueKind::text, "where the warc processor writes its .warc.gz files (created if missing)", &C::warc_dir},
     {"warc_prefix", ValueKind::text, "first part of each WARC file's name: PREFIX-TIMESTAMP-SERIAL-RANDOM.warc.gz (letters, digits, '.', '_', '-')", &C::warc_prefix},
@@ -142,6 +156,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"allow_remote_without_token", ValueKind::boolean, "serve: listen beyond loopback without service_token (refused otherwise: anyone who reaches the port could start crawls)", &C::allow_remote_without_token},
     {"service_max_connections", ValueKind::integer, "serve: client connections open at once; more are answered 503 and closed", &C::service_max_connections, 1, 100000},
     {"service_read_timeout", ValueKind::duration_ms, "serve: time a request has to arrive whole (head and body) once its connection is ready; an idle connection is closed then, a partial request answered 408", &C::service_read_timeout_ms, 100, kHour},
+    {"service_job_request_keys", ValueKind::text_list, "serve: what sites require that a job body may carry: any of headers, auth, cookies (a cookies.txt's text), proxy; the job's secrets, kept in the job table, never answered back (others are refused with 403)", &C::service_job_request_keys, 0, 0, {}, true},
     {"block_private_networks", ValueKind::boolean, "refuse to fetch private, loopback and link-local addresses, even the seeds' (checked after DNS, for every connection and redirect)", &C::block_private_networks},
   };
   return keys;
@@ -851,6 +866,13 @@ void validate(const CrawlConfig& config, bool seeds_required) {
       throw ConfigError("proxy: block_private_networks cannot hold through a proxy, which connects to the sites "
                         "itself; give one of them");
   }
+  for (const auto& key : config.service_job_request_keys)
+    if (std::find(job_request_key_names().begin(), job_request_key_names().end(), key) == job_request_key_names().end())
+      throw ConfigError("service_job_request_keys: '" + escaped(key) + "' is not one of headers, auth, cookies, proxy");
+  if (!config.cookies_file.empty() && !config.cookies)
+    throw ConfigError("cookies_file names cookies to send, and cookies is false (" +
+                      (config.given.count("cookies") != 0 ? config.given.at("cookies") : std::string{"set"}) +
+                      "): give one of them");
   const int tls_parts = !config.tls_cert.empty() + !config.tls_key.empty() + !config.tls_ca.empty();
   if (tls_parts != 0 && tls_parts != 3)
     throw ConfigError("TLS needs all of tls_cert, tls_key and tls_ca (--tls-cert, --tls-key, --tls-ca)");

@@ -105,6 +105,17 @@ struct CrawlConfig {
   // array of rule objects; "" for none.
   std::string extract_rules;
   std::string save_pages_dir = "pages";
+  // Keys `cookies` (a jar per crawl, core/fetch/cookie_jar.h) and
+  // `cookies_file` (a Netscape cookies.txt loaded into it at start).
+  bool cookies = true;
+  std::string cookies_file;
+  // No key: a cookies.txt's text given otherwise (a service job's
+  // "cookies"), loaded into the jar after cookies_file.
+  std::string cookies_text;
+  // Key `keep_bodies`: each fetched body kept in the database, compressed,
+  // once per digest: what `actorcrawl extract` and `parse --db` run
+  // processors on again. Its default: keep_bodies_enabled().
+  bool keep_bodies = true;
   // The `warc` processor's files (docs/warc.md).
   std::string warc_dir = "warc";
   std::string warc_prefix = "actorcrawl";
@@ -150,6 +161,8 @@ struct CrawlConfig {
   bool allow_remote_without_token = false;           // serve beyond loopback with no token
   std::int64_t service_max_connections = 256;        // open at once; more get 503
   std::int64_t service_read_timeout_ms = 10000;      // key `service_read_timeout`: a whole request
+  // Of job_request_key_names(): the fields a job body may carry.
+  std::vector<std::string> service_job_request_keys;
 
   // Where each key given by the user was set ("config file 'c.yaml', line
   // 3", "option '--max-pages'", "environment variable ACTORCRAWL_X", "job
@@ -163,6 +176,21 @@ struct CrawlConfig {
   // the domains profile, which fetches one root page per host and would
   // gain nothing from a list of every page (docs/sitemaps.md).
   // Sitemaps the user named turn them on in either profile.
+  // `keep_bodies` as given, or by default on for a crawl that scrapes (it
+  // has extraction rules or an external processor), whose rules are the
+  // ones a user changes and runs again; off for a crawl of links alone,
+  // which would pay a quarter more CPU a page for bodies nothing reads
+  // (docs/performance.md, "Keeping bodies").
+  bool keep_bodies_enabled() const {
+    if (given.count("keep_bodies") != 0)
+      return keep_bodies;
+    if (!extract_rules.empty())
+      return true;
+    for (const auto& entry : processors)
+      if (!entry.empty() && entry.front() == '{')
+        return true;
+    return false;
+  }
   bool sitemaps_enabled() const {
     return given.count("sitemaps") != 0 ? sitemaps : crawl_profile() == CrawlProfile::site || !sitemap_urls.empty();
   }
@@ -205,6 +233,11 @@ struct ConfigKey {
 };
 
 const std::vector<ConfigKey>& config_keys();
+
+// The fields of a service job that carry what sites require (headers,
+// auth, cookies, proxy): each allowed in a job body only when the
+// service's operator lists it in service_job_request_keys.
+const std::vector<std::string>& job_request_key_names();
 
 // Reads a YAML mapping of config keys over `config`. Unknown keys, wrong
 // types, out-of-range values and YAML syntax errors throw ConfigError naming

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/crawl/content_digest.h"
+#include "core/crawl/kept_body.h"
 
 #include <algorithm>
 #include <utility>
@@ -29,12 +30,14 @@ std::string redirect_chain_json(const std::vector<std::string>& urls, const std:
 }
 
 PagePipeline::PagePipeline(std::shared_ptr<const ProcessorChain> chain, std::shared_ptr<const LinkSelector> links,
-                           std::string product_token, std::size_t max_redirects, std::int64_t max_body_bytes)
+                           std::string product_token, std::size_t max_redirects, std::int64_t max_body_bytes,
+                           bool keep_bodies)
     : chain_(std::move(chain)),
       links_(std::move(links)),
       product_token_(std::move(product_token)),
       max_redirects_(max_redirects),
       max_body_bytes_(max_body_bytes),
+      keep_bodies_(keep_bodies),
       truncated_hosts_(std::make_shared<OncePerHost>()) {}
 
 void PagePipeline::archive(const HttpExchange& exchange) const {
@@ -124,6 +127,7 @@ ProcessedPage PagePipeline::process(const CrawlJob& job, const FetchedPage& page
       "--max-body-bytes 8MiB) to read such pages whole. Told once per host; pages.truncated marks each";
   row.robots_directives = robots.text();
   row.content_digest = content_digest(page.body);
+  row.charset = page.charset;
   // noindex: the page is recorded (it was fetched, its links count) but its
   // text is not kept.
   // Items are the page's text too.
@@ -135,7 +139,13 @@ ProcessedPage PagePipeline::process(const CrawlJob& job, const FetchedPage& page
   row.processor_failures = std::move(analysis.processor_failures);
   row.processors_took = analysis.processors_took;
   row.processors_failed = analysis.processors_failed;
-  if (is_redirect_status(page.status_code) && !facts.location.empty()) {
+  // A redirect's body is no page of its own, and a noindex page's text is
+  // not kept; any other is kept whole, so a processor run again from the
+  // store sees what this run saw.
+  const bool redirect = is_redirect_status(page.status_code) && !facts.location.empty();
+  if (keep_bodies_ && !redirect && !robots.noindex && !page.body.empty())
+    row.body = keep_body(page.body);
+  if (redirect) {
     // A redirect recorded, not followed: its target is its link.
     std::vector<std::string> urls = facts.redirect_urls;
     std::vector<std::int32_t> statuses = facts.redirect_statuses;

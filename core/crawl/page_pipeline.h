@@ -70,9 +70,11 @@ class PagePipeline {
   // `product_token`: the name X-Robots-Tag lines for this crawler use;
   // `max_redirects`: hops followed for one URL.
   // `max_body_bytes`: the limit truncated pages were cut at, for the note
-  // that says so.
+  // that says so. `keep_bodies`: each parsed page's row carries its body,
+  // compressed (PageRow::body, core/crawl/kept_body.h), for the store.
   PagePipeline(std::shared_ptr<const ProcessorChain> chain, std::shared_ptr<const LinkSelector> links,
-               std::string product_token, std::size_t max_redirects = 5, std::int64_t max_body_bytes = 0);
+               std::string product_token, std::size_t max_redirects = 5, std::int64_t max_body_bytes = 0,
+               bool keep_bodies = false);
 
   // Whether responses are archived (the chain has `warc`): the fetch must
   // then capture the request and response heads.
@@ -112,6 +114,7 @@ class PagePipeline {
   std::string product_token_;
   std::size_t max_redirects_;
   std::int64_t max_body_bytes_;
+  bool keep_bodies_;
   std::shared_ptr<OncePerHost> truncated_hosts_;  // hosts whose cut pages were told of
 };
 

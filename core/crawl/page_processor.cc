@@ -79,6 +79,7 @@ class SavePagesProcessor final : public PageProcessor {
  public:
   explicit SavePagesProcessor(std::string dir) : dir_(std::move(dir)) {}
   const char* name() const override { return "save_pages"; }
+  bool runs_again_from_store() const override { return false; }
   bool takes(const FetchedPage& page) const override { return !page.body.empty(); }
   void process(const FetchedPage& page, PageAnalysis& a) override {
     if (!takes(page))

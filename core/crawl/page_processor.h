@@ -60,6 +60,10 @@ class PageProcessor {
   virtual bool takes(const FetchedPage& page) const { return true; }
   // Called from several parser lanes at once: safe for concurrent calls.
   virtual void process(const FetchedPage& page, PageAnalysis& analysis) = 0;
+  // Whether it runs again over kept bodies (`actorcrawl extract`): a
+  // processor that does something besides reading the page (save_pages
+  // writes files) does not.
+  virtual bool runs_again_from_store() const { return true; }
   // Whether it reads FetchedPage::response_head (the fetch keeps it then).
   virtual bool reads_response_head() const { return false; }
   // Not empty once the processor can process no page any more (an external

@@ -105,6 +105,16 @@ struct ProcessorFailureCount {
   std::int64_t count = 0;
 };
 
+// A fetched body as the crawl database keeps it (keep_bodies; the bodies
+// table, once per content digest), for processors to run on again without
+// a request (`actorcrawl extract`). Made and opened by core/crawl/
+// kept_body.h.
+struct KeptBody {
+  std::string encoding;   // "deflate" (raw DEFLATE, RFC 1951) or "identity"; "" when none is kept
+  std::int64_t size = 0;  // bytes when decoded
+  std::string data;
+};
+
 struct PageRow {
   std::string url;       // the URL that was requested (normalized)
   std::string host_key;  // node of the page: host[:port]
@@ -140,6 +150,10 @@ struct PageRow {
   std::string etag;
   std::string last_modified;
   std::string content_digest;
+  // The charset the response named ("" when none), and with keep_bodies
+  // the body itself: what a processor run again from the store is given.
+  std::string charset;
+  KeptBody body;
   // A 304 Not Modified to the validators the request carried: the stored
   // page, its links and items still hold; only the fetch is recorded
   // (fetched_at, fetch_ms, attempts, validators the 304 repeated).

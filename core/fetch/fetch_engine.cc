@@ -14,11 +14,12 @@
 #include <queue>
 #include <unordered_set>
 
-#include "core/web/ascii.h"
-#include "core/web/http_status.h"
+#include "core/fetch/cookie_jar.h"
 #include "core/fetch/header_field.h"
 #include "core/fetch/http_date.h"
 #include "core/fetch/net_guard.h"
+#include "core/web/ascii.h"
+#include "core/web/http_status.h"
 #include "core/web/url.h"
 
 namespace actorcrawl {
@@ -307,10 +308,11 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
 // CURLOPT_DEBUGFUNCTION for capture_http: curl shows the request head it
 // sends as CURLINFO_HEADER_OUT, once per request, whole.
 // The request head as it will be kept (for the WARC archive): the values
-// of the credentials and of the request's own extra headers read
-// "[redacted]", so no secret of the configuration is written out.
+// of the credentials, the cookies and the request's own extra headers read
+// "[redacted]", so no secret of the configuration or the session is
+// written out.
 std::string kept_request_head(std::string_view head, const FetchRequest& request) {
-  std::vector<std::string> secret_names = {"authorization", "proxy-authorization"};
+  std::vector<std::string> secret_names = {"authorization", "proxy-authorization", "cookie"};
   for (const std::string& line : request.headers)
     secret_names.push_back(ascii::lowercase(line.substr(0, line.find(':'))));
   std::string kept;
@@ -447,6 +449,7 @@ struct FetchEngine::Impl {
   curl_slist* resolve = nullptr;
   std::vector<curl_slist*> retired_resolve;  // replaced lists started transfers may still use
   std::shared_ptr<const std::unordered_set<std::string>> private_hosts_allowed;
+  std::shared_ptr<const CookieJar> cookies;
 
   Impl() {
     global_init_once();
@@ -550,6 +553,12 @@ struct FetchEngine::Impl {
     }
     if (resolve != nullptr)
       curl_easy_setopt(h, CURLOPT_RESOLVE, resolve);
+    if (cookies) {
+      // The jar is curl's cookie engine on the share handle; an empty
+      // file name turns the engine on for this handle, reading nothing.
+      curl_easy_setopt(h, CURLOPT_SHARE, static_cast<CURLSH*>(cookies->share_handle()));
+      curl_easy_setopt(h, CURLOPT_COOKIEFILE, "");
+    }
     if (t->request.capture_http) {
       // The debug function is only called in verbose mode; it replaces
       // curl's own printing, so nothing reaches stderr.
@@ -814,6 +823,8 @@ void FetchEngine::set_proxy(ProxyMode mode, const std::string& url) {
   impl_->proxy_mode = mode == ProxyMode::url && url.empty() ? ProxyMode::direct : mode;
   impl_->proxy_url = url;
 }
+
+void FetchEngine::set_cookie_jar(std::shared_ptr<const CookieJar> jar) { impl_->cookies = std::move(jar); }
 
 void FetchEngine::set_max_host_connections(int n) {
   curl_multi_setopt(impl_->multi, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(std::max(n, 1)));

@@ -17,6 +17,8 @@
 
 namespace actorcrawl {
 
+class CookieJar;
+
 // Why a transfer produced no usable HTTP response. The names are stored in
 // the database (dead_letters.reason, pages.error), so they are a contract.
 enum class FetchError {
@@ -199,6 +201,12 @@ class FetchEngine {
   void set_proxy(const std::string& url, bool from_environment) {
     set_proxy(!url.empty() ? ProxyMode::url : from_environment ? ProxyMode::environment : ProxyMode::direct, url);
   }
+
+  // The crawl's cookie jar (core/fetch/cookie_jar.h), shared by every
+  // engine of the process: each later transfer takes cookies from it and
+  // puts the ones its responses set there. None (the default): no cookie
+  // is sent or kept.
+  void set_cookie_jar(std::shared_ptr<const CookieJar> jar);
 
   // Thread-safe: makes a waiting perform() return early.
   void wakeup();

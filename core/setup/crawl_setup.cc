@@ -1,6 +1,8 @@
 #include "core/setup/crawl_setup.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "core/crawl/domain_link_filter.h"
@@ -104,6 +106,8 @@ std::shared_ptr<const LinkScope> check_crawl(const CrawlConfig& config) {
     }
   }
   page_pipeline(config, scope, check_only_archive(), ChainUse::check);
+  // The cookies file, read and checked line by line.
+  (void)cookie_jar(config);
   if (!RequestRules::make(config.request_headers, config.auth, &error))
     throw ConfigError(error);
   return scope;
@@ -241,8 +245,36 @@ ProcessorRegistry crawl_registry(const CrawlConfig& config, ChainUse use) {
 
 }  // namespace
 
-std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std::shared_ptr<const LinkScope> scope,
-                                                  std::shared_ptr<ResponseArchive> archive, ChainUse use) {
+std::shared_ptr<CookieJar> cookie_jar(const CrawlConfig& config, const std::vector<std::string>& kept) {
+  if (!config.cookies)
+    return nullptr;
+  auto jar = std::make_shared<CookieJar>();
+  jar->load_lines(kept);
+  if (!config.cookies_text.empty()) {
+    try {
+      jar->load_text(config.cookies_text);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(std::string{"cookies: "} + e.what());
+    }
+  }
+  if (config.cookies_file.empty())
+    return jar;
+  std::ifstream in(config.cookies_file, std::ios::binary);
+  if (!in.is_open())
+    throw ConfigError("cookies_file '" + config.cookies_file + "' cannot be opened");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad())
+    throw ConfigError("cookies_file '" + config.cookies_file + "' cannot be read");
+  try {
+    jar->load_text(text.str());
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("cookies_file '" + config.cookies_file + "': " + e.what());
+  }
+  return jar;
+}
+
+ProcessorChain processor_chain(const CrawlConfig& config, ChainUse use, std::shared_ptr<ResponseArchive> archive) {
   std::string error;
   const auto parser = html_parser_from_name(config.html_parser);
   if (!parser)
@@ -251,6 +283,13 @@ std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std
     processor_entries(config), ProcessorChain::Options{config.save_pages_dir, *parser, std::move(archive)}, &error);
   if (!error.empty())
     throw ConfigError(error);
+  return chain;
+}
+
+std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std::shared_ptr<const LinkScope> scope,
+                                                  std::shared_ptr<ResponseArchive> archive, ChainUse use) {
+  std::string error;
+  auto chain = processor_chain(config, use, std::move(archive));
   std::shared_ptr<const LinkSelector> links;
   switch (config.crawl_profile()) {
     case CrawlProfile::site:
@@ -266,7 +305,8 @@ std::shared_ptr<const PagePipeline> page_pipeline(const CrawlConfig& config, std
   }
   return std::make_shared<const PagePipeline>(std::make_shared<const ProcessorChain>(std::move(chain)),
                                               std::move(links), product_token_of(config.user_agent),
-                                              static_cast<std::size_t>(config.max_redirects), config.max_body_bytes);
+                                              static_cast<std::size_t>(config.max_redirects), config.max_body_bytes,
+                                              config.keep_bodies_enabled());
 }
 
 }  // namespace actorcrawl

@@ -14,6 +14,7 @@
 #include "core/crawl/page_pipeline.h"
 #include "core/crawl/sitemap_ledger.h"
 #include "core/config/crawl_config.h"
+#include "core/fetch/cookie_jar.h"
 
 namespace actorcrawl {
 
@@ -46,6 +47,13 @@ SitemapSettings sitemap_settings(const CrawlConfig& config);
 // Lowercase host names, IPv6 without brackets, each once.
 std::vector<std::string> private_hosts_allowed(const CrawlConfig& config);
 
+// The crawl's cookie jar (core/fetch/cookie_jar.h), or none when `cookies`
+// is false: the cookies an earlier run kept (`kept`, CookieJar::lines()),
+// then cookies_file's, which replace kept ones of the same name. Throws
+// ConfigError naming the file and the first line that is no cookie (never
+// its value), or a file that cannot be read.
+std::shared_ptr<CookieJar> cookie_jar(const CrawlConfig& config, const std::vector<std::string>& kept = {});
+
 // What the processor chain is built for: to run (external processors are
 // started), or only to be checked (their entries are read, nothing starts).
 enum class ChainUse { run, check };
@@ -56,6 +64,12 @@ std::shared_ptr<ResponseArchive> check_only_archive();
 // The processor entries of a crawl, in order: `processors`, and `extract`
 // at the end when rules are given and `extract` is not listed.
 std::vector<std::string> processor_entries(const CrawlConfig& config);
+
+// The processor chain of processor_entries(config): the built-ins, `extract`
+// with the configured rules, external processors (started, with
+// ChainUse::run). Throws ConfigError naming what is wrong.
+ProcessorChain processor_chain(const CrawlConfig& config, ChainUse use,
+                               std::shared_ptr<ResponseArchive> archive = nullptr);
 
 // The processor chain, the profile's link selection (within `scope` for the
 // site profile) and page directives. Throws ConfigError naming what is

@@ -10,6 +10,9 @@
 #include "core/fetch/fetch_engine.h"
 #include "core/fetch/request_rules.h"
 #include "core/setup/crawl_setup.h"
+#include "core/setup/reextraction.h"
+#include "core/crawl/kept_body.h"
+#include "core/store/kept_pages.h"
 #include "core/web/charset.h"
 #include "core/web/robots_txt.h"
 #include "core/web/url.h"
@@ -42,18 +45,66 @@ FetchOutcome fetch_one(FetchEngine& engine, FetchRequest request) {
       return std::move(outcome);
 }
 
+// What `actorcrawl parse` prints: the page as the pipeline processed it.
+std::string trial_json(const char* source, const Url& url, const FetchedPage& page, const FetchFacts& facts,
+                       const PagePipeline& pipeline, json redirects, const ExtractionRules* selected_rules,
+                       std::int64_t max_body_bytes) {
+  CrawlJob job;
+  job.url = url.str();
+  job.host_key = url.host_key();
+  const ProcessedPage processed = pipeline.process(job, page, facts);
+  const PageRow& row = processed.row;
+
+  json out = json::object();
+  out["source"] = source;
+  out["url"] = page.url;
+  out["final_url"] = page.final_url;
+  out["status"] = page.status_code;
+  out["content_type"] = page.content_type;
+  out["title"] = row.title;
+  out["description"] = row.description;
+  out["redirects"] = std::move(redirects);
+  json links = json::array();
+  for (const auto& link : row.links)
+    links.push_back(json{{"url", link.url}, {"nofollow", link.nofollow}, {"followed", link.followed}});
+  out["links"] = links;
+  json items = json::array();
+  for (const auto& item : row.items)
+    items.push_back(json{{"kind", item.kind}, {"item", json::parse(item.json, nullptr, false)}});
+  out["items"] = items;
+  json failures = json::array();
+  for (const auto& failure : row.processor_failures)
+    failures.push_back(json{{"processor", failure.processor}, {"reason", failure.reason}, {"detail", failure.detail}});
+  out["processor_failures"] = failures;
+  if (selected_rules != nullptr) {
+    // Decoded as the extract processor decodes a page.
+    const std::string text = to_utf8(page.body, sniff_charset(page.body, page.charset));
+    const auto found = selected_rules->extract(page.final_url, page.final_url, text);
+    out["selected"] = found.empty() ? json::object() : json::parse(found.front().json, nullptr, false);
+  }
+  if (page.truncated)
+    out["truncated_at_bytes"] = max_body_bytes;
+  return out.dump(2, ' ', false, json::error_handler_t::replace);
+}
+
+// The pipeline a trial runs: the crawl's, its scope that of `url` as a
+// seed.
+std::shared_ptr<const PagePipeline> trial_pipeline(CrawlConfig& config, const std::string& url_text, std::optional<Url>& url) {
+  UrlError why = UrlError::none;
+  url = Url::parse(url_text, &why);
+  if (!url)
+    throw ConfigError("'" + url_text + "' is not a crawlable URL (" + to_string(why) + ")");
+  config.seeds = {url->str()};
+  return page_pipeline(config, check_crawl(config));
+}
+
 }  // namespace
 
 PageTrialResult try_page(const CrawlConfig& given, const std::string& url_text,
                          const std::vector<TrialSelector>& selectors) {
   CrawlConfig config = given;
-  UrlError why = UrlError::none;
-  const auto url = Url::parse(url_text, &why);
-  if (!url)
-    throw ConfigError("'" + url_text + "' is not a crawlable URL (" + to_string(why) + ")");
-  config.seeds = {url->str()};
-  const auto scope = check_crawl(config);
-  const auto pipeline = page_pipeline(config, scope);
+  std::optional<Url> url;
+  const auto pipeline = trial_pipeline(config, url_text, url);
   const auto selected_rules = selector_rules(selectors);
   std::string error;
   const auto rules = RequestRules::make(config.request_headers, config.auth, &error);
@@ -124,44 +175,53 @@ PageTrialResult try_page(const CrawlConfig& given, const std::string& url_text,
   facts.location = outcome.location;
   facts.etag = outcome.etag;
   facts.last_modified = outcome.last_modified;
-  CrawlJob job;
-  job.url = url->str();
-  job.host_key = url->host_key();
-  const ProcessedPage processed = pipeline->process(job, page, facts);
-  const PageRow& row = processed.row;
-
-  json out = json::object();
-  out["url"] = page.url;
-  out["final_url"] = page.final_url;
-  out["status"] = page.status_code;
-  out["content_type"] = page.content_type;
-  out["title"] = row.title;
-  out["description"] = row.description;
   json redirects = json::array();
   for (const auto& hop : outcome.redirects)
     redirects.push_back(json{{"url", hop.url}, {"status", hop.status}});
-  out["redirects"] = redirects;
-  json links = json::array();
-  for (const auto& link : row.links)
-    links.push_back(json{{"url", link.url}, {"nofollow", link.nofollow}, {"followed", link.followed}});
-  out["links"] = links;
-  json items = json::array();
-  for (const auto& item : row.items)
-    items.push_back(json{{"kind", item.kind}, {"item", json::parse(item.json, nullptr, false)}});
-  out["items"] = items;
-  json failures = json::array();
-  for (const auto& failure : row.processor_failures)
-    failures.push_back(json{{"processor", failure.processor}, {"reason", failure.reason}, {"detail", failure.detail}});
-  out["processor_failures"] = failures;
-  if (selected_rules) {
-    // Decoded as the extract processor decodes a page.
-    const std::string text = to_utf8(outcome.body, sniff_charset(outcome.body, outcome.charset));
-    const auto found = selected_rules->extract(page.final_url, page.final_url, text);
-    out["selected"] = found.empty() ? json::object() : json::parse(found.front().json, nullptr, false);
+  result.json = trial_json("web", *url, page, facts, *pipeline, std::move(redirects), selected_rules.get(),
+                           config.max_body_bytes);
+  return result;
+}
+
+PageTrialResult try_stored_page(const CrawlConfig& given, const std::string& db_path, const std::string& url_text,
+                                const std::vector<TrialSelector>& selectors) {
+  CrawlConfig config = given;
+  std::optional<Url> url;
+  const auto pipeline = trial_pipeline(config, url_text, url);
+  const auto selected_rules = selector_rules(selectors);
+  KeptPages store(db_path, KeptPages::Access::read);
+  PageTrialResult result;
+  auto kept = store.find(url->str());
+  if (!kept) {
+    result.error = "no page " + url->str() + " in " + db_path;
+    return result;
   }
-  if (page.truncated)
-    out["truncated_at_bytes"] = config.max_body_bytes;
-  result.json = out.dump(2, ' ', false, json::error_handler_t::replace);
+  if (kept->body.encoding.empty()) {
+    result.error = "the body of " + url->str() + " was not kept in " + db_path +
+                   " (crawled without keep_bodies, or a redirect, an error or a noindex page); "
+                   "actorcrawl parse " + url->str() + " fetches it";
+    return result;
+  }
+  KeptBodyError why = KeptBodyError::none;
+  const auto body = open_kept_body(kept->body, std::int64_t{1} << 30, &why);
+  if (!body) {
+    result.error = std::string{"the kept body of "} + url->str() + " cannot be read: " + to_string(why);
+    return result;
+  }
+  FetchFacts facts;
+  json redirects = json::parse(kept->redirect_chain.empty() ? "[]" : kept->redirect_chain, nullptr, false);
+  if (!redirects.is_array())
+    redirects = json::array();
+  for (const auto& hop : redirects)
+    if (hop.is_object() && hop.contains("url") && hop["url"].is_string()) {
+      facts.redirect_urls.push_back(hop["url"].get<std::string>());
+      facts.redirect_statuses.push_back(hop.value("status", 0));
+    }
+  if (kept->robots_directives.find("noindex") != std::string::npos)
+    facts.x_robots_tag = "noindex";
+  const Url page_url = Url::parse(kept->url).value_or(*url);
+  result.json = trial_json("store", page_url, page_of(*kept, *body), facts, *pipeline, std::move(redirects),
+                           selected_rules.get(), config.max_body_bytes);
   return result;
 }
 

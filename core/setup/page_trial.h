@@ -1,9 +1,9 @@
 // One page tried as a crawl would take it, with nothing written: what
 // `actorcrawl parse` prints, so a rule can be tried on a page before a
-// crawl (Scrapy's `scrapy parse`). The page is fetched as the crawl would
-// fetch it (its robots.txt obeyed, the configuration's user agent, headers,
-// credentials and proxy, redirects followed) and the crawl's processor
-// chain runs on it (html_links, extraction rules, external processors).
+// crawl, or on a page a crawl kept (Scrapy's `scrapy parse`). The page is
+// fetched as the crawl would fetch it (its robots.txt obeyed, the
+// configuration's user agent, headers, credentials and proxy, redirects
+// followed) and the crawl's processor chain runs on it (html_links, extraction rules, external processors).
 #pragma once
 
 #include <string>
@@ -32,5 +32,12 @@ struct PageTrialResult {
 // configuration or a selector that cannot be used.
 PageTrialResult try_page(const CrawlConfig& config, const std::string& url,
                          const std::vector<TrialSelector>& selectors);
+
+// The same for a page of the crawl database at `db_path`, from its kept
+// body (keep_bodies): no request is made, and the database is only read
+// (a crawl may be writing it). `url` is the page's requested or final URL.
+// An error when the page is not there or its body was not kept.
+PageTrialResult try_stored_page(const CrawlConfig& config, const std::string& db_path, const std::string& url,
+                                const std::vector<TrialSelector>& selectors);
 
 }  // namespace actorcrawl

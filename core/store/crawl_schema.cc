@@ -80,6 +80,10 @@ SQLite::Database open_crawl_database(const std::string& path) {
   // fetched again.
   if (version >= 1 && version < 7)
     add_column(db, "pages", "link_hosts", "TEXT");
+  // Version 9: the charset of a kept body (NULL in older files, whose
+  // bodies were not kept). The bodies table comes with the schema file.
+  if (version >= 1 && version < 9)
+    add_column(db, "pages", "charset", "TEXT");
   // Version 8: what named each sitemap document (NULL in older files,
   // whose unread documents are then found only as their hosts are visited).
   // The sitemaps table came with version 6's schema file.

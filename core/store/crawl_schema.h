@@ -26,7 +26,9 @@ namespace actorcrawl {
 //           again when a refetch is answered 304)
 //   7 -> 8  sitemaps.named_by (what named each document, so a later run
 //           knows where an earlier one left sitemaps unread)
-constexpr int kCrawlSchemaVersion = 8;
+//   8 -> 9  bodies (new table: the kept bodies), pages.charset, cookies
+//           (new table: the cookie jar between runs)
+constexpr int kCrawlSchemaVersion = 9;
 
 // The text of crawl_schema.sql.
 std::string_view crawl_schema_sql();

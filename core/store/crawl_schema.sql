@@ -58,6 +58,23 @@ CREATE TABLE IF NOT EXISTS pages (
     -- Version 7, link_hosts: the hosts this page's links counted as edges
     -- of the domain graph (host keys, space-separated), so that a later
     -- fetch answered 304 Not Modified counts them again without the body.
+    , charset TEXT
+    -- Version 9, charset: the one the response named, for its kept body.
+    -- (Each column's comment follows it, and the comma leads the next
+    -- column: SQLite's own ALTER TABLE DROP COLUMN cannot drop a last
+    -- column that a comment precedes.)
+);
+
+-- Version 9: the bodies a crawl kept (keep_bodies), once per content
+-- digest (pages.content_digest names a page's), so that `actorcrawl
+-- extract` runs processors again with no request. encoding: deflate (raw
+-- DEFLATE, RFC 1951) or identity; size: bytes decoded. A body no page
+-- names any more is removed when a run ends.
+CREATE TABLE IF NOT EXISTS bodies (
+    content_digest TEXT PRIMARY KEY,
+    encoding TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    body BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS links (
     from_page_id INTEGER NOT NULL REFERENCES pages(page_id),
@@ -67,6 +84,13 @@ CREATE TABLE IF NOT EXISTS links (
     followed INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (from_page_id, to_url)
 ) WITHOUT ROWID;
+
+-- Version 9: the crawl's cookie jar between runs (cookies: true), one
+-- Netscape cookies.txt line a cookie, as libcurl lists them. The site's
+-- secrets for the crawl's session: no export reads this table.
+CREATE TABLE IF NOT EXISTS cookies (
+    line TEXT NOT NULL
+);
 
 -- What processors took from a page (version 5): an extraction rule's item
 -- (kind = the rule's name) or an external processor's (kind = its name), a

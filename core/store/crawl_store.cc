@@ -182,8 +182,22 @@ struct CrawlStore::Impl {
     bind_text(s, 21, page.content_digest);
     bind_nonzero(s, 22, revisit_interval_ms);
     bind_text(s, 23, joined_link_hosts(page));
+    bind_text(s, 24, page.charset);
     s.executeStep();
     return s.getColumn(0).getInt64();
+  }
+
+  // Once per digest: a body already kept (another page's, or this page's
+  // unchanged) is not written again.
+  void keep_body(const PageRow& page) {
+    if (page.body.encoding.empty() || page.content_digest.empty())
+      return;
+    StatementUse use(insert_body);
+    insert_body.bind(1, page.content_digest);
+    insert_body.bind(2, page.body.encoding);
+    insert_body.bind(3, page.body.size);
+    insert_body.bind(4, page.body.data.data(), static_cast<int>(page.body.data.size()));
+    insert_body.exec();
   }
 
   // -- freshness ---------------------------------------------------------------
@@ -320,6 +334,7 @@ struct CrawlStore::Impl {
     }
     const std::int64_t node_id = upsert_crawled_node(page);
     const std::int64_t page_id = upsert_page_row(page, node_id);
+    keep_body(page);
     replace_links(page_id, page.links);
     replace_items(page_id, page);
     for (const auto& host_key : page.link_host_keys) {
@@ -664,9 +679,9 @@ struct CrawlStore::Impl {
       INSERT INTO pages(url, node_id, depth, status_code, content_type, title, description,
                         bytes, fetch_ms, fetched_at, error, final_url, redirect_chain,
                         truncated, canonical_url, attempts, robots_directives, links_dropped,
-                        etag, last_modified, content_digest, revisit_interval_ms, link_hosts)
+                        etag, last_modified, content_digest, revisit_interval_ms, link_hosts, charset)
       VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-             ?19, ?20, ?21, ?22, ?23)
+             ?19, ?20, ?21, ?22, ?23, ?24)
       ON CONFLICT(url) DO UPDATE SET
         node_id = excluded.node_id, depth = excluded.depth,
         status_code = excluded.status_code, content_type = excluded.content_type,
@@ -679,8 +694,11 @@ struct CrawlStore::Impl {
         links_dropped = excluded.links_dropped,
         etag = excluded.etag, last_modified = excluded.last_modified,
         content_digest = excluded.content_digest, revisit_interval_ms = excluded.revisit_interval_ms,
-        link_hosts = excluded.link_hosts
+        link_hosts = excluded.link_hosts, charset = excluded.charset
       RETURNING page_id)sql"};
+  SQLite::Statement insert_body{db, R"sql(
+      INSERT INTO bodies(content_digest, encoding, size, body) VALUES(?1, ?2, ?3, ?4)
+      ON CONFLICT(content_digest) DO NOTHING)sql"};
   SQLite::Statement select_stored{db, R"sql(
       SELECT status_code, content_digest, error, COALESCE(revisit_interval_ms, 0) FROM pages WHERE url = ?1)sql"};
   // A 304 may repeat the validators, or send newer ones (RFC 9110 15.4.5):
@@ -1170,6 +1188,28 @@ FrontierResume CrawlStore::load_frontier_resume(const ResumeQuery& query) {
   return out;
 }
 
+std::vector<std::string> CrawlStore::load_cookies() {
+  return impl_->batch.read("load_cookies", [&] {
+    std::vector<std::string> lines;
+    SQLite::Statement q(impl_->db, "SELECT line FROM cookies ORDER BY rowid");
+    while (q.executeStep())
+      lines.push_back(q.getColumn(0).getString());
+    return lines;
+  });
+}
+
+void CrawlStore::save_cookies(const std::vector<std::string>& lines) {
+  impl_->batch.write("save_cookies", 1, [&] {
+    impl_->db.exec("DELETE FROM cookies");
+    SQLite::Statement insert(impl_->db, "INSERT INTO cookies(line) VALUES(?1)");
+    for (const auto& line : lines) {
+      StatementUse use(insert);
+      insert.bind(1, line);
+      insert.exec();
+    }
+  });
+}
+
 void CrawlStore::record_page(const PageRow& page) {
   impl_->batch.write("record_page", 1, [&] { impl_->store_page(page); });
 }
@@ -1250,6 +1290,11 @@ void CrawlStore::end_run(std::int64_t run_id, std::int64_t ended_at_ms, const st
     impl_->finish_run_counts.bind(4, counts.unchanged);
     impl_->finish_run_counts.bind(5, counts.gone);
     impl_->finish_run_counts.exec();
+    // A page that changed or went away may leave a body no page names.
+    if (counts.changed > 0 || counts.gone > 0)
+      impl_->db.exec(
+        "DELETE FROM bodies WHERE content_digest NOT IN "
+        "(SELECT content_digest FROM pages WHERE content_digest IS NOT NULL)");
   });
   impl_->batch.flush("end_run");
   impl_->build_links_index("end_run");

@@ -62,6 +62,13 @@ class CrawlStore {
   CrawlStore(const CrawlStore&) = delete;
   CrawlStore& operator=(const CrawlStore&) = delete;
 
+  // -- cookies ---------------------------------------------------------------
+  // The crawl's cookie jar as the last run left it (Netscape lines,
+  // core/fetch/cookie_jar.h), and the jar now, replacing it (written with
+  // the next commit).
+  std::vector<std::string> load_cookies();
+  void save_cookies(const std::vector<std::string>& lines);
+
   // -- frontier ------------------------------------------------------------
   // Inserts rows as 'queued'; a URL already present is left as it is.
   void add_frontier(const std::vector<FrontierEntry>& entries);

@@ -20,6 +20,7 @@
 #include "runtime/worker_node.h"
 #include "child_process.h"
 #include "core/report/console_log.h"
+#include "binary_run.h"
 #include "crawl_fixture.h"
 
 using namespace actorcrawl;
@@ -632,6 +633,24 @@ TEST_CASE("worker nodes run the coordinator's rules and plugins: the same pages,
   }
   // The coordinator's summary counts what the nodes' processors did.
   CHECK(coordinator.output().find("; words took " + std::to_string(ClusterWeb::pages())) != std::string::npos);
+
+  // The bodies the nodes kept reach the coordinator's database, so the
+  // scraper's loop works on a cluster's database as on one process's:
+  // changed rules, `actorcrawl extract`, no request.
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM bodies") > 0);
+  CHECK(column(config.db_path, "SELECT content_digest || size FROM bodies ORDER BY 1") ==
+        column(single.db_path, "SELECT content_digest || size FROM bodies ORDER BY 1"));
+  web.web.clear_requests();
+  const std::string changed = R"json([{"name": "heading", "fields": {"h1": {"css": "h1::text"}, "title": {"css": "title::text"}}}])json";
+  for (const std::string& db : {config.db_path, single.db_path}) {
+    const Outcome extracted = run("extract --db " + db + " --extract '" + changed + "'");
+    INFO(extracted.output);
+    CHECK(extracted.exit_code == 0);
+    CHECK(count(db, "SELECT COUNT(*) FROM items WHERE kind = 'heading'") == ClusterWeb::pages());
+  }
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM items WHERE kind <> 'heading'") == 0);
+  CHECK(items_of(config.db_path) == items_of(single.db_path));
+  CHECK(web.web.requests().empty());
 }
 
 TEST_CASE("a worker node killed with SIGKILL mid-crawl loses no page and no item of its Processor",

@@ -176,3 +176,42 @@ TEST_CASE("service redrive: a job the table says has ended is re-driven, never r
   }
   service.cancel(id);
 }
+
+TEST_CASE("service jobs: the headers and cookies a job carries open the site's pages, and no answer repeats them",
+          "[integration][service][site_requests]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  const auto h = web.add_host("127.0.0.1");
+  const auto needs = [](const demoweb::ServedRequest& r) {
+    const bool ok = r.header("X-Api-Key") == "k-JOB-SECRET" && r.header("Cookie").find("s=c-JOB-SECRET") != std::string::npos;
+    return ok ? html(page("Page", {"/a", "/b"})) : html("denied", 403);
+  };
+  for (const char* path : {"/", "/a", "/b"})
+    web.route(h, path, needs);
+  const std::string body = nlohmann::json{{"url", LoopbackWeb::url(h, "/")},
+                                          {"max_pages", 5},
+                                          {"headers", {nlohmann::json{{"hosts", "^127\\.0\\.0\\.1$"}, {"X-Api-Key", "k-JOB-SECRET"}}}},
+                                          {"cookies", "127.0.0.1\tFALSE\t/\tFALSE\t0\ts\tc-JOB-SECRET\n"}}
+                             .dump();
+  JobLimits allowed;
+  allowed.request_keys = {"headers", "cookies"};
+  CrawlService service(settings_in(dir));
+  const auto id = service.submit(parse_job_request(body, allowed)).id;
+  const auto until = std::chrono::steady_clock::now() + 30s;
+  auto row = service.job(id);
+  while ((row->status == JobStatus::queued || row->status == JobStatus::running) && std::chrono::steady_clock::now() < until)
+    row = service.job(id);
+  REQUIRE(row->status == JobStatus::completed);
+  CHECK(count(row->db_path, "SELECT COUNT(*) FROM pages WHERE status_code = 200") == 3);
+  CHECK(count(row->db_path, "SELECT COUNT(*) FROM pages WHERE status_code <> 200") == 0);
+  // What the service tells about the job holds neither secret: its row's
+  // answer fields, its event stream, its metrics.
+  std::string told = row->error + row->seed_url + service.metrics_text();
+  const auto events = service.events(id, 0, 0ms);
+  CHECK(!events.events.empty());
+  for (const auto& e : events.events)
+    told += e.kind + e.data;
+  CHECK(told.find("JOB-SECRET") == std::string::npos);
+  // The job table keeps them (a resumed job sends them again).
+  CHECK(row->request_json.find("k-JOB-SECRET") != std::string::npos);
+}

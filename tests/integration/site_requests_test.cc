@@ -192,3 +192,113 @@ TEST_CASE("site requests: a wrong entry is refused before the crawl, its value u
   CHECK(contains(proxy.output, "proxy: not a proxy URL"));
   CHECK_FALSE(contains(proxy.output, kPassword));
 }
+
+// ---------------------------------------------------------------------------
+// Cookies: a jar for the whole crawl, as a browser keeps one.
+
+namespace {
+
+constexpr const char* kConsent = "c-CONSENT-SECRET-55b1";
+constexpr const char* kSession = "s-SESSION-SECRET-a7e0";
+
+// The shop on 127.0.0.1: its front page sets a consent cookie and links
+// the catalogue, which answers 403 without it; the members' page needs the
+// session cookie of a cookies.txt the user exported. Another host on
+// 127.0.0.2 is linked too: no cookie of the shop's may reach it.
+struct CookieWeb {
+  LoopbackWeb web;
+  std::string site = web.add_host("127.0.0.1");
+  std::string other = web.add_host("127.0.0.2");
+
+  static bool has(const ServedRequest& r, const std::string& cookie) {
+    return r.header("Cookie").find(cookie) != std::string::npos;
+  }
+
+  CookieWeb() {
+    const auto gated = [](std::string body, std::string cookie) {
+      return [body = std::move(body), cookie = std::move(cookie)](const ServedRequest& r) {
+        return has(r, cookie) ? html(body) : html("<html><body>no cookie, no page</body></html>", 403);
+      };
+    };
+    Response front = html(page("Shop", {"/catalogue", "/members", LoopbackWeb::url(other, "/")}));
+    front.headers.emplace_back("Set-Cookie", std::string{"consent="} + kConsent + "; Path=/; HttpOnly");
+    web.route(site, "/", front);
+    web.route(site, "/catalogue", gated(page("Catalogue", {}), std::string{"consent="} + kConsent));
+    web.route(site, "/members", gated(page("Members", {}), std::string{"session="} + kSession));
+    web.route(site, "/later", [gated](const ServedRequest& r) {
+      return has(r, std::string{"session="} + kSession) ? gated(page("Later", {}), std::string{"consent="} + kConsent)(r)
+                                                        : html("no session", 403);
+    });
+    web.route(other, "/", html(page("Other", {})));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("site requests: cookies a response set and cookies.txt's open the pages that need them, and stay secret",
+          "[site_requests][cookies]") {
+  ScratchDir dir;
+  CookieWeb w;
+  const std::string jar = dir.path("cookies.txt");
+  std::ofstream(jar) << "# Netscape HTTP Cookie File\n"
+                     << "127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\t" << kSession << "\n";
+  const std::string db = dir.path("crawl.db");
+  const std::string trace = dir.path("trace.jsonl");
+  const std::string common = " --allowed-domains 127.0.0.1 --allowed-domains 127.0.0.2 --politeness-delay 0 "
+                             "--no-sitemaps --allow-private-networks --db " + db + " --metrics " +
+                             dir.path("metrics.log") + " --trace " + trace;
+  const Outcome crawled = run("crawl --seed " + LoopbackWeb::url(w.site, "/") + " --cookies-file " + jar + common);
+  INFO(crawled.output);
+  REQUIRE(crawled.exit_code == 0);
+  CHECK(column(db, "SELECT url || ' ' || status_code FROM pages ORDER BY url") ==
+        std::vector<std::string>{LoopbackWeb::url(w.site, "/") + " 200", LoopbackWeb::url(w.site, "/catalogue") + " 200",
+                                 LoopbackWeb::url(w.site, "/members") + " 200", LoopbackWeb::url(w.other, "/") + " 200"});
+  // Each cookie went only where its scope says: never to the other host.
+  for (const auto& r : w.web.requests())
+    if (r.host_key == w.other)
+      CHECK(r.header("Cookie").empty());
+  CHECK(count(db, std::string{"SELECT COUNT(*) FROM cookies WHERE line LIKE '%"} + kConsent + "%'") == 1);
+  CHECK(count(db, std::string{"SELECT COUNT(*) FROM cookies WHERE line LIKE '%"} + kSession + "%'") == 1);
+
+  // The next run goes on with the jar the database kept: no cookies.txt.
+  w.web.clear_requests();
+  const Outcome later = run("crawl --seed " + LoopbackWeb::url(w.site, "/later") + common);
+  INFO(later.output);
+  REQUIRE(later.exit_code == 0);
+  CHECK(count(db, "SELECT status_code FROM pages WHERE url LIKE '%/later'") == 200);
+
+  // Secrets: not in the log, the trace, metrics.log or any export.
+  std::string written = crawled.output + later.output + file_text(trace) + file_text(dir.path("metrics.log"));
+  for (const char* format : {"jsonl", "csv", "graphml", "items", "changes"})
+    written += run("export --db " + db + " --format " + format).output;
+  CHECK_FALSE(contains(written, kConsent));
+  CHECK_FALSE(contains(written, kSession));
+
+  // Off: none is sent or kept; a cookies.txt with it is a contradiction.
+  ScratchDir off;
+  const Outcome none = run("crawl --no-cookies --seed " + LoopbackWeb::url(w.site, "/") +
+                           " --allowed-domains 127.0.0.1 --politeness-delay 0 --no-sitemaps --db " + off.path("c.db") +
+                           " --metrics " + off.path("m.log"));
+  REQUIRE(none.exit_code == 0);
+  CHECK(count(off.path("c.db"), "SELECT status_code FROM pages WHERE url LIKE '%/catalogue'") == 403);
+  CHECK(count(off.path("c.db"), "SELECT COUNT(*) FROM cookies") == 0);
+  const Outcome both = run("crawl --no-cookies --cookies-file " + jar + " --seed " + LoopbackWeb::url(w.site, "/") +
+                           " --db " + off.path("d.db"));
+  CHECK(both.exit_code == 2);
+  CHECK(contains(both.output, "cookies_file names cookies to send, and cookies is false"));
+}
+
+TEST_CASE("site requests: a cookies.txt line that is no cookie stops the crawl before it starts, its value unsaid",
+          "[site_requests][cookies]") {
+  ScratchDir dir;
+  const std::string jar = dir.path("cookies.txt");
+  std::ofstream(jar) << "# Netscape HTTP Cookie File\n127.0.0.1 FALSE / FALSE 0 session " << kSession << "\n";
+  const Outcome refused = run("crawl --seed http://127.0.0.1:9/ --cookies-file " + jar + " --db " + dir.path("c.db"));
+  CHECK(refused.exit_code == 2);
+  CHECK(contains(refused.output, "cookies_file '" + jar + "': line 2 is not a cookie"));
+  CHECK_FALSE(contains(refused.output, kSession));
+  const Outcome missing = run("crawl --seed http://127.0.0.1:9/ --cookies-file " + dir.path("none.txt") + " --db " +
+                              dir.path("c.db"));
+  CHECK(missing.exit_code == 2);
+  CHECK(contains(missing.output, "cannot be opened"));
+}

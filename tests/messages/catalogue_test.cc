@@ -94,6 +94,8 @@ PageRow page() {
   p.etag = "W/\"5f-1a\"";
   p.last_modified = "Tue, 01 Sep 2026 10:00:00 GMT";
   p.content_digest = "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ";
+  p.charset = "iso-8859-1";
+  p.body = KeptBody{"deflate", 3, std::string("\x4b\x4c\x4a\x06\x00\xff", 6)};
   p.not_modified = true;
   p.processors_took = 0b1011;
   p.processors_failed = std::uint64_t{1} << 63;
@@ -120,7 +122,8 @@ topology sample(tag<topology>, const caf::actor& a) {
                   caf::actor_cast<dead_letter_actor>(a), "node-a"};
 }
 fetch_settings sample(tag<fetch_settings>, const caf::actor&) {
-  return fetch_settings{"ua/1", 1, 2, 3, 4, 5, 6, {"a.test:80:127.0.0.2"}, true, {"a.test", "10.0.0.1"}, 7, true, true};
+  return fetch_settings{"ua/1", 1, 2, 3, 4, 5, 6, {"a.test:80:127.0.0.2"}, true, {"a.test", "10.0.0.1"}, 7, true, true,
+                        {"X-Test: 1"}, {"{\"hosts\": \"a\", \"basic\": \"u:p\"}"}, "http://127.0.0.1:3128", false};
 }
 worker_hello sample(tag<worker_hello>, const caf::actor& a) { return worker_hello{a, "worker-1@node", 32}; }
 worker_welcome sample(tag<worker_welcome>, const caf::actor& a) {

@@ -164,3 +164,67 @@ TEST_CASE("job request: a body nested deep or with an object of too many members
 }
 
 }  // namespace actorcrawl
+
+namespace actorcrawl {
+
+TEST_CASE("job request: link patterns, and what sites require where the operator allows it", "[job_request]") {
+  const std::string body = R"({"url": "http://a.test/", "follow_patterns": ["/news/"], "exclude_patterns": ["\\?print"],
+      "headers": ["Accept-Language: de", {"hosts": "^a\\.test$", "X-Api-Key": "k-SECRET"}],
+      "auth": [{"hosts": "^a\\.test$", "basic": "u:p-SECRET"}],
+      "cookies": "a.test\tFALSE\t/\tFALSE\t0\tsession\ts-SECRET\n", "proxy": "http://127.0.0.9:3128"})";
+  // Not allowed by default: 403, naming the field, never its value.
+  try {
+    parse_job_request(body);
+    FAIL("a job carried headers the operator did not allow");
+  } catch (const ApiError& e) {
+    CHECK(e.status() == 403);
+    CHECK(e.code() == "not_allowed");
+    CHECK(std::string{e.what()}.find("SECRET") == std::string::npos);
+    CHECK(e.json().find("SECRET") == std::string::npos);
+  }
+  JobLimits some;
+  some.request_keys = {"headers"};
+  try {
+    parse_job_request(body, some);
+    FAIL("a job carried auth the operator did not allow");
+  } catch (const ApiError& e) {
+    CHECK(e.status() == 403);
+    CHECK(e.json().find("'auth'") != std::string::npos);
+  }
+  JobLimits all;
+  all.request_keys = job_request_key_names();
+  const auto r = parse_job_request(body, all);
+  CHECK(*r.follow_patterns == std::vector<std::string>{"/news/"});
+  CHECK(*r.exclude_patterns == std::vector<std::string>{"\\?print"});
+  REQUIRE(r.headers->size() == 2);
+  CHECK((*r.headers)[0] == "Accept-Language: de");
+  CHECK(nlohmann::json::parse((*r.headers)[1])["X-Api-Key"] == "k-SECRET");
+  CHECK(r.auth->size() == 1);
+  CHECK(r.cookies->find("s-SECRET") != std::string::npos);
+  CHECK(*r.proxy == "http://127.0.0.9:3128");
+  // Kept in the job table as given (a resumed job sends them again), even
+  // if the operator has since taken the allowance back.
+  const auto again = job_request_from_json(to_json(r));
+  CHECK(to_json(again) == to_json(r));
+
+  const auto c = job_config(CrawlConfig{}, r);
+  CHECK(c.follow_patterns == std::vector<std::string>{"/news/"});
+  CHECK(c.exclude_patterns == std::vector<std::string>{"\\?print"});
+  CHECK(c.request_headers == *r.headers);
+  CHECK(c.auth == *r.auth);
+  CHECK(c.cookies_text == *r.cookies);
+  CHECK(c.proxy == "http://127.0.0.9:3128");
+  CHECK(c.given.count("headers") == 1);
+
+  CHECK(refusal(R"({"url": "http://a.test/", "follow_patterns": "/news/"})") == "invalid_type");
+  CHECK(refusal(R"({"url": "http://a.test/", "follow_patterns": [1]})") == "invalid_type");
+  CHECK(refusal(R"({"url": "http://a.test/", "headers": [1]})", all) == "invalid_type");
+  CHECK(refusal(R"({"url": "http://a.test/", "cookies": ["x"]})", all) == "invalid_type");
+  CHECK(refusal(R"({"url": "http://a.test/", "proxy": 3128})", all) == "invalid_type");
+  std::string many = R"({"url": "http://a.test/", "exclude_patterns": [)";
+  for (int i = 0; i < 101; ++i)
+    many += std::string{i ? "," : ""} + "\"x\"";
+  CHECK(refusal(many + "]}") == "out_of_range");
+}
+
+}  // namespace actorcrawl

@@ -1,0 +1,204 @@
+#include "core/store/kept_pages.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include "core/clock/clock.h"
+#include "core/store/crawl_schema.h"
+#include "core/store/database_lock.h"
+#include "core/store/sqlite_statements.h"
+#include "core/store/store_error.h"
+
+namespace actorcrawl {
+
+namespace {
+
+constexpr int kBusyTimeoutMs = 5000;
+
+// The columns every query below reads, in this order; a file from before
+// schema 9 (read, not migrated) has no charset column.
+std::string page_columns(bool has_charset) {
+  return std::string{"p.page_id, p.url, p.final_url, p.depth, p.status_code, p.content_type, "} +
+         (has_charset ? "p.charset" : "NULL") + ", p.redirect_chain, p.robots_directives, p.title, p.truncated";
+}
+
+SQLite::Database open_database(const std::string& path, KeptPages::Access access) {
+  if (access == KeptPages::Access::rewrite)
+    return open_crawl_database(path);
+  // A reader never creates the file it was asked to read.
+  SQLite::Database db(path, SQLite::OPEN_READONLY, kBusyTimeoutMs);
+  const int version = db.execAndGet("PRAGMA user_version").getInt();
+  if (version > kCrawlSchemaVersion)
+    throw SQLite::Exception("schema version " + std::to_string(version) + " is newer than the supported version " +
+                            std::to_string(kCrawlSchemaVersion));
+  if (version == 0)
+    throw SQLite::Exception("not a crawl database (no schema version)");
+  return db;
+}
+
+bool has_bodies_table(SQLite::Database& db) {
+  return db.execAndGet("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'bodies'").getInt() == 1;
+}
+
+bool has_charset_column(SQLite::Database& db) {
+  return db.execAndGet("SELECT COUNT(*) FROM pragma_table_info('pages') WHERE name = 'charset'").getInt() == 1;
+}
+
+KeptPage page_from(SQLite::Statement& s, bool with_body) {
+  KeptPage page;
+  page.page_id = s.getColumn(0).getInt64();
+  page.url = column_text(s.getColumn(1));
+  page.final_url = column_text(s.getColumn(2));
+  if (page.final_url.empty())
+    page.final_url = page.url;
+  page.depth = s.getColumn(3).getInt();
+  page.status_code = s.getColumn(4).getInt();
+  page.content_type = column_text(s.getColumn(5));
+  page.charset = column_text(s.getColumn(6));
+  page.redirect_chain = column_text(s.getColumn(7));
+  page.robots_directives = column_text(s.getColumn(8));
+  page.title = column_text(s.getColumn(9));
+  page.truncated = s.getColumn(10).getInt() != 0;
+  if (with_body && !s.getColumn(11).isNull()) {
+    page.body.encoding = column_text(s.getColumn(11));
+    page.body.size = s.getColumn(12).getInt64();
+    const SQLite::Column blob = s.getColumn(13);
+    page.body.data.assign(static_cast<const char*>(blob.getBlob()), static_cast<std::size_t>(blob.getBytes()));
+  }
+  return page;
+}
+
+}  // namespace
+
+struct KeptPages::Impl {
+  Impl(const std::string& p, Access access)
+      : path(p), db(open_database(p, access)), bodies(has_bodies_table(db)), columns(page_columns(has_charset_column(db))) {}
+
+  std::string path;
+  SQLite::Database db;
+  bool bodies;  // a database from before schema 9 has none
+  std::string columns;
+};
+
+KeptPages::KeptPages(const std::string& db_path, Access access) {
+  if (access == Access::rewrite)
+    lock_ = std::make_unique<DatabaseLock>(db_path);
+  try {
+    impl_ = std::make_unique<Impl>(db_path, access);
+  } catch (const SQLite::Exception& e) {
+    throw StoreError("cannot open database '" + db_path + "': " + e.what());
+  }
+}
+
+KeptPages::~KeptPages() = default;
+
+std::vector<KeptPage> KeptPages::next_batch(std::int64_t after, std::size_t limit, bool failed_only) {
+  std::vector<KeptPage> out;
+  if (!impl_->bodies)
+    return out;
+  try {
+    SQLite::Statement s(impl_->db, "SELECT " + impl_->columns + R"sql(, b.encoding, b.size, b.body
+        FROM pages p JOIN bodies b ON b.content_digest = p.content_digest
+        WHERE p.page_id > ?1
+          AND (?2 = 0 OR EXISTS (SELECT 1 FROM processor_failures f WHERE f.page_id = p.page_id))
+        ORDER BY p.page_id LIMIT ?3)sql");
+    s.bind(1, after);
+    s.bind(2, failed_only ? 1 : 0);
+    s.bind(3, static_cast<std::int64_t>(limit));
+    while (s.executeStep())
+      out.push_back(page_from(s, true));
+  } catch (const SQLite::Exception& e) {
+    throw StoreError("reading kept pages of '" + impl_->path + "' failed: " + e.what());
+  }
+  return out;
+}
+
+std::int64_t KeptPages::pages_without_body() {
+  // What a crawl would have kept: a fetched page with a body, not a
+  // redirect recorded as the page, not noindex.
+  const std::string kept = impl_->bodies ? " AND NOT EXISTS (SELECT 1 FROM bodies b WHERE b.content_digest = p.content_digest)"
+                                         : std::string{};
+  try {
+    return impl_->db
+      .execAndGet("SELECT COUNT(*) FROM pages p WHERE COALESCE(p.error, '') = '' AND COALESCE(p.bytes, 0) > 0 "
+                  "AND COALESCE(p.status_code, 0) NOT BETWEEN 300 AND 399 "
+                  "AND instr(COALESCE(p.robots_directives, ''), 'noindex') = 0" +
+                  kept)
+      .getInt64();
+  } catch (const SQLite::Exception& e) {
+    throw StoreError("counting pages of '" + impl_->path + "' failed: " + e.what());
+  }
+}
+
+std::optional<KeptPage> KeptPages::find(const std::string& url) {
+  const std::string body_columns = impl_->bodies ? ", b.encoding, b.size, b.body" : "";
+  const std::string join =
+    impl_->bodies ? " LEFT JOIN bodies b ON b.content_digest = p.content_digest" : std::string{};
+  try {
+    for (const char* column : {"p.url", "p.final_url"}) {
+      SQLite::Statement s(impl_->db, "SELECT " + impl_->columns + body_columns + " FROM pages p" + join +
+                                       " WHERE " + column + " = ?1 ORDER BY p.page_id LIMIT 1");
+      s.bind(1, url);
+      if (s.executeStep())
+        return page_from(s, impl_->bodies);
+    }
+  } catch (const SQLite::Exception& e) {
+    throw StoreError("reading page " + url + " of '" + impl_->path + "' failed: " + e.what());
+  }
+  return std::nullopt;
+}
+
+std::int64_t KeptPages::replace(std::int64_t page_id, const ItemsReplaced& which, const std::vector<ExtractedItem>& items,
+                                const std::vector<ProcessorFailure>& failures) {
+  try {
+    SQLite::Transaction tx(impl_->db);
+    std::int64_t before = 0;
+    if (which.kind) {
+      SQLite::Statement items_gone(impl_->db, "DELETE FROM items WHERE page_id = ?1 AND kind = ?2");
+      items_gone.bind(1, page_id);
+      items_gone.bind(2, *which.kind);
+      before = items_gone.exec();
+      // ItemsReplaced::covers, in SQL.
+      SQLite::Statement failures_gone(impl_->db, R"sql(
+          DELETE FROM processor_failures WHERE page_id = ?1
+            AND (processor = ?2 OR (processor = 'extract' AND substr(detail, 1, length(?3)) = ?3)))sql");
+      failures_gone.bind(1, page_id);
+      failures_gone.bind(2, *which.kind);
+      failures_gone.bind(3, which.rule_prefix());
+      failures_gone.exec();
+    } else {
+      SQLite::Statement items_gone(impl_->db, "DELETE FROM items WHERE page_id = ?1");
+      items_gone.bind(1, page_id);
+      before = items_gone.exec();
+      SQLite::Statement failures_gone(impl_->db, "DELETE FROM processor_failures WHERE page_id = ?1");
+      failures_gone.bind(1, page_id);
+      failures_gone.exec();
+    }
+    SQLite::Statement add_item(impl_->db, "INSERT INTO items(page_id, kind, item) VALUES(?1, ?2, ?3)");
+    for (const auto& item : items) {
+      StatementUse use(add_item);
+      add_item.bind(1, page_id);
+      add_item.bind(2, item.kind);
+      add_item.bind(3, item.json);
+      add_item.exec();
+    }
+    SQLite::Statement add_failure(
+      impl_->db, "INSERT INTO processor_failures(page_id, processor, reason, detail, failed_at) VALUES(?1, ?2, ?3, ?4, ?5)");
+    const std::int64_t now = epoch_ms();
+    for (const auto& failure : failures) {
+      StatementUse use(add_failure);
+      add_failure.bind(1, page_id);
+      add_failure.bind(2, failure.processor);
+      add_failure.bind(3, failure.reason);
+      bind_text(add_failure, 4, failure.detail);
+      add_failure.bind(5, now);
+      add_failure.exec();
+    }
+    tx.commit();
+    return before;
+  } catch (const SQLite::Exception& e) {
+    throw StoreError("replacing the items of page " + std::to_string(page_id) + " in '" + impl_->path +
+                     "' failed: " + e.what());
+  }
+}
+
+}  // namespace actorcrawl
