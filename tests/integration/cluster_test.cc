@@ -707,3 +707,69 @@ TEST_CASE("a worker node that cannot start the crawl's plugin is refused at join
   coordinator.signal(SIGINT);
   coordinator.wait(30s);
 }
+
+TEST_CASE("worker nodes send what the site requires and run each rules: the same items as one process",
+          "[integration][cluster][site_requests]") {
+  ScratchDir dir;
+  LoopbackWeb web;
+  const std::string site = web.add_host("127.0.0.1");
+  const auto allowed = [](const demoweb::ServedRequest& r, bool listing) {
+    const std::string cookies = r.header("Cookie");
+    return r.header("X-Key") == "k-NODE-SECRET" &&
+           (!listing || (cookies.find("consent=yes") != std::string::npos &&
+                         cookies.find("session=s-NODE-SECRET") != std::string::npos));
+  };
+  demoweb::Response front = html(page("Shop", {"/list/1", "/list/2"}));
+  front.headers.emplace_back("Set-Cookie", "consent=yes; Path=/");
+  web.route(site, "/", [front, allowed](const demoweb::ServedRequest& r) {
+    return allowed(r, false) ? front : html("denied", 403);
+  });
+  for (int n = 1; n <= 2; ++n) {
+    std::string body = "<html><body>";
+    for (int i = 0; i < 5; ++i)
+      body += "<div class=product><h2>P" + std::to_string(n * 10 + i) + "</h2><span class=price>" +
+              std::to_string(n * 10 + i) + ".5</span><ul><li>S</li><li>M</li></ul></div>";
+    body += "</body></html>";
+    web.route(site, "/list/" + std::to_string(n), [body, allowed](const demoweb::ServedRequest& r) {
+      return allowed(r, true) ? html(body) : html("denied", 403);
+    });
+  }
+  const std::string cookies = dir.path("cookies.txt");
+  std::ofstream(cookies) << "127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\ts-NODE-SECRET\n";
+  const std::string config = dir.path("shop.yaml");
+  std::ofstream(config) << "headers:\n  - {hosts: '^127\\.0\\.0\\.1$', X-Key: 'k-NODE-SECRET'}\n"
+                        << "cookies_file: '" << cookies << "'\n"
+                        << "extract:\n"
+                           "  - name: product\n"
+                           "    each: 'div.product'\n"
+                           "    fields:\n"
+                           "      name: {css: 'h2::text'}\n"
+                           "      price: {css: 'span.price::text', type: float, required: true}\n"
+                           "      sizes: {each: 'li', fields: {size: {css: '::text'}}}\n";
+  const auto items = [](const std::string& db) {
+    return column(db, "SELECT p.url || ' ' || i.item FROM items i JOIN pages p USING (page_id) ORDER BY 1");
+  };
+  const std::string seed = LoopbackWeb::url(site, "/");
+  const std::string common = " --allowed-domains 127.0.0.1 --politeness-delay-ms 0 --no-sitemaps";
+  const Outcome single = run("crawl --quiet --config " + config + " --seed " + seed + common + " --db " +
+                             dir.path("single.db") + " --metrics " + dir.path("single.metrics"));
+  INFO(single.output);
+  REQUIRE(single.exit_code == 0);
+  REQUIRE(items(dir.path("single.db")).size() == 10);
+
+  ChildProcess coordinator(ACTORCRAWL_BINARY,
+                           {"coordinator", "--listen", "127.0.0.1:0", "--config", config, "--seed", seed,
+                            "--allowed-domains", "127.0.0.1", "--politeness-delay-ms", "0", "--no-sitemaps", "--db",
+                            dir.path("cluster.db"), "--metrics", dir.path("cluster.metrics")},
+                           dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+  ChildProcess worker(ACTORCRAWL_BINARY, worker_args(port, {}, "w1"), dir.path("w1.log"));
+  const auto code = coordinator.wait(60s);
+  INFO(coordinator.output());
+  REQUIRE(code == std::optional<int>{0});
+  CHECK(worker.wait(10s) == std::optional<int>{0});
+  CHECK(items(dir.path("cluster.db")) == items(dir.path("single.db")));
+  CHECK(count(dir.path("cluster.db"), "SELECT COUNT(*) FROM pages WHERE status_code = 200") == 3);
+  CHECK(coordinator.output().find("NODE-SECRET") == std::string::npos);
+  CHECK(worker.output().find("NODE-SECRET") == std::string::npos);
+}

@@ -3,6 +3,8 @@
 // engine's proxy setting decides whether a request goes through a proxy.
 #include "core/fetch/fetch_engine.h"
 
+#include "core/fetch/cookie_jar.h"
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -207,4 +209,40 @@ TEST_CASE("site requests: a configured proxy carries every request, the environm
   CHECK(proxied.status_code == 502);
   CHECK(straight.status_code == 200);
   CHECK(straight.body == "via whatever");
+}
+
+TEST_CASE("site requests: one jar for every engine, each cookie to its own host, none in the kept head",
+          "[fetch][site_requests][cookie_jar]") {
+  LoopbackWeb web;
+  const std::string shop = web.add_host("127.0.0.2");
+  const std::string other = web.add_host("127.0.0.3");
+  Response sets = page("welcome");
+  sets.headers = {{"Set-Cookie", "consent=c-SECRET; Path=/"}, {"Set-Cookie", "deep=d; Path=/deep"}};
+  web.route(shop, "/", sets);
+  web.route(shop, "/next", page("next"));
+  web.route(shop, "/deep/page", page("deep"));
+  web.route(other, "/", page("other"));
+  auto jar = std::make_shared<CookieJar>();
+  FetchEngine first, second, without;
+  first.set_cookie_jar(jar);
+  second.set_cookie_jar(jar);
+  CHECK(fetch(first, request_for(LoopbackWeb::url(shop, "/"))).status_code == 200);
+  // The other engine (another FetchWorker) sends what the first was given.
+  FetchRequest next = request_for(LoopbackWeb::url(shop, "/next"));
+  next.capture_http = true;
+  const FetchOutcome out = fetch(second, next);
+  CHECK(out.status_code == 200);
+  CHECK(served(web, shop, "/next").at(0).header("Cookie") == "consent=c-SECRET");
+  CHECK(out.request_head.find("Cookie: [redacted]\r\n") != std::string::npos);
+  CHECK(out.request_head.find("SECRET") == std::string::npos);
+  // By path, and never to another host or from an engine without the jar.
+  CHECK(fetch(second, request_for(LoopbackWeb::url(shop, "/deep/page"))).status_code == 200);
+  const std::string deep = served(web, shop, "/deep/page").at(0).header("Cookie");
+  CHECK(deep.find("deep=d") != std::string::npos);
+  CHECK(deep.find("consent=c-SECRET") != std::string::npos);
+  CHECK(fetch(first, request_for(LoopbackWeb::url(other, "/"))).status_code == 200);
+  CHECK(served(web, other, "/").at(0).header("Cookie").empty());
+  CHECK(fetch(without, request_for(LoopbackWeb::url(shop, "/next"))).status_code == 200);
+  CHECK(served(web, shop, "/next").at(1).header("Cookie").empty());
+  CHECK(jar->lines().size() == 2);
 }
