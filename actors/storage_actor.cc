@@ -18,6 +18,7 @@ namespace {
 struct storage_state {
   std::shared_ptr<CrawlStore> store;
   std::shared_ptr<const CookieJar> cookies;
+  std::chrono::steady_clock::time_point cookies_saved{};
   std::shared_ptr<CrawlEvents> events;
   // What the events report, held until the batch that wrote it commits: an
   // event (and the metric it feeds) never tells of a row a crash could
@@ -83,7 +84,18 @@ void after_write(storage_ptr self) {
 
 // Commits the open batch: before a read is answered, when the timer or a
 // flush request asks.
+// The crawl's cookie jar goes with a commit at most every 10 s (and with
+// the run's end): a run killed with kill -9 loses at most the cookies of its
+// last seconds, and a jar of thousands of cookies is not listed four times
+// a second.
+constexpr std::chrono::seconds kCookieSaveInterval{10};
+
 void commit(storage_ptr self) {
+  auto& st = self->state;
+  if (st.cookies && std::chrono::steady_clock::now() - st.cookies_saved >= kCookieSaveInterval) {
+    st.store->save_cookies(st.cookies->lines());
+    st.cookies_saved = std::chrono::steady_clock::now();
+  }
   self->state.store->flush();
   tell_committed(self);
 }
