@@ -15,6 +15,7 @@
 #include <caf/openssl/publish.hpp>
 #include <caf/openssl/remote_actor.hpp>
 
+#include "core/setup/crawl_setup.h"
 #include "core/report/console_log.h"
 #include "messages/catalogue.h"
 
@@ -35,6 +36,7 @@ void configure_node(caf::actor_system_config& cfg, const CrawlConfig& config) {
   // synthetic web it is also faster for a whole crawl in one process
   // (docs/performance.md, "The scheduler").
   cfg.set("scheduler.policy", caf::atom("sharing"));
+  cfg.set("scheduler.max-threads", scheduler_threads(config));
   // Without heartbeats a stopped (SIGSTOP) or cut-off peer is never noticed:
   // its TCP connection just stays quiet. With them, a peer silent for
   // peer_timeout is dropped and every monitor of its actors fires.

@@ -130,6 +130,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"max_connections_per_host", ValueKind::integer, "requests in flight to one host at once while its delay is 0 (politeness off: politeness_delay_ms and politeness_delay_factor_percent 0, no Crawl-delay); any delay makes it one", &C::max_connections_per_host, 1, 256},
     {"max_leases_per_host", ValueKind::integer, "site profile: URLs of one host handed out at once, so many hosts are crawled side by side (0: strict BFS order)", &C::max_leases_per_host, 0, 1'000'000},
     {"parse_lanes", ValueKind::integer, "parsers working in parallel behind the Processor (0: one per core)", &C::parse_lanes, 0, 64},
+    {"scheduler_threads", ValueKind::integer, "threads running this process's actors (0: as many as its parse lanes where it processes pages, 1 for a coordinator that fetches nothing itself)", &C::scheduler_threads, 0, 256},
     {"frontier_window", ValueKind::integer, "queued URLs held in memory (the rest wait in SQLite)", &C::frontier_window, 16, 100'000'000},
     {"storage_batch", ValueKind::integer, "writes per SQLite transaction", &C::storage_batch, 1, 1'000'000},
     {"progress_interval_ms", ValueKind::duration_ms, "progress report period", &C::progress_interval_ms, 100, kHour},

@@ -123,6 +123,12 @@ std::size_t parse_lanes(const CrawlConfig& config) {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+std::size_t scheduler_threads(const CrawlConfig& config) {
+  if (config.scheduler_threads > 0)
+    return static_cast<std::size_t>(config.scheduler_threads);
+  return config.concurrent_workers > 0 ? parse_lanes(config) : 1;
+}
+
 HostScheduler::Settings politeness_settings(const CrawlConfig& config) {
   using std::chrono::milliseconds;
   HostScheduler::Settings s;

@@ -33,6 +33,16 @@ std::size_t transfer_slots(const CrawlConfig& config);
 // Parser lanes behind the Processor: the configured number, or one per core.
 std::size_t parse_lanes(const CrawlConfig& config);
 
+// Threads of the actor system's scheduler: scheduler_threads when given;
+// else the parse lanes of a process that processes pages (the lanes are
+// its CPU-bound actors, and the rest wait on them or on the network), and
+// 1 for a coordinator that fetches nothing itself (its actors' work is the
+// store's and the bookkeeping's, one after another). Not CAF's default
+// (max(cores, 4)): each thread more is a hand-off more per message, and a
+// small node pays for them in its CPU share (docs/performance.md, "The
+// scheduler").
+std::size_t scheduler_threads(const CrawlConfig& config);
+
 HostScheduler::Settings politeness_settings(const CrawlConfig& config);
 
 FrontierSettings frontier_settings(const CrawlConfig& config);

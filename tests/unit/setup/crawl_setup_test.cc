@@ -33,6 +33,20 @@ TEST_CASE("max_in_flight defaults to the selector's buffer plus two per transfer
   CHECK(frontier_settings(c).max_in_flight == 7);
 }
 
+TEST_CASE("the scheduler runs as many threads as the process has parse lanes, one on a coordinator that fetches nothing",
+          "[crawl_setup]") {
+  CrawlConfig c;
+  c.concurrent_workers = 2;
+  c.parse_lanes = 3;
+  CHECK(scheduler_threads(c) == 3);
+  c.parse_lanes = 0;
+  CHECK(scheduler_threads(c) == parse_lanes(c));
+  c.concurrent_workers = 0;  // a coordinator whose worker nodes process the pages
+  CHECK(scheduler_threads(c) == 1);
+  c.scheduler_threads = 5;
+  CHECK(scheduler_threads(c) == 5);
+}
+
 TEST_CASE("per-host leases leave room for every connection and one waiting URL", "[crawl_setup]") {
   CrawlConfig c;
   c.max_leases_per_host = 2;
