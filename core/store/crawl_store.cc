@@ -205,6 +205,7 @@ struct CrawlStore::Impl {
   // (the batch's transaction), so the comparison is with what is committed
   // together with it.
   struct StoredAnswer {
+    bool row = false;  // the URL has a pages row (an answer or an error)
     StoredPage page;
     std::int64_t revisit_interval_ms = 0;
   };
@@ -214,6 +215,7 @@ struct CrawlStore::Impl {
     select_stored.bind(1, url);
     if (!select_stored.executeStep())
       return out;
+    out.row = true;
     // A row with an error (the private-address guard) got no answer.
     out.page.exists = column_text(select_stored.getColumn(2)).empty() && !select_stored.getColumn(0).isNull();
     out.page.status_code = select_stored.getColumn(0).getInt();
@@ -278,8 +280,10 @@ struct CrawlStore::Impl {
     return joined;
   }
 
-  void replace_links(std::int64_t page_id, const std::vector<LinkRow>& links) {
-    {
+  // `stored_before`: the page had a row, which may have links to replace;
+  // a new page has none, and is spared the search.
+  void replace_links(std::int64_t page_id, const std::vector<LinkRow>& links, bool stored_before) {
+    if (stored_before) {
       StatementUse use(delete_links);
       delete_links.bind(1, page_id);
       delete_links.exec();
@@ -297,8 +301,10 @@ struct CrawlStore::Impl {
   }
 
   // A refetch replaces what the last fetch's processors found.
-  void replace_items(std::int64_t page_id, const PageRow& page) {
+  void replace_items(std::int64_t page_id, const PageRow& page, bool stored_before) {
     for (SQLite::Statement* clear : {&delete_items, &delete_failures}) {
+      if (!stored_before)
+        break;
       StatementUse use(*clear);
       clear->bind(1, page_id);
       clear->exec();
@@ -335,8 +341,8 @@ struct CrawlStore::Impl {
     const std::int64_t node_id = upsert_crawled_node(page);
     const std::int64_t page_id = upsert_page_row(page, node_id);
     keep_body(page);
-    replace_links(page_id, page.links);
-    replace_items(page_id, page);
+    replace_links(page_id, page.links, before.row);
+    replace_items(page_id, page, before.row);
     for (const auto& host_key : page.link_host_keys) {
       // The domain graph has no self-loops: same-host links are not edges.
       if (host_key == page.host_key)
