@@ -14,6 +14,7 @@
 #include <queue>
 #include <unordered_set>
 
+#include "core/clock/clock.h"
 #include "core/fetch/cookie_jar.h"
 #include "core/fetch/header_field.h"
 #include "core/fetch/http_date.h"
@@ -60,11 +61,11 @@ std::int64_t parse_retry_after(const std::string& value) {
       return 1000LL * 999999999;
     return std::stoll(value) * 1000;
   }
-  time_t when = curl_getdate(value.c_str(), nullptr);
-  if (when < 0)
+  // The same three date forms the validators are read in (http_date.h).
+  const std::int64_t when_ms = parse_http_date(value);
+  if (when_ms < 0)
     return -1;
-  auto delta = static_cast<std::int64_t>(when - std::time(nullptr));
-  return std::max<std::int64_t>(delta, 0) * 1000;
+  return std::max<std::int64_t>(when_ms - epoch_ms(), 0);
 }
 
 FetchError classify(CURLcode code) {

@@ -1,4 +1,6 @@
 #include "core/fetch/fetch_engine.h"
+#include "core/clock/clock.h"
+#include "core/fetch/http_date.h"
 #include "core/fetch/retry_policy.h"
 
 #include <arpa/inet.h>
@@ -468,6 +470,22 @@ TEST_CASE("fetch: Retry-After seconds become milliseconds", "[fetch]") {
   auto dated = fetch(engine, request_for(LoopbackWeb::url(host, "/past"), 2));
   CHECK(dated.status_code == 429);
   CHECK(dated.retry_after_ms == 0);
+
+  // A date to come, in any of the three forms an HTTP-date takes (the
+  // validators' reader, http_date.h); anything else is no Retry-After.
+  const std::string in_an_hour = format_http_date(epoch_ms() + 3'600'000);
+  Response later = page("later", "text/plain");
+  later.status = 503;
+  later.headers = {{"Retry-After", in_an_hour}};
+  web.route(host, "/later", later);
+  Response odd = page("odd", "text/plain");
+  odd.status = 503;
+  odd.headers = {{"Retry-After", "soon, maybe"}};
+  web.route(host, "/odd", odd);
+  const auto hour = fetch(engine, request_for(LoopbackWeb::url(host, "/later"), 3)).retry_after_ms;
+  CHECK(hour > 3'500'000);
+  CHECK(hour <= 3'600'000);
+  CHECK(fetch(engine, request_for(LoopbackWeb::url(host, "/odd"), 4)).retry_after_ms == -1);
 }
 
 TEST_CASE("fetch: Retry-After of a redirect hop does not stick to the final response", "[fetch]") {
