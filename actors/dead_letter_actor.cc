@@ -13,7 +13,6 @@ namespace {
 
 struct dead_letter_state {
   topology actors;
-  std::int64_t failures = 0;
   static inline const char* name = "DeadLetterActor";
 };
 
@@ -22,7 +21,6 @@ dead_letter_actor::behavior_type dead_letter_behavior(traced_actor<dead_letter_s
     [self](topology& t) { self->state.actors = std::move(t); },
     [self](fetch_failure& f) {
       auto& st = self->state;
-      ++st.failures;
       const bool transient = is_transient_failure(f.reason);
       log_line(LogLevel::warn, std::string{transient ? "parked" : "dead letter"} + ": " + f.job.url + " (" + f.reason +
                                  " after " + std::to_string(f.attempts) + " attempt" + (f.attempts == 1 ? "" : "s") +

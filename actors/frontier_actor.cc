@@ -36,7 +36,6 @@ struct frontier_state {
   std::int64_t fetched = 0;
   std::int64_t failed = 0;
   std::int64_t refused = 0;
-  std::int64_t parked_total = 0;  // parks in this run
   StageTimes times{"frontier"};
   bool started = false;
   bool resuming = false;  // the seeds came and Storage has not answered the resume yet
@@ -239,7 +238,6 @@ void end_without_page(frontier_ptr self, const CrawlJob& job, std::string reason
   auto& st = self->state;
   if (is_transient_failure(reason)) {
     st.frontier->park(job, self->clock().now() + park_delay(st.settings.host_backoff, job.attempt));
-    ++st.parked_total;
     st.delta.parked.push_back(FrontierRefusal{
       FrontierEntry{static_cast<std::int64_t>(job.seq), job.url, job.depth, std::string{}}, std::move(reason)});
     arm_due_tick(self);

@@ -11,6 +11,7 @@
 #include "core/report/console_log.h"
 #include "core/setup/reextraction.h"
 #include "core/store/store_error.h"
+#include "core/web/json_text.h"
 
 namespace actorcrawl {
 
@@ -56,17 +57,16 @@ void print_summary(const ReextractReport& r, bool as_json) {
     nlohmann::ordered_json processors = nlohmann::ordered_json::array();
     for (const auto& t : r.processors)
       processors.push_back({{"processor", t.processor}, {"pages", t.pages}, {"failed", t.failed}});
-    std::cout << nlohmann::ordered_json{{"pages", r.pages},
-                                        {"pages_not_matched", r.pages_not_matched},
-                                        {"pages_without_body", r.pages_without_body},
-                                        {"unreadable_bodies", unreadable},
-                                        {"items_before", r.items_before},
-                                        {"items_after", r.items_after},
-                                        {"items_by_kind", by_kind},
-                                        {"processor_failures", failures},
-                                        {"processors", processors}}
-                   .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-              << "\n";
+    const nlohmann::ordered_json summary{{"pages", r.pages},
+                                         {"pages_not_matched", r.pages_not_matched},
+                                         {"pages_without_body", r.pages_without_body},
+                                         {"unreadable_bodies", unreadable},
+                                         {"items_before", r.items_before},
+                                         {"items_after", r.items_after},
+                                         {"items_by_kind", by_kind},
+                                         {"processor_failures", failures},
+                                         {"processors", processors}};
+    std::cout << json_text(summary, 2) << "\n";
     return;
   }
   std::cout << "pages processed again: " << r.pages << "\n"

@@ -9,6 +9,7 @@
 #include "core/clock/clock.h"
 #include "core/config/crawl_config.h"
 #include "core/store/crawl_store.h"
+#include "core/web/json_text.h"
 #include "main/command_args.h"
 
 namespace actorcrawl {
@@ -75,11 +76,10 @@ int redrive_command(std::vector<std::string> args) {
     nlohmann::json by_reason = nlohmann::json::object();
     for (const auto& [reason, n] : report.by_reason)
       by_reason[reason] = n;
-    std::cout << nlohmann::json{{"letters", report.letters},
-                                {"requeued", report.requeued},
-                                {"already_queued_or_done", report.already_queued_or_done},
-                                {"by_reason", by_reason}}
-                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+    std::cout << json_text(nlohmann::json{{"letters", report.letters},
+                                          {"requeued", report.requeued},
+                                          {"already_queued_or_done", report.already_queued_or_done},
+                                          {"by_reason", by_reason}})
               << "\n";
     return 0;
   }

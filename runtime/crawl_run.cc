@@ -28,6 +28,7 @@
 #include "core/config/shared_config.h"
 #include "core/warc/warc_archive.h"
 #include "core/web/url.h"
+#include "core/web/json_text.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {
@@ -214,7 +215,7 @@ std::int64_t start_run(caf::scoped_actor& self, const CrawlTopology& t, const Cr
   nlohmann::json seeds_json = config.seeds;
   std::int64_t run_id = 0;
   self->request(t.actors.storage, caf::infinite,
-                begin_run{result.start_ms, seeds_json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                begin_run{result.start_ms, json_text(seeds_json),
                           config.revisit_after_ms, config.adaptive_revisit, config.revisit_min_ms,
                           config.revisit_max_ms})
     .receive([&](std::int64_t id) { run_id = id; },

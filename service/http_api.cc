@@ -24,6 +24,7 @@
 #include "core/config/crawl_config.h"
 #include "core/config/version.h"
 #include "core/export/crawl_export.h"
+#include "core/web/json_text.h"
 #include "service/api_error.h"
 #include "service/bounded_lists.h"
 #include "service/chunk_stream.h"
@@ -61,7 +62,7 @@ constexpr std::size_t kEnvelopeBytes = 1024;
 constexpr std::int64_t kMaxExports = 4;
 
 // Strings from crawled pages may hold invalid UTF-8; JSON must not.
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump(const json& j) { return json_text(j); }
 
 void send_json(httplib::Response& res, int status, const json& body) {
   res.status = status;

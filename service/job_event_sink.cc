@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/clock/clock.h"
+#include "core/web/json_text.h"
 
 namespace actorcrawl {
 
@@ -52,12 +53,11 @@ void JobEventSink::page_stored(const PageRow& page) {
     metrics_.add("actorcrawl_pages_failed_total", {{"reason", page.error}});
   }
   // Crawled text may hold invalid UTF-8; the event must still be JSON.
-  log_->push("page", json{{"url", page.url},
-                          {"status_code", page.status_code},
-                          {"title", page.title},
-                          {"crawled_at", page.fetched_at_ms},
-                          {"error", page.error}}
-                       .dump(-1, ' ', false, json::error_handler_t::replace));
+  log_->push("page", json_text(json{{"url", page.url},
+                                    {"status_code", page.status_code},
+                                    {"title", page.title},
+                                    {"crawled_at", page.fetched_at_ms},
+                                    {"error", page.error}}));
 }
 
 void JobEventSink::url_failed(const DeadLetterRow& row) {

@@ -9,6 +9,7 @@
 #include "core/crawl/crawl_scope.h"
 #include "core/web/json_guard.h"
 #include "core/web/url.h"
+#include "core/web/json_text.h"
 #include "service/request_policy.h"
 
 namespace actorcrawl {
@@ -16,8 +17,7 @@ namespace actorcrawl {
 std::string ApiError::json() const {
   // Messages quote what the client sent, which may be any bytes: invalid
   // UTF-8 becomes U+FFFD instead of an exception out of an error path.
-  return nlohmann::json{{"error", {{"code", code_}, {"message", message_}}}}.dump(
-    -1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_text(nlohmann::json{{"error", {{"code", code_}, {"message", message_}}}});
 }
 
 namespace {
@@ -142,7 +142,7 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
     if (!v.is_array())
       throw bad("invalid_type", "'extract' must be an array of rules ({name, urls, fields}, as in the config)");
     if (!v.empty())
-      r.extract = v.dump(-1, ' ', false, json::error_handler_t::replace);
+      r.extract = json_text(v);
   }
   if (doc.contains("respect_robots_txt")) {
     const json& v = doc.at("respect_robots_txt");
@@ -202,7 +202,7 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
         if (e.is_string())
           entries.push_back(e.get<std::string>());
         else if (e.is_object())
-          entries.push_back(e.dump(-1, ' ', false, json::error_handler_t::replace));
+          entries.push_back(json_text(e));
         else
           throw bad("invalid_type", std::string{"'"} + name + "' entries must be strings or objects, as the config's");
       }
@@ -254,7 +254,7 @@ std::string to_json(const JobRequest& r) {
     j["cookies"] = *r.cookies;
   if (r.proxy)
     j["proxy"] = *r.proxy;
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return json_text(j);
 }
 
 JobRequest job_request_from_json(std::string_view text) {

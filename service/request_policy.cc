@@ -7,6 +7,7 @@
 
 #include "core/encoding/percent_encoding.h"
 #include "core/web/ascii.h"
+#include "core/web/ip_literal.h"
 #include "service/api_error.h"
 
 namespace actorcrawl {
@@ -35,18 +36,11 @@ std::optional<int> parse_port(std::string_view text) {
 // An IPv6 address in its one canonical spelling, so "::1" and
 // "0:0:0:0:0:0:0:1" are the same host.
 std::optional<std::string> canonical_ipv6(std::string_view text) {
-  // inet_pton would stop at a NUL (a Host "%00" decodes to one) and take
-  // what comes before it for the whole.
-  if (text.empty() || text.size() >= INET6_ADDRSTRLEN || text.find('\0') != std::string_view::npos)
+  // A Host "%00" decodes to a NUL: parse_ip_literal takes no such text.
+  const auto ip = parse_ip_literal(text);
+  if (!ip || !ip->v6)
     return std::nullopt;
-  unsigned char bytes[16];
-  const std::string z{text};
-  if (::inet_pton(AF_INET6, z.c_str(), bytes) != 1)
-    return std::nullopt;
-  char out[INET6_ADDRSTRLEN];
-  if (::inet_ntop(AF_INET6, bytes, out, sizeof out) == nullptr)
-    return std::nullopt;
-  return std::string{out};
+  return ip->canonical();
 }
 
 std::optional<std::string> host_name(std::string_view text) {

@@ -23,6 +23,8 @@
 #include "core/web/json_guard.h"
 #include "core/config/tls_files.h"
 #include "core/web/url.h"
+#include "core/web/json_text.h"
+#include "core/web/ip_literal.h"
 
 namespace actorcrawl {
 
@@ -322,7 +324,7 @@ std::string structured_json(const YAML::Node& node) {
     return {};
   if (!value.is_array() && !value.is_object())
     throw ConfigError("expected a list or a mapping");
-  return value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return json_text(value);
 }
 
 // An object item of a list (an external processor's entry) as JSON text.
@@ -330,7 +332,7 @@ std::string object_item_json(const YAML::Node& node) {
   const nlohmann::ordered_json value = yaml_to_json(node);
   if (!value.is_object())
     throw ConfigError("expected a name or a mapping");
-  return value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return json_text(value);
 }
 
 // Parses one scalar for `key` and stores it. `append` adds to a list
@@ -757,12 +759,12 @@ void require_utf8(const ConfigKey& key, const std::string& value) {
                     " is not valid UTF-8 (byte " + byte + " at offset " + std::to_string(bad) + ")");
 }
 
+// IPv4, or IPv6 in brackets (curl's --resolve spelling).
 bool is_ip_literal(const std::string& text) {
-  unsigned char bytes[16];
-  if (::inet_pton(AF_INET, text.c_str(), bytes) == 1)
-    return true;
+  if (const auto ip = parse_ip_literal(text))
+    return !ip->v6;
   return text.size() > 2 && text.front() == '[' && text.back() == ']' &&
-         ::inet_pton(AF_INET6, text.substr(1, text.size() - 2).c_str(), bytes) == 1;
+         parse_ip_literal(std::string_view{text}.substr(1, text.size() - 2)).has_value();
 }
 
 // curl's --resolve syntax, [+]HOST:PORT:ADDRESS[,ADDRESS]..., checked here:
@@ -934,11 +936,8 @@ bool NodeAddress::loopback_only() const {
     return true;
   // A numeric address in 127.0.0.0/8 or ::1; anything else (0.0.0.0, ::, a
   // name, another address) may be reachable from elsewhere.
-  unsigned char bytes[16];
-  if (::inet_pton(AF_INET, host.c_str(), bytes) == 1)
-    return bytes[0] == 127;
-  static const unsigned char kLoopback6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
-  return ::inet_pton(AF_INET6, host.c_str(), bytes) == 1 && std::memcmp(bytes, kLoopback6, 16) == 0;
+  const auto ip = parse_ip_literal(host);
+  return ip && ip->loopback();
 }
 
 NodeAddress parse_node_address(const std::string& text, const std::string& key) {
@@ -963,7 +962,7 @@ namespace {
 
 // A YAML double-quoted scalar: JSON's string syntax is a subset of it.
 std::string yaml_quoted(const std::string& text) {
-  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_text(nlohmann::json(text));
 }
 
 std::string yaml_value(const ConfigKey& key, const CrawlConfig& c) {

@@ -6,6 +6,7 @@
 
 #include "core/export/export_text.h"
 #include "core/web/json_guard.h"
+#include "core/web/json_text.h"
 
 namespace actorcrawl {
 
@@ -26,7 +27,7 @@ ordered_json parsed(std::string_view text) {
 }
 
 std::string compact(const ordered_json& value) {
-  return value.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+  return json_text(value);
 }
 
 // One CSV cell for a top-level value (docs/exports.md, items-csv).

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/export/export_text.h"
+#include "core/web/json_text.h"
 
 namespace actorcrawl {
 
@@ -75,7 +76,7 @@ void append_jsonl_page(std::string& out, const ExportPage& page) {
     {"links", std::move(links)},
     {"links_dropped", page.links_dropped.value_or(0)},
   };
-  out += record.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+  out += json_text(record);
   out += '\n';
 }
 
@@ -109,7 +110,7 @@ void append_jsonl_change(std::string& out, const ExportChange& change) {
   record["url"] = change.url;
   record["run"] = change.run;
   record["change"] = change.change;
-  out += record.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+  out += json_text(record);
   out += '\n';
 }
 

@@ -22,6 +22,7 @@
 #include "core/extract/message_quote.h"
 #include "core/web/ascii.h"
 #include "core/web/url.h"
+#include "core/web/json_text.h"
 
 namespace actorcrawl {
 
@@ -739,7 +740,7 @@ std::vector<ExtractedItem> ExtractionRules::extract(std::string_view final_url, 
 
   std::vector<ExtractedItem> items;
   const auto keep = [&](const Rule& rule, const ordered_json& object) {
-    items.push_back(ExtractedItem{rule.name, object.dump(-1, ' ', false, ordered_json::error_handler_t::replace)});
+    items.push_back(ExtractedItem{rule.name, json_text(object)});
   };
   for (const Rule* rule_ptr : matching) {
     const Rule& rule = *rule_ptr;

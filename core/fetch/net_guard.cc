@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/web/ip_literal.h"
+
 namespace actorcrawl {
 
 namespace {
@@ -54,7 +56,7 @@ bool zeros(const unsigned char* p, std::size_t n) {
   return true;
 }
 
-bool private6(const unsigned char (&a)[16]) {
+bool private6(const unsigned char* a) {  // 16 bytes
   // ::/96, IPv4-compatible (deprecated), which also holds :: (unspecified)
   // and ::1 (loopback): both land in 0.0.0.0/8 and so count as private.
   if (zeros(a, 12))
@@ -95,21 +97,10 @@ bool private6(const unsigned char (&a)[16]) {
 }  // namespace
 
 bool is_private_address(std::string_view ip) {
-  // inet_pton wants a NUL-terminated string. The longest text it accepts is
-  // INET6_ADDRSTRLEN - 1 characters; anything longer, or with a NUL inside
-  // (which would hide a suffix), is not an address.
-  char text[INET6_ADDRSTRLEN];
-  if (ip.empty() || ip.size() >= sizeof text || ip.find('\0') != std::string_view::npos)
-    return true;
-  std::memcpy(text, ip.data(), ip.size());
-  text[ip.size()] = '\0';
-
-  unsigned char bytes[16];
-  if (::inet_pton(AF_INET, text, bytes) == 1)
-    return private4(load4(bytes));
-  if (::inet_pton(AF_INET6, text, bytes) == 1)
-    return private6(bytes);
-  return true;  // not a numeric address: fail closed
+  const auto address = parse_ip_literal(ip);
+  if (!address)
+    return true;  // not a numeric address: fail closed
+  return address->v6 ? private6(address->bytes.data()) : private4(load4(address->bytes.data()));
 }
 
 }  // namespace actorcrawl

@@ -6,6 +6,7 @@
 #include "core/web/charset.h"
 #include "core/web/json_guard.h"
 #include "core/web/json_spans.h"
+#include "core/web/json_text.h"
 
 namespace actorcrawl {
 
@@ -18,7 +19,7 @@ using OrderedJson = nlohmann::ordered_json;
 // Text the crawler did not make (header values, a plugin's words) may hold
 // invalid UTF-8, which JSON cannot carry: replaced, never thrown.
 std::string dump_line(const OrderedJson& value) {
-  std::string line = value.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  std::string line = json_text(value);
   line += '\n';
   return line;
 }
@@ -72,7 +73,7 @@ std::string plugin_hello_line(const std::string& plugin_name) {
 }
 
 std::string plugin_headers_json(std::string_view response_head) {
-  return headers_object(response_head).dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  return json_text(headers_object(response_head));
 }
 
 std::string plugin_page_line(std::uint64_t id, const FetchedPage& page) {

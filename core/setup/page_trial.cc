@@ -16,6 +16,7 @@
 #include "core/web/charset.h"
 #include "core/web/robots_txt.h"
 #include "core/web/url.h"
+#include "core/web/json_text.h"
 
 namespace actorcrawl {
 
@@ -84,7 +85,7 @@ std::string trial_json(const char* source, const Url& url, const FetchedPage& pa
   }
   if (page.truncated)
     out["truncated_at_bytes"] = max_body_bytes;
-  return out.dump(2, ' ', false, json::error_handler_t::replace);
+  return json_text(out, 2);
 }
 
 // The pipeline a trial runs: the crawl's, its scope that of `url` as a

@@ -3,6 +3,7 @@
 #include "core/clock/utc_time.h"
 #include "core/encoding/percent_encoding.h"
 #include "core/web/ascii.h"
+#include "core/web/json_text.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -360,7 +361,7 @@ std::string render_lines(const std::vector<TraceRecord>& records, std::optional<
       row.rest += part;
     };
     if (!r.fields.is_null() && !(r.fields.is_object() && r.fields.empty()))
-      add(r.fields.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      add(json_text(r.fields));
     if (r.request_id)
       add("request=" + std::to_string(*r.request_id));
     if (r.reply_to)

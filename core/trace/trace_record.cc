@@ -5,6 +5,7 @@
 
 #include "core/encoding/percent_encoding.h"
 #include "core/web/json_guard.h"
+#include "core/web/json_text.h"
 
 namespace actorcrawl {
 
@@ -217,7 +218,7 @@ void append_trace_line_rest(std::string& out, const TraceRecord& r) {
   }
   if (!fields_empty(r.fields)) {
     append_key(out, "fields");
-    const std::string dumped = r.fields.dump(-1, ' ', false, json::error_handler_t::replace);
+    const std::string dumped = json_text(r.fields);
     if (r.fields.is_object()) {
       out += dumped;
     } else {

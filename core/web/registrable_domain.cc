@@ -1,11 +1,9 @@
 #include "core/web/registrable_domain.h"
 
 #include "core/web/ascii.h"
+#include "core/web/ip_literal.h"
 
 #include <libpsl.h>
-
-#include <boost/url/ipv4_address.hpp>
-#include <boost/url/ipv6_address.hpp>
 
 namespace actorcrawl {
 
@@ -13,8 +11,7 @@ namespace {
 
 bool is_ip_address(std::string_view host) {
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') return true;
-  return boost::urls::parse_ipv4_address(host).has_value() ||
-         boost::urls::parse_ipv6_address(host).has_value();
+  return parse_ip_literal(host).has_value();
 }
 
 using ascii::lowercase;
