@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/trace/trace_record.h"
+#include "core/web/json_text.h"
 
 namespace actorcrawl {
 

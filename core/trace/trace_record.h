@@ -67,8 +67,4 @@ void append_trace_line_rest(std::string& out, const TraceRecord& record);
 // nesting deeper than 64 levels is refused before the JSON parser sees it.
 TraceRecord parse_trace_line(std::string_view line);
 
-// Appends `text` as a JSON string literal (with quotes); invalid UTF-8
-// bytes are replaced by U+FFFD. Shared by the encoder and the renderers.
-void append_json_string(std::string& out, std::string_view text);
-
 }  // namespace actorcrawl

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace actorcrawl {
 
@@ -14,5 +15,11 @@ template <class Json>
 std::string json_text(const Json& value, int indent = -1) {
   return value.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
+
+// Appends `text` as a JSON string literal, quotes included, without a JSON
+// value in between: what the writers that build their lines by hand (the
+// message trace, the service's paged answers) use. Invalid UTF-8 bytes
+// become U+FFFD, as json_text() writes them.
+void append_json_string(std::string& out, std::string_view text);
 
 }  // namespace actorcrawl
