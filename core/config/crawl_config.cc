@@ -39,11 +39,6 @@ using C = CrawlConfig;
 
 }  // namespace
 
-const std::vector<std::string>& job_request_key_names() {
-  static const std::vector<std::string> names = {"headers", "auth", "cookies", "proxy"};
-  return names;
-}
-
 const std::vector<ConfigKey>& config_keys() {
   static const std::vector<ConfigKey> keys = {
     {"seed_url", ValueKind::text_list, "URL to start from (same as one entry of seeds)", &C::seeds, 0, 0, {}, false, false, "none (the bundled demo web)"},
