@@ -37,8 +37,11 @@ void extract_usage(std::ostream& out) {
          "processors give: the items of a rule no longer configured go. Pages whose\n"
          "body was not kept (crawled without keep_bodies) are counted and left as\n"
          "they are. Any crawl option applies (--no-respect-robots-txt has no effect).\n"
+         "An external processor that cannot process a page keeps the items its earlier\n"
+         "run gave that page; one that can go on no more (a crash loop) stops the run\n"
+         "there, the pages after it left as they were.\n"
          "Exit codes: 0 done; 1 the database cannot be read or written (a crawl holds\n"
-         "it); 2 a usage or configuration error.\n";
+         "it), or a processor stopped the run; 2 a usage or configuration error.\n";
 }
 
 namespace {
@@ -65,7 +68,8 @@ void print_summary(const ReextractReport& r, bool as_json) {
                                          {"items_after", r.items_after},
                                          {"items_by_kind", by_kind},
                                          {"processor_failures", failures},
-                                         {"processors", processors}};
+                                         {"processors", processors},
+                                         {"stopped", r.stopped}};
     std::cout << json_text(summary, 2) << "\n";
     return;
   }
@@ -141,6 +145,10 @@ int extract_command(std::vector<std::string> args) {
     };
     const ReextractReport report = reextract(config, options, progress);
     print_summary(report, as_json);
+    if (!report.stopped.empty()) {
+      std::fprintf(stderr, "actorcrawl extract: stopped before the last page: %s\n", report.stopped.c_str());
+      return 1;
+    }
     return 0;
   } catch (const ConfigError& e) {
     std::fprintf(stderr, "actorcrawl extract: configuration error: %s\n", e.what());

@@ -92,9 +92,9 @@ ReextractReport reextract(const CrawlConfig& config, const ReextractOptions& opt
   KeptPages store(options.db_path, KeptPages::Access::rewrite);
   ReextractReport report;
   report.pages_without_body = store.pages_without_body();
-  const ItemsReplaced which{options.kind};
+  ItemsReplaced which{options.kind, {}};
   std::int64_t after = 0;
-  for (;;) {
+  while (report.stopped.empty()) {
     const std::vector<KeptPage> batch = store.next_batch(after, kBatchPages, options.failed_only);
     if (batch.empty())
       break;
@@ -111,11 +111,25 @@ ReextractReport reextract(const CrawlConfig& config, const ReextractOptions& opt
         continue;
       }
       PageAnalysis analysis = chain.run(page_of(kept, *body));
+      // A processor that can go on no more (a plugin in a crash loop) ends
+      // the run here, as it ends a crawl: this page and the rest stay as
+      // they were, rather than each losing that processor's items.
+      if (std::string why = chain.failed_for_good(); !why.empty()) {
+        report.stopped = std::move(why);
+        break;
+      }
       std::vector<ExtractedItem> items;
       for (auto& item : analysis.items)
         if (which.covers(item))
           items.push_back(std::move(item));
       std::vector<ProcessorFailure> failures;
+      // An external processor that could not process the page keeps the
+      // items its earlier run gave it; a rule that found no value does not
+      // (that is the rule's answer).
+      which.keep_kinds.clear();
+      for (const auto& failure : analysis.processor_failures)
+        if (failure.processor != "extract")
+          which.keep_kinds.push_back(failure.processor);
       for (auto& failure : analysis.processor_failures)
         if (which.covers(failure)) {
           count_failure(report.failures, failure);

@@ -43,6 +43,10 @@ struct ReextractReport {
   std::map<std::string, std::int64_t> unreadable_bodies;
   std::vector<ProcessorFailureCount> failures;  // of this run, by processor and reason
   std::vector<ProcessorTally> processors;       // the chain that ran, and what each took
+  // Not empty when a processor could go on no more (an external processor
+  // in a crash loop): the run stopped there, the pages after it left as they
+  // were. What it says, for the user.
+  std::string stopped;
 };
 
 // Runs `config`'s processors (but save_pages and warc, which write files)

@@ -7,6 +7,7 @@
 #include "core/store/database_lock.h"
 #include "core/store/sqlite_statements.h"
 #include "core/store/store_error.h"
+#include "core/web/json_text.h"
 
 namespace actorcrawl {
 
@@ -65,6 +66,17 @@ KeptPage page_from(SQLite::Statement& s, bool with_body) {
     page.body.data.assign(static_cast<const char*>(blob.getBlob()), static_cast<std::size_t>(blob.getBytes()));
   }
   return page;
+}
+
+// `kinds` as a JSON array, for json_each().
+std::string kinds_json(const std::vector<std::string>& kinds) {
+  std::string out = "[";
+  for (const auto& kind : kinds) {
+    if (out.size() > 1)
+      out += ',';
+    append_json_string(out, kind);
+  }
+  return out + "]";
 }
 
 }  // namespace
@@ -153,9 +165,11 @@ std::int64_t KeptPages::replace(std::int64_t page_id, const ItemsReplaced& which
     SQLite::Transaction tx(impl_->db);
     std::int64_t before = 0;
     if (which.kind) {
-      SQLite::Statement items_gone(impl_->db, "DELETE FROM items WHERE page_id = ?1 AND kind = ?2");
+      SQLite::Statement items_gone(impl_->db, "DELETE FROM items WHERE page_id = ?1 AND kind = ?2 AND "
+                                              "kind NOT IN (SELECT value FROM json_each(?3))");
       items_gone.bind(1, page_id);
       items_gone.bind(2, *which.kind);
+      items_gone.bind(3, kinds_json(which.keep_kinds));
       before = items_gone.exec();
       // ItemsReplaced::covers, in SQL.
       SQLite::Statement failures_gone(impl_->db, R"sql(
@@ -166,8 +180,10 @@ std::int64_t KeptPages::replace(std::int64_t page_id, const ItemsReplaced& which
       failures_gone.bind(3, which.rule_prefix());
       failures_gone.exec();
     } else {
-      SQLite::Statement items_gone(impl_->db, "DELETE FROM items WHERE page_id = ?1");
+      SQLite::Statement items_gone(
+        impl_->db, "DELETE FROM items WHERE page_id = ?1 AND kind NOT IN (SELECT value FROM json_each(?2))");
       items_gone.bind(1, page_id);
+      items_gone.bind(2, kinds_json(which.keep_kinds));
       before = items_gone.exec();
       SQLite::Statement failures_gone(impl_->db, "DELETE FROM processor_failures WHERE page_id = ?1");
       failures_gone.bind(1, page_id);

@@ -34,6 +34,10 @@ struct KeptPage {
 // failures about that rule, or an external processor's items and failures).
 struct ItemsReplaced {
   std::optional<std::string> kind;
+  // Kinds whose items stay whatever `kind` says: the external processors
+  // that could not process the page this time (crashed, timed out), whose
+  // earlier answer stands rather than none.
+  std::vector<std::string> keep_kinds;
 
   bool covers(const ExtractedItem& item) const { return !kind || item.kind == *kind; }
   // An extraction rule's failures are `extract`'s, each naming its rule

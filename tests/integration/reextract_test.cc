@@ -161,3 +161,35 @@ TEST_CASE("extract: a crawl without keep_bodies is left as it was and says so, a
   CHECK(run("extract --db " + dir.path("none.db")).exit_code == 1);
   CHECK(run("extract --config " + rules).exit_code == 2);
 }
+
+TEST_CASE("extract: a plugin that fails keeps the items its earlier run gave, and one that gives up stops the run",
+          "[integration][reextract]") {
+  ScratchDir dir;
+  ShopWeb shop;
+  const std::string db = dir.path("crawl.db");
+  const json first{{"processors", {"html_links", plugin_dying_on("/nowhere")}}};
+  REQUIRE(run("crawl --quiet --seed " + shop.url("/") + " --config " + write(dir, "first.yaml", first) + " --db " + db +
+              " --metrics " + dir.path("m.log") + " --politeness-delay 0 --no-sitemaps --max-depth 1")
+            .exit_code == 0);
+  REQUIRE(count(db, "SELECT COUNT(*) FROM items WHERE kind = 'dies'") == 3);
+
+  // Broken now on every page: each page records the failure and keeps its
+  // item from before, rather than losing it.
+  const json broken{{"processors", {"html_links", plugin_dying_on("*")}}};
+  const Outcome failing = run("extract --db " + db + " --json --config " + write(dir, "broken.yaml", broken));
+  INFO(failing.output);
+  CHECK(failing.exit_code == 0);
+  CHECK(count(db, "SELECT COUNT(*) FROM items WHERE kind = 'dies'") == 3);
+  CHECK(count(db, "SELECT COUNT(DISTINCT page_id) FROM processor_failures WHERE processor = 'dies'") == 3);
+
+  // One that gives up at its first failure stops the run there: exit 1,
+  // saying why, and the pages after it untouched.
+  json gives_up = plugin_dying_on("*");
+  gives_up["max_failures_in_a_row"] = 1;
+  const json quitting{{"processors", {"html_links", gives_up}}};
+  const Outcome stopped = run("extract --db " + db + " --config " + write(dir, "quits.yaml", quitting));
+  INFO(stopped.output);
+  CHECK(stopped.exit_code == 1);
+  CHECK(stopped.output.find("stopped before the last page") != std::string::npos);
+  CHECK(count(db, "SELECT COUNT(*) FROM items WHERE kind = 'dies'") == 3);
+}

@@ -100,14 +100,14 @@ TEST_CASE("kept pages: a page's items are replaced, all of them or one kind's", 
   const std::int64_t id = pages.find("http://a.test/1")->page_id;
 
   // One kind: its items and its failures only.
-  CHECK(pages.replace(id, ItemsReplaced{"old"}, {ExtractedItem{"old", R"({"a":9})"}, ExtractedItem{"old", R"({"a":10})"}},
+  CHECK(pages.replace(id, ItemsReplaced{"old", {}}, {ExtractedItem{"old", R"({"a":9})"}, ExtractedItem{"old", R"({"a":10})"}},
                       {}) == 1);
   CHECK(scalar(path.str(), "SELECT COUNT(*) FROM items WHERE kind = 'old'") == 2);
   CHECK(scalar(path.str(), "SELECT COUNT(*) FROM items WHERE kind = 'other'") == 1);
   CHECK(scalar(path.str(), "SELECT COUNT(*) FROM processor_failures WHERE detail LIKE 'rule ''old''%'") == 0);
   CHECK(scalar(path.str(), "SELECT COUNT(*) FROM processor_failures") == 2);
   CHECK(pages.next_batch(0, 10, true).size() == 1);
-  CHECK(pages.replace(id, ItemsReplaced{"lang"}, {}, {}) == 0);
+  CHECK(pages.replace(id, ItemsReplaced{"lang", {}}, {}, {}) == 0);
   CHECK(scalar(path.str(), "SELECT COUNT(*) FROM processor_failures WHERE processor = 'lang'") == 0);
 
   // Everything: the page holds exactly what it is given.
@@ -116,6 +116,15 @@ TEST_CASE("kept pages: a page's items are replaced, all of them or one kind's", 
   CHECK(scalar(path.str(), "SELECT COUNT(*) FROM items") == 1);
   CHECK(scalar(path.str(), "SELECT COUNT(*) FROM items WHERE kind = 'new'") == 1);
   CHECK(scalar(path.str(), "SELECT COUNT(*) FROM processor_failures WHERE reason = 'timeout'") == 1);
+
+  // A processor that could not process the page this time keeps its items.
+  CHECK(pages.replace(id, ItemsReplaced{}, {ExtractedItem{"lang", R"({"lang":"de"})"}}, {}) == 1);
+  CHECK(pages.replace(id, ItemsReplaced{std::nullopt, {"lang"}}, {ExtractedItem{"title", "{}"}},
+                      {ProcessorFailure{"lang", "crashed", "exit 1"}}) == 0);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM items WHERE kind = 'lang'") == 1);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM items WHERE kind = 'title'") == 1);
+  CHECK(pages.replace(id, ItemsReplaced{"lang", {"lang"}}, {}, {}) == 0);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM items WHERE kind = 'lang'") == 1);
 }
 
 TEST_CASE("kept pages: the one writer's lock, and what a reader is refused", "[store][kept_pages]") {
