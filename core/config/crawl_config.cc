@@ -576,36 +576,41 @@ void apply_yaml(const std::string& yaml_text, const std::string& source, CrawlCo
   }
 }
 
-void apply_yaml_file(const std::string& path, CrawlConfig& config) {
-  YAML::Node probe;
+std::string read_named_file(const std::string& path, const std::string& label, const char* kind,
+                            std::size_t max_bytes) {
+  // fopen() opens a directory, and reading it gives nothing: that must not
+  // be an empty file (a config with every default, a jar with no cookie).
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw ConfigError(label + ": cannot be read (" + std::strerror(errno) + ")");
+  if (S_ISDIR(st.st_mode))
+    throw ConfigError(label + ": is a directory, not " + kind);
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr)
+    throw ConfigError(label + ": cannot be read (" + std::strerror(errno) + ")");
   std::string text;
-  {
-    // fopen() opens a directory, and reading it gives nothing: that must not
-    // be an empty config with every default.
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-      throw ConfigError("config file '" + path + "': cannot be read (" + std::strerror(errno) + ")");
-    if (S_ISDIR(st.st_mode))
-      throw ConfigError("config file '" + path + "': is a directory, not a YAML file");
-    FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr)
-      throw ConfigError("config file '" + path + "': cannot be read (" + std::strerror(errno) + ")");
-    char buf[65536];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
-      text.append(buf, n);
-      if (text.size() > (16u << 20)) {
-        std::fclose(f);
-        throw ConfigError("config file '" + path + "': larger than 16 MiB");
-      }
+  char buf[65536];
+  std::size_t n;
+  // Bounded as it is read: a device that never ends (/dev/zero) is refused
+  // at the limit, not read until memory runs out.
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    text.append(buf, n);
+    if (text.size() > max_bytes) {
+      std::fclose(f);
+      throw ConfigError(label + ": larger than " + std::to_string(max_bytes >> 20) + " MiB");
     }
-    const bool failed = std::ferror(f) != 0;
-    const int read_errno = errno;
-    std::fclose(f);
-    if (failed)
-      throw ConfigError("config file '" + path + "': cannot be read (" + std::strerror(read_errno) + ")");
   }
-  apply_yaml(text, "config file '" + path + "'", config);
+  const bool failed = std::ferror(f) != 0;
+  const int read_errno = errno;
+  std::fclose(f);
+  if (failed)
+    throw ConfigError(label + ": cannot be read (" + std::strerror(read_errno) + ")");
+  return text;
+}
+
+void apply_yaml_file(const std::string& path, CrawlConfig& config) {
+  const std::string label = "config file '" + path + "'";
+  apply_yaml(read_named_file(path, label, "a YAML file"), label, config);
 }
 
 void apply_environment(CrawlConfig& config, const std::function<const char*(const char*)>& lookup) {

@@ -250,6 +250,14 @@ inline const std::vector<std::string>& job_request_key_names() {
 void apply_yaml(const std::string& yaml_text, const std::string& source, CrawlConfig& config);
 void apply_yaml_file(const std::string& path, CrawlConfig& config);
 
+// The text of a file the configuration names (the config file itself,
+// cookies_file), read whole but never past `max_bytes`. A missing or
+// unreadable file, a directory and a larger file (a device that never
+// ends) are ConfigErrors: "<label>: cannot be read (<why>)", "<label>: is a
+// directory, not <kind>", "<label>: larger than 16 MiB".
+std::string read_named_file(const std::string& path, const std::string& label, const char* kind,
+                            std::size_t max_bytes = std::size_t{16} << 20);
+
 // ACTORCRAWL_<KEY> for every key (lists split as ConfigKey::comma_separated
 // says), plus the seed designs' CRAWL_DELAY_MS (politeness_delay_ms) and
 // SEED (seeds).

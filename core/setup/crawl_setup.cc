@@ -1,8 +1,6 @@
 #include "core/setup/crawl_setup.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "core/crawl/domain_link_filter.h"
@@ -265,17 +263,11 @@ std::shared_ptr<CookieJar> cookie_jar(const CrawlConfig& config, const std::vect
   }
   if (config.cookies_file.empty())
     return jar;
-  std::ifstream in(config.cookies_file, std::ios::binary);
-  if (!in.is_open())
-    throw ConfigError("cookies_file '" + config.cookies_file + "' cannot be opened");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad())
-    throw ConfigError("cookies_file '" + config.cookies_file + "' cannot be read");
+  const std::string label = "cookies_file '" + config.cookies_file + "'";
   try {
-    jar->load_text(text.str());
+    jar->load_text(read_named_file(config.cookies_file, label, "a cookies.txt"));
   } catch (const std::invalid_argument& e) {
-    throw ConfigError("cookies_file '" + config.cookies_file + "': " + e.what());
+    throw ConfigError(label + ": " + e.what());
   }
   return jar;
 }

@@ -300,5 +300,13 @@ TEST_CASE("site requests: a cookies.txt line that is no cookie stops the crawl b
   const Outcome missing = run("crawl --seed http://127.0.0.1:9/ --cookies-file " + dir.path("none.txt") + " --db " +
                               dir.path("c.db"));
   CHECK(missing.exit_code == 2);
-  CHECK(contains(missing.output, "cannot be opened"));
+  CHECK(contains(missing.output, "cookies_file '" + dir.path("none.txt") + "': cannot be read (No such file or directory)"));
+  // A directory, and a file that never ends, are refused by name too.
+  const Outcome directory =
+    run("crawl --seed http://127.0.0.1:9/ --cookies-file " + dir.path("") + " --db " + dir.path("c.db"));
+  CHECK(directory.exit_code == 2);
+  CHECK(contains(directory.output, "is a directory, not a cookies.txt"));
+  const Outcome endless = run("crawl --seed http://127.0.0.1:9/ --cookies-file /dev/zero --db " + dir.path("c.db"));
+  CHECK(endless.exit_code == 2);
+  CHECK(contains(endless.output, "cookies_file '/dev/zero': larger than 16 MiB"));
 }
