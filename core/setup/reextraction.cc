@@ -39,16 +39,16 @@ std::vector<std::shared_ptr<PageProcessor>> processors_to_run(const CrawlConfig&
                                                               const std::optional<std::string>& kind) {
   const bool rule = kind && is_rule(config, *kind);
   std::vector<std::shared_ptr<PageProcessor>> out;
-  std::vector<std::string> names;
+  bool named = false;  // the kind is one of the processors' names
   for (const auto& p : chain.processors()) {
     if (!p->runs_again_from_store())
       continue;
-    names.emplace_back(p->name());
     const std::string name = p->name();
+    named = named || (kind && name == *kind);
     if (!kind || name == "html_links" || name == *kind || (rule && name == "extract"))
       out.push_back(p);
   }
-  if (kind && !rule && std::find(names.begin(), names.end(), *kind) == names.end())
+  if (kind && !rule && !named)
     throw ConfigError("--kind '" + *kind + "' is neither an extraction rule nor an external processor of the "
                       "configuration");
   return out;

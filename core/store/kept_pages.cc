@@ -85,10 +85,28 @@ struct KeptPages::Impl {
   Impl(const std::string& p, Access access)
       : path(p), db(open_database(p, access)), bodies(has_bodies_table(db)), columns(page_columns(has_charset_column(db))) {}
 
+  // What replace() writes with. `kind` (?2) NULL: every item and failure
+  // of the page; else ItemsReplaced::covers, in SQL. Items of keep_kinds
+  // (?3, a JSON array) stay either way.
+  struct Writes {
+    explicit Writes(SQLite::Database& db)
+        : items_gone(db, "DELETE FROM items WHERE page_id = ?1 AND (?2 IS NULL OR kind = ?2) AND "
+                         "kind NOT IN (SELECT value FROM json_each(?3))"),
+          failures_gone(db, R"sql(
+              DELETE FROM processor_failures WHERE page_id = ?1 AND (?2 IS NULL OR processor = ?2 OR
+                (processor = 'extract' AND substr(detail, 1, length(?3)) = ?3)))sql"),
+          add_item(db, "INSERT INTO items(page_id, kind, item) VALUES(?1, ?2, ?3)"),
+          add_failure(db, "INSERT INTO processor_failures(page_id, processor, reason, detail, failed_at) "
+                          "VALUES(?1, ?2, ?3, ?4, ?5)") {}
+    SQLite::Statement items_gone, failures_gone, add_item, add_failure;
+  };
+
   std::string path;
   SQLite::Database db;
   bool bodies;  // a database from before schema 9 has none
   std::string columns;
+  // Declared after db: finalized before the connection closes.
+  std::optional<Writes> writes;
 };
 
 KeptPages::KeptPages(const std::string& db_path, Access access) {
@@ -162,52 +180,44 @@ std::optional<KeptPage> KeptPages::find(const std::string& url) {
 std::int64_t KeptPages::replace(std::int64_t page_id, const ItemsReplaced& which, const std::vector<ExtractedItem>& items,
                                 const std::vector<ProcessorFailure>& failures) {
   try {
+    // Prepared at the first page and kept: a run replaces every page's items.
+    if (!impl_->writes)
+      impl_->writes.emplace(impl_->db);
+    auto& w = *impl_->writes;
     SQLite::Transaction tx(impl_->db);
     std::int64_t before = 0;
-    if (which.kind) {
-      SQLite::Statement items_gone(impl_->db, "DELETE FROM items WHERE page_id = ?1 AND kind = ?2 AND "
-                                              "kind NOT IN (SELECT value FROM json_each(?3))");
-      items_gone.bind(1, page_id);
-      items_gone.bind(2, *which.kind);
-      items_gone.bind(3, kinds_json(which.keep_kinds));
-      before = items_gone.exec();
-      // ItemsReplaced::covers, in SQL.
-      SQLite::Statement failures_gone(impl_->db, R"sql(
-          DELETE FROM processor_failures WHERE page_id = ?1
-            AND (processor = ?2 OR (processor = 'extract' AND substr(detail, 1, length(?3)) = ?3)))sql");
-      failures_gone.bind(1, page_id);
-      failures_gone.bind(2, *which.kind);
-      failures_gone.bind(3, which.rule_prefix());
-      failures_gone.exec();
-    } else {
-      SQLite::Statement items_gone(
-        impl_->db, "DELETE FROM items WHERE page_id = ?1 AND kind NOT IN (SELECT value FROM json_each(?2))");
-      items_gone.bind(1, page_id);
-      items_gone.bind(2, kinds_json(which.keep_kinds));
-      before = items_gone.exec();
-      SQLite::Statement failures_gone(impl_->db, "DELETE FROM processor_failures WHERE page_id = ?1");
-      failures_gone.bind(1, page_id);
-      failures_gone.exec();
+    {
+      StatementUse use(w.items_gone);
+      w.items_gone.bind(1, page_id);
+      if (which.kind)
+        w.items_gone.bind(2, *which.kind);
+      w.items_gone.bind(3, kinds_json(which.keep_kinds));
+      before = w.items_gone.exec();
     }
-    SQLite::Statement add_item(impl_->db, "INSERT INTO items(page_id, kind, item) VALUES(?1, ?2, ?3)");
+    {
+      StatementUse use(w.failures_gone);
+      w.failures_gone.bind(1, page_id);
+      if (which.kind)
+        w.failures_gone.bind(2, *which.kind);
+      w.failures_gone.bind(3, which.rule_prefix());
+      w.failures_gone.exec();
+    }
     for (const auto& item : items) {
-      StatementUse use(add_item);
-      add_item.bind(1, page_id);
-      add_item.bind(2, item.kind);
-      add_item.bind(3, item.json);
-      add_item.exec();
+      StatementUse use(w.add_item);
+      w.add_item.bind(1, page_id);
+      w.add_item.bind(2, item.kind);
+      w.add_item.bind(3, item.json);
+      w.add_item.exec();
     }
-    SQLite::Statement add_failure(
-      impl_->db, "INSERT INTO processor_failures(page_id, processor, reason, detail, failed_at) VALUES(?1, ?2, ?3, ?4, ?5)");
     const std::int64_t now = epoch_ms();
     for (const auto& failure : failures) {
-      StatementUse use(add_failure);
-      add_failure.bind(1, page_id);
-      add_failure.bind(2, failure.processor);
-      add_failure.bind(3, failure.reason);
-      bind_text(add_failure, 4, failure.detail);
-      add_failure.bind(5, now);
-      add_failure.exec();
+      StatementUse use(w.add_failure);
+      w.add_failure.bind(1, page_id);
+      w.add_failure.bind(2, failure.processor);
+      w.add_failure.bind(3, failure.reason);
+      bind_text(w.add_failure, 4, failure.detail);
+      w.add_failure.bind(5, now);
+      w.add_failure.exec();
     }
     tx.commit();
     return before;
