@@ -288,15 +288,23 @@ struct CrawlStore::Impl {
       delete_links.bind(1, page_id);
       delete_links.exec();
     }
-    std::int32_t position = 0;
-    for (const auto& link : links) {
-      StatementUse use(insert_link);
-      insert_link.bind(1, page_id);
-      insert_link.bind(2, link.url);
-      insert_link.bind(3, link.nofollow ? 1 : 0);
-      insert_link.bind(4, position++);
-      insert_link.bind(5, link.followed ? 1 : 0);
-      insert_link.exec();
+    // Many rows a statement (16, then 4, then 1 while that many are left):
+    // SQLite's cost is mostly per statement, not per row.
+    std::size_t next = 0;
+    while (next < links.size()) {
+      const std::size_t left = links.size() - next;
+      const std::size_t rows = left >= 16 ? 16 : left >= 4 ? 4 : 1;
+      SQLite::Statement& insert = rows == 16 ? insert_links_16 : rows == 4 ? insert_links_4 : insert_link;
+      StatementUse use(insert);
+      for (std::size_t r = 0; r < rows; ++r, ++next) {
+        const int at = static_cast<int>(r) * 5;
+        insert.bind(at + 1, page_id);
+        insert.bindNoCopy(at + 2, links[next].url);
+        insert.bind(at + 3, links[next].nofollow ? 1 : 0);
+        insert.bind(at + 4, static_cast<std::int64_t>(next));
+        insert.bind(at + 5, links[next].followed ? 1 : 0);
+      }
+      insert.exec();
     }
   }
 
@@ -739,9 +747,15 @@ struct CrawlStore::Impl {
       INSERT INTO processor_failures(page_id, processor, reason, detail, failed_at) VALUES(?1, ?2, ?3, ?4, ?5))sql"};
   // A repeated target keeps its first position; the header promises unique
   // links, and a duplicate must not fail the whole page.
-  SQLite::Statement insert_link{db, R"sql(
-      INSERT INTO links(from_page_id, to_url, nofollow, position, followed) VALUES(?1, ?2, ?3, ?4, ?5)
-      ON CONFLICT(from_page_id, to_url) DO NOTHING)sql"};
+  static std::string insert_links_sql(std::size_t rows) {
+    std::string sql = "INSERT INTO links(from_page_id, to_url, nofollow, position, followed) VALUES";
+    for (std::size_t r = 0; r < rows; ++r)
+      sql += r == 0 ? "(?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?)";
+    return sql + " ON CONFLICT(from_page_id, to_url) DO NOTHING";
+  }
+  SQLite::Statement insert_link{db, insert_links_sql(1)};
+  SQLite::Statement insert_links_4{db, insert_links_sql(4)};
+  SQLite::Statement insert_links_16{db, insert_links_sql(16)};
 
   SQLite::Statement insert_frontier{db, R"sql(
       INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at, lastmod)

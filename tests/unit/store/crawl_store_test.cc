@@ -235,6 +235,32 @@ TEST_CASE("node description: first text, then only the root page replaces it", "
   CHECK(node(path.str(), "p.test:8080").description == "P2");
 }
 
+// Links are written many rows a statement (16, 4, then 1): every count
+// across those sizes keeps each link, its position, its flags and the first
+// position of a repeated target, in chunks and across their boundaries.
+TEST_CASE("record_page keeps every link in order whatever their number", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+  for (int count : {0, 1, 3, 4, 5, 15, 16, 17, 20, 21, 37}) {
+    PageRow page = make_page("http://a.test/n" + std::to_string(count), "a.test");
+    std::vector<std::tuple<std::string, int, int>> expected;
+    for (int i = 0; i < count; ++i) {
+      // Every seventh link repeats the one before it: dropped, the first kept.
+      const int target = i % 7 == 6 ? i - 1 : i;
+      page.links.push_back({"http://b.test/" + std::to_string(target), i % 3 == 0, i % 2 == 0});
+      if (target == i)
+        expected.emplace_back("http://b.test/" + std::to_string(i), i % 3 == 0 ? 1 : 0, i);
+    }
+    store.record_page(page);
+    store.flush();
+    CAPTURE(count);
+    CHECK(links_of(path.str(), page.url) == expected);
+    CHECK(scalar(path.str(), "SELECT COUNT(*) FROM links l JOIN pages p ON p.page_id = l.from_page_id WHERE p.url = '" +
+                               page.url + "' AND l.followed = (l.position % 2 = 0)") ==
+          static_cast<std::int64_t>(expected.size()));
+  }
+}
+
 TEST_CASE("record_page on an existing url replaces the row and its links", "[store]") {
   TempDbPath path;
   CrawlStore store(path.str());
