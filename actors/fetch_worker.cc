@@ -13,7 +13,7 @@
 #include "core/fetch/http_date.h"
 #include "core/fetch/request_rules.h"
 #include "core/fetch/retry_policy.h"
-#include "core/crawl/sitemap_reading.h"
+#include "core/hosts/sitemap_reading.h"
 #include "core/sitemap/sitemap_parser.h"
 #include "core/web/robots_txt.h"
 #include "core/report/stage_times.h"

@@ -8,7 +8,8 @@
 #include "instrument/message_trace.h"
 #include "core/clock/clock.h"
 #include "core/report/console_log.h"
-#include "core/crawl/lease_ledger.h"
+#include "core/frontier/frontier_lifecycle.h"
+#include "core/frontier/lease_ledger.h"
 #include "core/crawl/transient_failure.h"
 #include "core/report/stage_times.h"
 #include "core/web/url.h"
@@ -30,32 +31,15 @@ struct frontier_state {
   std::unique_ptr<CrawlFrontier> frontier;
   frontier_delta delta;          // rows to persist, sent once per message
   LeaseLedger leases;            // each lease ends once (see lease_ledger.h)
-  std::int64_t demand = 0;       // jobs the HostSelector asked for
-  std::int64_t deltas_sent = 0;     // frontier_delta messages to the Storage
-  std::int64_t deltas_written = 0;  // of which it has written (deltas_written)
-  std::int64_t fetched = 0;
-  std::int64_t failed = 0;
-  std::int64_t refused = 0;
+  // Started, stopping, finishing; demand, answers awaited, the end.
+  FrontierLifecycle life{FrontierLifecycle::Rules{}};
   StageTimes times{"frontier"};
-  bool started = false;
-  bool resuming = false;  // the seeds came and Storage has not answered the resume yet
-  bool stopping = false;
-  bool finishing = false;
   bool due_armed = false;  // a tick is on its way for the earliest parked URL
-  std::int64_t relinks_pending = 0;  // relink_fetched requests not yet answered
-  std::int64_t lastmod_asks_pending = 0;  // lastmod_revisits requests not yet answered
-  // Sitemap documents the HostSelector has not ended: their URLs may still
-  // come, so the crawl is not over (sitemaps_open).
-  std::int64_t sitemaps_open = 0;
-  bool sitemaps_stopped = false;  // the budget is spent: the HostSelector was drained
-  bool sitemaps_heard = false;    // the HostSelector's first sitemaps_open came
   // Sitemap URLs that came before Storage gave the resume back: the
   // HostSelector reads sitemaps an earlier run left due on its own, so they
   // can beat the resume. Offered once it is in (take_sitemap_links).
   std::vector<sitemap_links> early_sitemaps;
   CrawlFrontier::Clock::time_point due_at{};
-  std::string stop_reason;
-  std::string stop_error;
   static inline const char* name = "FrontierActor";
 };
 
@@ -78,7 +62,7 @@ void persist(frontier_ptr self) {
       d.parked.empty())
     return;
   self->send(self->state.actors.storage, std::move(d));
-  ++self->state.deltas_sent;
+  self->state.life.delta_sent();
   d = frontier_delta{};
 }
 
@@ -103,22 +87,22 @@ void dispatch_more(frontier_ptr self);
 void relink(frontier_ptr self) {
   auto& st = self->state;
   for (auto& entry : st.frontier->take_relinks()) {
-    ++st.relinks_pending;
+    st.life.asked(FrontierLifecycle::Ask::relink);
     const std::int32_t depth = entry.depth;
     std::string url = entry.url;
     self->request(st.actors.storage, caf::infinite, relink_fetched{std::move(entry)})
       .then(
         [self, depth, url = std::move(url)](fetched_links& links) {
           auto& st = self->state;
-          --st.relinks_pending;
-          if (!st.finishing && !st.stopping) {
+          st.life.answered(FrontierLifecycle::Ask::relink);
+          if (st.life.takes_new_work()) {
             for (const auto& link : links.urls)
               offer(self, link, Url::from_canonical(link).host_key(), depth + 1, url);
           }
           dispatch_more(self);
         },
         [self](caf::error& err) {
-          --self->state.relinks_pending;
+          self->state.life.answered(FrontierLifecycle::Ask::relink);
           log_line(LogLevel::error, "relinking a page met closer to a seed failed: " + to_string(err));
           dispatch_more(self);
         });
@@ -128,13 +112,9 @@ void relink(frontier_ptr self) {
 // Pages due for a revisit are asked for at most this many at a time.
 constexpr std::int32_t kDueRevisitsPerCheck = 1000;
 
-bool revisits_during_run(const FrontierSettings& s) {
-  return s.revisit_after_ms > 0 && s.revisit_check.count() > 0 && s.profile == CrawlProfile::site;
-}
-
 void arm_revisit_check(frontier_ptr self) {
   const auto& s = self->state.settings;
-  if (revisits_during_run(s))
+  if (self->state.life.rules().revisits_during_run)
     self->delayed_send(self, s.revisit_check, due_revisits{0, s.revisit_after_ms, kDueRevisitsPerCheck});
 }
 
@@ -144,14 +124,14 @@ void arm_revisit_check(frontier_ptr self) {
 // queues what is due then.
 void check_revisits(frontier_ptr self, due_revisits ask) {
   auto& st = self->state;
-  if (st.stopping || st.finishing)
+  if (!st.life.takes_new_work())
     return;
   ask.now_ms = epoch_ms();
   self->request(st.actors.storage, caf::infinite, ask)
     .then(
       [self](frontier_rows& due) {
         auto& st = self->state;
-        if (!st.stopping && !st.finishing) {
+        if (st.life.takes_new_work()) {
           std::size_t queued = 0;
           for (const auto& row : due.rows)
             queued += st.frontier->revisit(row) ? 1 : 0;
@@ -171,21 +151,17 @@ void check_revisits(frontier_ptr self, due_revisits ask) {
 // names those whose stored fetch is older (and at least revisit_min old),
 // and each is queued again like a page whose interval has passed. Until
 // the answer is in, the crawl is not finished.
-bool revisits_by_lastmod(const FrontierSettings& s) {
-  return s.revisit_after_ms > 0 && s.profile == CrawlProfile::site;
-}
-
 void revisit_lastmod(frontier_ptr self, std::vector<FrontierEntry> known) {
   auto& st = self->state;
   if (known.empty())
     return;
-  ++st.lastmod_asks_pending;
+  st.life.asked(FrontierLifecycle::Ask::lastmod);
   self->request(st.actors.storage, caf::infinite, lastmod_revisits{epoch_ms(), std::move(known)})
     .then(
       [self](frontier_rows& due) {
         auto& st = self->state;
-        --st.lastmod_asks_pending;
-        if (!st.stopping && !st.finishing) {
+        st.life.answered(FrontierLifecycle::Ask::lastmod);
+        if (st.life.takes_new_work()) {
           std::size_t queued = 0;
           for (const auto& row : due.rows)
             queued += st.frontier->revisit(row) ? 1 : 0;
@@ -196,7 +172,7 @@ void revisit_lastmod(frontier_ptr self, std::vector<FrontierEntry> known) {
         dispatch_more(self);
       },
       [self](caf::error& err) {
-        --self->state.lastmod_asks_pending;
+        self->state.life.answered(FrontierLifecycle::Ask::lastmod);
         log_line(LogLevel::error, "asking which sitemap pages changed failed: " + to_string(err));
         dispatch_more(self);
       });
@@ -209,7 +185,7 @@ void revisit_lastmod(frontier_ptr self, std::vector<FrontierEntry> known) {
 void take_sitemap_links(frontier_ptr self, sitemap_links& s) {
   auto& st = self->state;
   // Collected only when a <lastmod> can bring a page back at all.
-  const bool by_lastmod = revisits_by_lastmod(st.settings);
+  const bool by_lastmod = st.life.rules().revisits_by_lastmod;
   std::vector<FrontierEntry> known;
   for (const auto& link : s.links)
     if (!offer(self, link.url, link.host_key, 1, s.sitemap_url, link.lastmod_ms) && by_lastmod &&
@@ -222,7 +198,7 @@ void take_sitemap_links(frontier_ptr self, sitemap_links& s) {
 void arm_due_tick(frontier_ptr self) {
   auto& st = self->state;
   const auto due = st.frontier->next_due();
-  if (!due || st.stopping || (st.due_armed && st.due_at <= *due))
+  if (!due || st.life.stopping() || (st.due_armed && st.due_at <= *due))
     return;
   st.due_armed = true;
   st.due_at = *due;
@@ -245,11 +221,10 @@ void end_without_page(frontier_ptr self, const CrawlJob& job, std::string reason
   }
   if (fetched) {
     st.frontier->failed(job);
-    ++st.failed;
+    st.life.page_failed();
     st.delta.failed.push_back(job.url);
   } else {
     st.frontier->refused(job);
-    ++st.refused;
     st.delta.refused.push_back(FrontierRefusal{
       FrontierEntry{static_cast<std::int64_t>(job.seq), job.url, job.depth, std::string{}}, std::move(reason)});
   }
@@ -257,7 +232,7 @@ void end_without_page(frontier_ptr self, const CrawlJob& job, std::string reason
 
 void refill(frontier_ptr self) {
   auto& st = self->state;
-  if (st.stopping)
+  if (st.life.stopping())
     return;
   auto req = st.frontier->refill_request();
   if (!req)
@@ -282,18 +257,14 @@ void dispatch_more(frontier_ptr self) {
   relink(self);
   const std::size_t in_flight = st.frontier->in_flight();
   const std::size_t room = in_flight >= st.settings.max_in_flight ? 0 : st.settings.max_in_flight - in_flight;
-  // A store behind by max_unwritten_deltas: no new lease until it catches
-  // up, so what waits in its mailbox stays bounded.
-  const bool store_behind =
-    st.deltas_sent - st.deltas_written >= static_cast<std::int64_t>(st.settings.max_unwritten_deltas);
-  if (st.started && !st.stopping && st.demand > 0 && room > 0 && !store_behind) {
-    // What the selector asked for beyond the room stays owed, and is paid
-    // as settled URLs make room.
-    auto jobs = st.frontier->take(std::min(static_cast<std::size_t>(st.demand), room));
+  // None while the store is max_unwritten_deltas behind, so what waits in
+  // its mailbox stays bounded.
+  if (const std::size_t n = st.life.leasable(room); n > 0) {
+    auto jobs = st.frontier->take(n);
     if (!jobs.empty()) {
       for (const auto& job : jobs)
         st.leases.leased(job.seq, job.attempt);
-      st.demand -= static_cast<std::int64_t>(jobs.size());
+      st.life.leased(jobs.size());
       self->send(st.actors.host_selector, crawl_batch{std::move(jobs)});
     }
   }
@@ -303,33 +274,21 @@ void dispatch_more(frontier_ptr self) {
 
 void maybe_finish(frontier_ptr self) {
   auto& st = self->state;
-  if (!st.started || st.finishing)
-    return;
-  // The page budget is spent and every lease is in: sitemaps still open
-  // could only add URLs that will never be fetched. The HostSelector ends
-  // those not yet requested (stopped, so the next run, with more budget,
-  // reads them); the rest finish.
-  if (!st.stopping && !st.sitemaps_stopped && st.sitemaps_open > 0 && st.frontier->finished() &&
-      st.frontier->budget_exhausted() && st.actors.host_selector) {
-    st.sitemaps_stopped = true;
+  const auto next = st.life.next(
+    FrontierFacts{st.frontier->finished(), st.frontier->budget_exhausted(), st.frontier->in_flight()});
+  // Sitemaps not yet requested end (stopped, so the next run, with more
+  // budget, reads them); the rest finish.
+  if (next.drain_sitemaps && st.actors.host_selector)
     self->send(st.actors.host_selector, drain_atom_v);
-  }
-  const bool done = st.sitemaps_open == 0 && (st.sitemaps_heard || !st.settings.await_sitemaps || st.stopping) &&
-                    (st.stopping ? st.frontier->in_flight() == 0 : st.frontier->finished() && st.relinks_pending == 0 &&
-                                    st.lastmod_asks_pending == 0);
-  if (!done)
+  if (!next.end)
     return;
-  st.finishing = true;
   if (const auto parked = st.frontier->parked(); parked > 0)
     log_line(LogLevel::warn, std::to_string(parked) + " URLs parked after transient failures (DNS, connection, 5xx, "
                              "429, robots.txt unreachable); the next run on this database offers them again");
-  std::string reason = st.stopping ? st.stop_reason
-                       : st.frontier->budget_exhausted() ? "max_pages"
-                                                      : "queue_empty";
   persist(self);
   // The observer hears of the end only once every write before it is
   // committed, so whatever reads the database next sees the whole crawl.
-  crawl_finished finished{reason, st.stopping ? st.stop_error : std::string{}};
+  crawl_finished finished{next.end->reason, next.end->error};
   self->request(st.actors.storage, caf::infinite, flush_atom_v)
     .then([self, finished](ok_atom) { self->send(self->state.observer, finished); },
           [self, finished](caf::error& err) {
@@ -340,6 +299,7 @@ void maybe_finish(frontier_ptr self) {
 
 frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSettings settings,
                                                 crawl_observer_actor observer) {
+  self->state.life = FrontierLifecycle{FrontierLifecycle::rules_of(settings)};
   self->state.settings = std::move(settings);
   self->state.observer = std::move(observer);
   // Until the seeds arrive (and resume decides), an empty frontier answers.
@@ -349,18 +309,17 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
     [self](crawl_seeds& seeds) {
       auto& st = self->state;
       auto targets = seed_targets(st.settings.profile, seeds.urls);
-      st.resuming = true;
+      st.life.resume_asked();
       self->request(st.actors.storage, caf::infinite, resume_request{resume_query(st.settings, targets)})
         .then([self, targets = std::move(targets)](FrontierResume& resume) {
           auto& st = self->state;
-          st.resuming = false;
           auto started = start_frontier(st.settings, resume);
           st.frontier = std::move(started.frontier);
           if (!started.note.empty())
             log_line(LogLevel::info, started.note);
           for (const auto& seed : targets)
             offer(self, seed.url, seed.host_key, 0, "");
-          st.started = true;
+          st.life.resumed();
           for (auto& early : st.early_sitemaps)
             take_sitemap_links(self, early);
           st.early_sitemaps.clear();
@@ -369,11 +328,11 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
         });
     },
     [self](deltas_written& w) {
-      self->state.deltas_written = std::max(self->state.deltas_written, w.count);
+      self->state.life.deltas_written(w.count);
       dispatch_more(self);
     },
     [self](work_demand& d) {
-      self->state.demand += d.slots;
+      self->state.life.demand(d.slots);
       dispatch_more(self);
     },
     [self](page_links& p) {
@@ -382,7 +341,7 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
       if (!st.leases.end(p.job.seq, p.job.attempt))
         return;
       st.frontier->settle(p.job);
-      ++st.fetched;
+      st.life.page_fetched();
       st.delta.done.push_back(p.job.url);
       for (const auto& link : p.links)
         offer(self, link.url, link.host_key, p.job.depth + 1, p.job.url);
@@ -390,9 +349,9 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
     },
     [self](sitemap_links& s) {
       auto& st = self->state;
-      if (st.finishing)
+      if (st.life.finishing())
         return;
-      if (!st.started) {
+      if (!st.life.started()) {
         st.early_sitemaps.push_back(std::move(s));
         return;
       }
@@ -400,8 +359,7 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
       dispatch_more(self);
     },
     [self](sitemaps_open& o) {
-      self->state.sitemaps_open = std::max<std::int64_t>(o.count, 0);
-      self->state.sitemaps_heard = true;
+      self->state.life.sitemaps_open(o.count);
       dispatch_more(self);
     },
     [self](url_failed& f) {
@@ -428,7 +386,7 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
     [self](tick_atom) {
       auto& st = self->state;
       st.due_armed = false;
-      if (!st.stopping)
+      if (!st.life.stopping())
         st.frontier->take_due(self->clock().now());
       arm_due_tick(self);
       dispatch_more(self);
@@ -436,21 +394,12 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
     [self](due_revisits& ask) { check_revisits(self, ask); },
     [self](stop_crawl& s) {
       auto& st = self->state;
-      if (st.stopping)
+      if (!st.life.stop(s.reason, s.error))
         return;
-      st.stopping = true;
-      st.stop_reason = s.reason;
-      st.stop_error = s.error;
-      st.demand = 0;
       log_line(LogLevel::info, "stopping (" + s.reason + "): letting " + std::to_string(st.frontier->in_flight()) +
                                  " URLs in flight finish");
       if (st.actors.host_selector)
         self->send(st.actors.host_selector, drain_atom_v);
-      // Stopped before the seeds came: nothing to wait for. Stopped while
-      // the resume is on its way: it still comes, and the seeds and any
-      // sitemap URLs that came early are written before the crawl ends.
-      if (!st.started && !st.resuming)
-        st.started = true;
       maybe_finish(self);
     },
     [self](timings_atom) { return self->state.times; },
@@ -459,10 +408,10 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
       return crawl_progress{static_cast<std::int64_t>(st.frontier->queued()),
                             static_cast<std::int64_t>(st.frontier->in_flight()),
                             static_cast<std::int64_t>(st.frontier->seen()),
-                            st.fetched,
-                            st.failed,
+                            st.life.fetched(),
+                            st.life.failed(),
                             st.frontier->settled(),
-                            st.stopping,
+                            st.life.stopping(),
                             static_cast<std::int64_t>(st.frontier->parked()),
                             st.leases.stale()};
     },

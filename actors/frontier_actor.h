@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "core/crawl/frontier_start.h"
+#include "core/frontier/frontier_start.h"
 #include "messages/interfaces.h"
 
 namespace actorcrawl {

@@ -10,11 +10,11 @@
 #include "instrument/message_trace.h"
 #include "core/clock/clock.h"
 #include "core/report/console_log.h"
-#include "core/crawl/host_scheduler.h"
-#include "core/crawl/processing_ledger.h"
-#include "core/crawl/work_bounds.h"
-#include "core/crawl/robots_verdict.h"
-#include "core/crawl/sitemap_ledger.h"
+#include "core/hosts/host_scheduler.h"
+#include "core/hosts/processing_ledger.h"
+#include "core/hosts/work_bounds.h"
+#include "core/hosts/robots_verdict.h"
+#include "core/hosts/sitemap_ledger.h"
 #include "core/web/robots_txt.h"
 #include "core/crawl/transient_failure.h"
 #include "core/report/stage_times.h"
@@ -38,7 +38,7 @@ struct host_selector_state {
   std::string product_token;  // what robots.txt groups are matched against
   HostScheduler scheduler;
   // Pages fetched whose outcome the Processor has not reported yet: a
-  // worker node that dies takes them with it (core/crawl/processing_ledger.h).
+  // worker node that dies takes them with it (core/hosts/processing_ledger.h).
   ProcessingLedger processing;
   std::map<caf::actor_addr, HostScheduler::WorkerId> worker_ids;
   std::unordered_map<HostScheduler::WorkerId, fetch_worker_actor> workers;

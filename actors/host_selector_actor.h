@@ -8,8 +8,8 @@
 
 #include <caf/fwd.hpp>
 
-#include "core/crawl/host_scheduler.h"
-#include "core/crawl/sitemap_ledger.h"
+#include "core/hosts/host_scheduler.h"
+#include "core/hosts/sitemap_ledger.h"
 #include "messages/topology.h"
 
 namespace actorcrawl {

@@ -4,8 +4,8 @@
 
 #include "instrument/message_trace.h"
 #include "core/report/console_log.h"
-#include "core/crawl/page_pipeline.h"
-#include "core/crawl/sitemap_reading.h"
+#include "core/page/page_pipeline.h"
+#include "core/hosts/sitemap_reading.h"
 #include "core/report/stage_times.h"
 #include "messages/catalogue.h"
 

@@ -5,7 +5,7 @@
 #include "instrument/message_trace.h"
 #include "core/report/console_log.h"
 #include "core/crawl/crawl_events.h"
-#include "core/crawl/processor_page_counts.h"
+#include "core/page/processor_page_counts.h"
 #include "core/fetch/cookie_jar.h"
 #include "core/store/crawl_store.h"
 #include "core/report/stage_times.h"

@@ -15,7 +15,7 @@
 
 #include "core/crawl/crawl_job.h"
 #include "core/crawl/records.h"
-#include "core/crawl/sitemap_ledger.h"
+#include "core/hosts/sitemap_ledger.h"
 #include "core/sitemap/sitemap_parser.h"
 #include "messages/frontier.h"
 
@@ -68,7 +68,7 @@ typename Inspector::result_type inspect(Inspector& f, SitemapParse& x) {
 
 // FetchWorker -> Processor (-> a parse lane) -> HostSelector: a sitemap
 // document as the worker read it while it streamed in (no body crosses:
-// core/crawl/sitemap_reading.h), then, from the lane, with its page URLs
+// core/hosts/sitemap_reading.h), then, from the lane, with its page URLs
 // kept to the crawl's scope (`parse.out_of_scope` counts the rest). The
 // lane checks what came over the wire (an enum out of range is refused).
 struct sitemap_parsed {

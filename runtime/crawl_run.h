@@ -17,7 +17,7 @@
 
 #include "core/config/crawl_config.h"
 #include "core/crawl/crawl_events.h"
-#include "core/crawl/page_processor.h"
+#include "core/page/page_processor.h"
 #include "core/crawl/records.h"
 #include "core/store/store_error.h"
 #include "core/report/stage_times.h"

@@ -11,7 +11,7 @@
 #include "actors/host_selector_actor.h"
 #include "actors/processor_actor.h"
 #include "actors/storage_actor.h"
-#include "core/crawl/page_pipeline.h"
+#include "core/page/page_pipeline.h"
 #include "core/setup/crawl_setup.h"
 #include "messages/catalogue.h"
 

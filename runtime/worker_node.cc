@@ -12,7 +12,7 @@
 #include "actors/gatekeeper_actor.h"
 #include "actors/processor_actor.h"
 #include "core/config/shared_config.h"
-#include "core/crawl/page_pipeline.h"
+#include "core/page/page_pipeline.h"
 #include "core/setup/crawl_setup.h"
 #include "core/warc/warc_archive.h"
 #include "instrument/message_trace.h"

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/crawl/crawl_profile.h"
-#include "core/crawl/crawl_scope.h"
+#include "core/page/crawl_scope.h"
 #include "core/web/json_guard.h"
 #include "core/web/url.h"
 #include "core/web/json_text.h"

@@ -8,7 +8,7 @@ doc="$root/docs/architecture.md"
 map=$(sed -n '/^## Map$/,/^## /p' "$doc")
 missing=0
 checked=0
-for dir in core/web core/fetch core/sitemap core/crawl core/extract core/plugin core/setup core/clock core/encoding core/config core/report core/store core/export core/warc core/trace messages instrument actors runtime service main demoweb testweb; do
+for dir in core/web core/fetch core/sitemap core/crawl core/frontier core/hosts core/page core/extract core/plugin core/setup core/clock core/encoding core/config core/report core/store core/export core/warc core/trace messages instrument actors runtime service main demoweb testweb; do
   if ! grep -q "\`$dir/\`" <<<"$map"; then
     echo "docs/architecture.md: the map has no row for $dir/"
     missing=$((missing + 1))

@@ -25,8 +25,20 @@ printf '#include "core/store/crawl_store.h"\n' >>"$tmp/core/extract/css_selector
 out=$(bash "$here/layers.sh" "$tmp" 2>&1) && fail "an include of core/store/ in core/extract/ passed: $out"
 grep -q "core/extract/css_selector.cc: includes core/store/" <<<"$out" || fail "not named: $out"
 
-# A folder no library declares is refused too.
+# The actors' homes keep to themselves: the Frontier's policy may not
+# reach into the Processor's (frontier/ and page/ both sit on crawl/), nor
+# the shared words into any actor's.
 cp -r "$root/core/extract/css_selector.cc" "$tmp/core/extract/css_selector.cc"
+printf '#include "core/page/link_scope.h"\n' >>"$tmp/core/frontier/trap_guard.h"
+out=$(bash "$here/layers.sh" "$tmp" 2>&1) && fail "an include of core/page/ in core/frontier/ passed: $out"
+grep -q "core/frontier/trap_guard.h: includes core/page/" <<<"$out" || fail "not named: $out"
+cp -r "$root/core/frontier/trap_guard.h" "$tmp/core/frontier/trap_guard.h"
+printf '#include "core/hosts/host_scheduler.h"\n' >>"$tmp/core/crawl/records.h"
+out=$(bash "$here/layers.sh" "$tmp" 2>&1) && fail "an include of core/hosts/ in core/crawl/ passed: $out"
+grep -q "core/crawl/records.h: includes core/hosts/" <<<"$out" || fail "not named: $out"
+cp -r "$root/core/crawl/records.h" "$tmp/core/crawl/records.h"
+
+# A folder no library declares is refused too.
 mkdir "$tmp/core/grabbag" && printf 'int x;\n' >"$tmp/core/grabbag/x.cc"
 out=$(bash "$here/layers.sh" "$tmp" 2>&1) && fail "an undeclared folder passed: $out"
 grep -q "core/grabbag/: no library" <<<"$out" || fail "not named: $out"

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "bench/micro/corpus.h"
-#include "core/crawl/fingerprint_set.h"
-#include "core/crawl/frontier_window.h"
+#include "core/frontier/fingerprint_set.h"
+#include "core/frontier/frontier_window.h"
 #include "core/web/html_document.h"
-#include "core/crawl/link_scope.h"
-#include "core/crawl/link_selection.h"
-#include "core/crawl/page_processor.h"
-#include "core/crawl/trap_guard.h"
+#include "core/page/link_scope.h"
+#include "core/page/link_selection.h"
+#include "core/page/page_processor.h"
+#include "core/frontier/trap_guard.h"
 #include "core/web/url.h"
 
 namespace {

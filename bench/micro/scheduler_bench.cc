@@ -13,7 +13,7 @@
 
 #include "bench/micro/corpus.h"
 #include "core/crawl/crawl_job.h"
-#include "core/crawl/host_scheduler.h"
+#include "core/hosts/host_scheduler.h"
 
 namespace {
 

@@ -13,9 +13,9 @@
 #include "bench/micro/corpus.h"
 #include "core/store/crawl_store.h"
 #include "core/web/html_document.h"
-#include "core/crawl/link_scope.h"
-#include "core/crawl/link_selection.h"
-#include "core/crawl/page_processor.h"
+#include "core/page/link_scope.h"
+#include "core/page/link_selection.h"
+#include "core/page/page_processor.h"
 #include "core/web/url.h"
 
 namespace {

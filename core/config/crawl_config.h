@@ -65,7 +65,7 @@ struct CrawlConfig {
   std::vector<std::string> follow_patterns;  // an allow list; empty: every link
   std::vector<std::string> strip_query_params;
   std::int64_t revisit_after_ms = 0;  // key `revisit_after`; 0 = never
-  // Adaptive revisits (core/crawl/revisit_policy.h): each page's interval
+  // Adaptive revisits (core/frontier/revisit_policy.h): each page's interval
   // halves when it changed and grows by half when not, within
   // [revisit_min, revisit_max].
   bool adaptive_revisit = false;

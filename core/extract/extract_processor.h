@@ -23,7 +23,7 @@
 #include <atomic>
 #include <memory>
 
-#include "core/crawl/page_processor.h"
+#include "core/page/page_processor.h"
 #include "core/extract/extraction_rules.h"
 
 namespace actorcrawl {

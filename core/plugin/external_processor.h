@@ -41,7 +41,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/crawl/page_processor.h"
+#include "core/page/page_processor.h"
 #include "core/report/console_log.h"
 
 namespace re2 {

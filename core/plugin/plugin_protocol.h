@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/crawl/page_processor.h"
+#include "core/page/page_processor.h"
 
 namespace actorcrawl {
 

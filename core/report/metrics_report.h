@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "core/crawl/page_processor.h"
+#include "core/page/page_processor.h"
 #include "core/crawl/records.h"
 #include "core/report/stage_times.h"
 

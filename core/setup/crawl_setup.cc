@@ -3,15 +3,15 @@
 #include <algorithm>
 #include <thread>
 
-#include "core/crawl/domain_link_filter.h"
-#include "core/crawl/processor_registry.h"
+#include "core/page/domain_link_filter.h"
+#include "core/page/processor_registry.h"
 #include "core/extract/extract_processor.h"
 #include "core/extract/extraction_rules.h"
 #include "core/fetch/request_rules.h"
 #include "core/plugin/external_processor.h"
-#include "core/crawl/link_scope.h"
-#include "core/crawl/revisit_policy.h"
-#include "core/crawl/work_bounds.h"
+#include "core/page/link_scope.h"
+#include "core/frontier/revisit_policy.h"
+#include "core/hosts/work_bounds.h"
 #include "core/web/ascii.h"
 #include "core/web/robots_txt.h"
 #include "core/web/url.h"

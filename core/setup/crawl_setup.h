@@ -9,10 +9,10 @@
 #include <memory>
 #include <string>
 
-#include "core/crawl/frontier_start.h"
-#include "core/crawl/host_scheduler.h"
-#include "core/crawl/page_pipeline.h"
-#include "core/crawl/sitemap_ledger.h"
+#include "core/frontier/frontier_start.h"
+#include "core/hosts/host_scheduler.h"
+#include "core/page/page_pipeline.h"
+#include "core/hosts/sitemap_ledger.h"
 #include "core/config/crawl_config.h"
 #include "core/fetch/cookie_jar.h"
 

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "core/clock/clock.h"
-#include "core/crawl/page_pipeline.h"
+#include "core/page/page_pipeline.h"
 #include "core/extract/extraction_rules.h"
 #include "core/fetch/fetch_engine.h"
 #include "core/fetch/request_rules.h"

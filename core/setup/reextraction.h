@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/config/crawl_config.h"
-#include "core/crawl/page_processor.h"
+#include "core/page/page_processor.h"
 #include "core/crawl/records.h"
 #include "core/store/kept_pages.h"
 

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "core/crawl/records.h"
-#include "core/crawl/revisit_policy.h"
+#include "core/frontier/revisit_policy.h"
 #include "core/store/store_error.h"
 
 namespace actorcrawl {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/crawl/response_archive.h"
+#include "core/page/response_archive.h"
 #include "core/config/crawl_config.h"
 #include "core/warc/warc_digest_index.h"
 #include "core/warc/warc_writer.h"

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/crawl/response_archive.h"
+#include "core/page/response_archive.h"
 
 namespace actorcrawl {
 

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "core/crawl/link_scope.h"
+#include "core/page/link_scope.h"
 #include "core/report/console_log.h"
 
 namespace actorcrawl {
