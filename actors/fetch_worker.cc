@@ -373,8 +373,9 @@ class fetch_worker : public caf::blocking_actor {
 fetch_worker_actor spawn_fetch_worker(caf::actor_system& sys, host_selector_actor host_selector, std::string name,
                                       int capacity, processor_actor local_processor,
                                       std::shared_ptr<const CookieJar> cookies) {
-  return sys.spawn<fetch_worker>(std::move(host_selector), std::move(name), capacity, std::move(local_processor),
-                                 std::move(cookies));
+  // Untyped only here: the handle it is known by is typed (interfaces.h).
+  return caf::actor_cast<fetch_worker_actor>(sys.spawn<fetch_worker>(
+    std::move(host_selector), std::move(name), capacity, std::move(local_processor), std::move(cookies)));
 }
 
 }  // namespace actorcrawl

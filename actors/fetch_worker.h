@@ -19,7 +19,7 @@ namespace actorcrawl {
 
 class CookieJar;
 
-// Dynamically typed: see fetch_worker_actor (messages/interfaces.h).
+// Known by its typed handle, fetch_worker_actor (messages/interfaces.h).
 // `local_processor`: on a worker node, the node's own Processor, which the
 // worker sends its pages to instead of the coordinator's (whose handle the
 // HostSelector's welcome carries). `cookies`: the process's cookie jar, or

@@ -60,14 +60,6 @@ struct host_selector_state {
 
 using selector_ptr = traced_actor<host_selector_state, host_selector_actor>*;
 
-// To a FetchWorker, whose handle is dynamically typed (fetch_worker_actor):
-// CAF's typed send() refuses such a receiver, and anon_send would hide the
-// sender from the worker's trace. The message is one the worker accepts
-// (fetch_job, robots_fetch, drain_atom), which nothing here can check.
-template <class Message>
-void tell_worker(selector_ptr self, const fetch_worker_actor& worker, Message&& message) {
-  caf::unsafe_send_as(self, worker, std::forward<Message>(message));
-}
 
 void return_to_frontier(selector_ptr self, std::vector<CrawlJob> jobs) {
   if (!jobs.empty())
@@ -179,11 +171,11 @@ void dispatch(selector_ptr self) {
       if (w == st.workers.end())
         continue;
       if (d.kind == HostScheduler::Kind::robots)
-        tell_worker(self, w->second, robots_fetch{d.job.host_key, d.job.url});
+        self->send(w->second, robots_fetch{d.job.host_key, d.job.url});
       else if (d.kind == HostScheduler::Kind::sitemap)
-        tell_worker(self, w->second, sitemap_request(st.sitemaps, std::move(d.job)));
+        self->send(w->second, sitemap_request(st.sitemaps, std::move(d.job)));
       else
-        tell_worker(self, w->second, fetch_job{std::move(d.job), monotonic_us()});
+        self->send(w->second, fetch_job{std::move(d.job), monotonic_us()});
     }
   }
   bool sitemap_refused = false;
@@ -229,7 +221,7 @@ worker_welcome welcome_worker(selector_ptr self, const worker_hello& hello) {
     log_line(LogLevel::info, "fetch worker " + hello.name + " joined with " + std::to_string(hello.capacity) +
                                " transfers");
   if (st.stopping)
-    tell_worker(self, hello.worker, drain_atom_v);
+    self->send(hello.worker, drain_atom_v);
   dispatch(self);
   return worker_welcome{st.actors, st.settings};
 }
@@ -365,7 +357,7 @@ void drain(selector_ptr self) {
   give_back(self, st.scheduler.drain_queued());
   schedule_sitemaps(self);
   for (auto& [id, worker] : st.workers)
-    tell_worker(self, worker, drain_atom_v);
+    self->send(worker, drain_atom_v);
 }
 
 // A parse lane read a sitemap document: its page URLs go to the Frontier,

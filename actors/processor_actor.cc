@@ -173,12 +173,7 @@ processor_actor::behavior_type processor_behavior(processor_ptr self, ProcessorS
       if (!st.lanes.empty())
         self->send(st.lanes[st.next_lane++ % st.lanes.size()], std::move(x));
     },
-    [self](lanes_atom) {
-      std::vector<caf::actor> out;
-      for (const auto& lane : self->state.lanes)
-        out.push_back(caf::actor_cast<caf::actor>(lane));
-      return out;
-    },
+    [self](lanes_atom) { return self->state.lanes; },
     // The lanes' times, summed.
     [self](timings_atom) -> caf::result<StageTimes> {
       auto& lanes = self->state.lanes;

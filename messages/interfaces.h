@@ -37,13 +37,17 @@ struct node_welcome;
 struct node_unfit;
 struct node_lanes;
 
-// FetchWorker: a blocking actor, since libcurl's multi poll must own its
-// thread while it waits, and CAF 0.17 gives typed interfaces to event-based
-// actors only (typed_actor has no blocking base). Its handle is therefore
-// dynamically typed — the one role that is. It accepts fetch_job,
-// robots_fetch, sitemap_fetch, drain_atom, and timings_atom -> StageTimes; its own sends
-// go through the typed handles of `topology`, so they are checked.
-using fetch_worker_actor = caf::actor;
+// FetchWorker: a blocking actor on a thread of its own, since libcurl's
+// multi poll must own its thread while it waits. CAF 0.17 has no typed
+// blocking actor, so the worker is spawned untyped and handed out only
+// behind this typed handle (spawn_fetch_worker): whoever sends to it is
+// checked like any other sender, and its own receive takes exactly these.
+using fetch_worker_actor = caf::typed_actor<
+  caf::reacts_to<fetch_job>,
+  caf::reacts_to<robots_fetch>,
+  caf::reacts_to<sitemap_fetch>,
+  caf::reacts_to<drain_atom>,  // the crawl stops: retries are called off
+  caf::replies_to<timings_atom>::with<StageTimes>>;
 
 // Whoever started the crawl (a crawl run, a test): hears when it is over.
 using crawl_observer_actor = caf::typed_actor<caf::reacts_to<crawl_finished>>;
@@ -94,7 +98,7 @@ using processor_actor = caf::typed_actor<
   caf::reacts_to<fetch_result>,
   caf::reacts_to<archive_exchange>,
   caf::reacts_to<sitemap_parsed>,
-  caf::replies_to<lanes_atom>::with<std::vector<caf::actor>>,  // its lanes (parse_lane_actor), once wired
+  caf::replies_to<lanes_atom>::with<std::vector<parse_lane_actor>>,  // its lanes, once wired
   caf::replies_to<timings_atom>::with<StageTimes>>;
 
 // StorageActor: writes (one-way, batched) and reads (answered after the
@@ -140,6 +144,7 @@ using gatekeeper_actor = caf::typed_actor<
 #define ACTORCRAWL_INTERFACES(X)                   \
   X(frontier_actor, "FrontierActor")               \
   X(host_selector_actor, "HostSelectorActor")      \
+  X(fetch_worker_actor, "FetchWorker")             \
   X(processor_actor, "ProcessorActor")             \
   X(parse_lane_actor, "ProcessorLane")             \
   X(storage_actor, "StorageActor")                 \

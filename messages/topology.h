@@ -127,7 +127,7 @@ typename Inspector::result_type inspect(Inspector& f, node_welcome& x) {
 // coordinator's traces as the node names them ("parse_lane/12").
 struct node_lanes {
   std::string node;
-  std::vector<caf::actor> lanes;  // parse_lane_actor handles
+  std::vector<parse_lane_actor> lanes;
 };
 
 template <class Inspector>

@@ -141,7 +141,7 @@ struct Session {
       caf::anon_send(out.processor, std::move(actors));
       // The coordinator's traces name the lanes that send it pages.
       self->request(out.processor, std::chrono::seconds{10}, lanes_atom_v)
-        .receive([&](std::vector<caf::actor>& lanes) { self->send(joined.gatekeeper, node_lanes{node, std::move(lanes)}); },
+        .receive([&](std::vector<parse_lane_actor>& lanes) { self->send(joined.gatekeeper, node_lanes{node, std::move(lanes)}); },
                  [](caf::error&) {});
       return out;
     } catch (const ConfigError& e) {

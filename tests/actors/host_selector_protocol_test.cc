@@ -89,7 +89,7 @@ struct host_selector_fixture : protocol_fixture {
     auto worker = spawn_as(name, worker_stub, name, capacity);
     run();
     deliver(coordinator, worker, selector);
-    expect((worker_hello), from(worker).to(selector).with(equals(worker_hello{worker, name, capacity})));
+    expect((worker_hello), from(worker).to(selector).with(equals(worker_hello{caf::actor_cast<fetch_worker_actor>(worker), name, capacity})));
     return worker;
   }
 
@@ -397,7 +397,7 @@ CAF_TEST(repeated_hello_adds_no_phantom_worker) {
   start(impolite());
   auto worker = add_worker("worker-1@test-node", 1);
   deliver(coordinator, worker, selector);
-  expect((worker_hello), from(worker).to(selector).with(equals(worker_hello{worker, "worker-1@test-node", 1})));
+  expect((worker_hello), from(worker).to(selector).with(equals(worker_hello{caf::actor_cast<fetch_worker_actor>(worker), "worker-1@test-node", 1})));
   expect_welcome(worker);
   CAF_CHECK_EQUAL(pending(), "");
   deliver(frontier, selector, crawl_batch{{a1, b1}});

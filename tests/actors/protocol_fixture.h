@@ -142,7 +142,7 @@ inline caf::behavior storage_stub(caf::event_based_actor*) {
 inline caf::behavior worker_stub(caf::event_based_actor* self, std::string name, std::int32_t capacity) {
   return {
     [self, name, capacity](caf::actor& selector) {
-      self->request(selector, caf::infinite, worker_hello{caf::actor_cast<caf::actor>(self), name, capacity})
+      self->request(selector, caf::infinite, worker_hello{caf::actor_cast<fetch_worker_actor>(self), name, capacity})
         .then([](worker_welcome&) {});
     },
     [](fetch_job&) {},

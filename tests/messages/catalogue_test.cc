@@ -125,14 +125,23 @@ fetch_settings sample(tag<fetch_settings>, const caf::actor&) {
   return fetch_settings{"ua/1", 1, 2, 3, 4, 5, 6, {"a.test:80:127.0.0.2"}, true, {"a.test", "10.0.0.1"}, 7, true, true,
                         {"X-Test: 1"}, {"{\"hosts\": \"a\", \"basic\": \"u:p\"}"}, "http://127.0.0.1:3128", false};
 }
-worker_hello sample(tag<worker_hello>, const caf::actor& a) { return worker_hello{a, "worker-1@node", 32}; }
+// A vector of typed handles: the actor `a` twice under that interface.
+template <class... Sigs>
+std::vector<caf::typed_actor<Sigs...>> sample(tag<std::vector<caf::typed_actor<Sigs...>>>, const caf::actor& a) {
+  return {caf::actor_cast<caf::typed_actor<Sigs...>>(a), caf::actor_cast<caf::typed_actor<Sigs...>>(a)};
+}
+worker_hello sample(tag<worker_hello>, const caf::actor& a) {
+  return worker_hello{caf::actor_cast<fetch_worker_actor>(a), "worker-1@node", 32};
+}
 worker_welcome sample(tag<worker_welcome>, const caf::actor& a) {
   return worker_welcome{sample(tag<topology>{}, a), sample(tag<fetch_settings>{}, a)};
 }
 node_welcome sample(tag<node_welcome>, const caf::actor& a) {
   return node_welcome{sample(tag<topology>{}, a), "max_pages: 10\nextract: [{\"name\": \"x\"}]\n", {"max_pages"}};
 }
-node_lanes sample(tag<node_lanes>, const caf::actor& a) { return node_lanes{"host-b:77", {a, a}}; }
+node_lanes sample(tag<node_lanes>, const caf::actor& a) {
+  return node_lanes{"host-b:77", sample(tag<std::vector<parse_lane_actor>>{}, a)};
+}
 node_unfit sample(tag<node_unfit>, const caf::actor&) {
   return node_unfit{"host-b:77", "processors: plugin 'x': 'missing' failed as it started"};
 }

@@ -2,7 +2,9 @@
 # The typed interfaces catch mistakes at compile time: wrong_receiver.cc
 # compiles as it stands, and fails with CAF's static assertion once a
 # message goes to an actor that does not accept it (WRONG_RECEIVER) or a
-# reply is taken as the wrong type (WRONG_REPLY).
+# reply is taken as the wrong type (WRONG_REPLY), and once a FetchWorker,
+# a blocking actor behind a typed handle, is sent what it does not take
+# (WRONG_WORKER_MESSAGE).
 #   typed_interfaces.sh CXX SOURCE_DIR
 set -u
 cxx=$1
@@ -32,4 +34,5 @@ expect_failure() {
 }
 expect_failure WRONG_RECEIVER "receiver does not accept given message"
 expect_failure WRONG_REPLY "wrong functor signature"
+expect_failure WRONG_WORKER_MESSAGE "receiver does not accept given message"
 exit $status

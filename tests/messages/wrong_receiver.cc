@@ -19,6 +19,17 @@ void send_results(dead_letter_actor::pointer self, const topology& actors) {
 #endif
 }
 
+// What the HostSelector sends a FetchWorker: a blocking actor, behind its
+// typed handle.
+void lease(host_selector_actor::pointer self, const fetch_worker_actor& worker) {
+  self->send(worker, fetch_job{});
+  self->send(worker, drain_atom_v);
+#ifdef WRONG_WORKER_MESSAGE
+  // A page's outcome is the Processor's to send, and no worker takes it.
+  self->send(worker, page_processed{});
+#endif
+}
+
 // A request and its reply, as the Frontier refills its window.
 void refill(frontier_actor::pointer self, const topology& actors) {
   self->request(actors.storage, caf::infinite, load_frontier{}).then([](frontier_rows&) {});
