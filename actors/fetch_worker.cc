@@ -198,8 +198,8 @@ class fetch_worker : public caf::blocking_actor {
     req.max_body_bytes = static_cast<std::int64_t>(SitemapParser::kMaxBytes) + 1;
     req.max_redirects = 0;
     SitemapScope scope;
-    for (std::size_t i = 0; i < s.scope_origins.size() && i < s.scope_paths.size(); ++i)
-      scope.allow(SitemapScope::Grant{s.scope_origins[i], s.scope_paths[i]});
+    for (const auto& grant : s.grants)
+      scope.allow(grant);
     auto reading = std::make_shared<SitemapReading>(std::move(scope));
     req.body_sink = [reading](int status, std::string_view piece) { return reading->feed(status, piece); };
     sitemaps_[req.token] = OpenSitemap{std::move(s), std::move(reading)};
@@ -316,19 +316,19 @@ class fetch_worker : public caf::blocking_actor {
       r.body = std::move(outcome.body);
       r.truncated = outcome.truncated;
       r.final_url = std::move(outcome.final_url);
-      r.redirect_urls = job.hop_urls;
-      r.redirect_statuses = job.hop_statuses;
-      r.location = std::move(outcome.location);
-      r.fetch_ms = outcome.elapsed_ms;
-      r.fetched_at_ms = epoch_ms();
-      r.attempts = attempts;
-      r.x_robots_tag = std::move(outcome.x_robots_tag);
+      r.facts = FetchFacts{outcome.elapsed_ms,
+                           epoch_ms(),
+                           attempts,
+                           job.hop_urls,
+                           job.hop_statuses,
+                           std::move(outcome.x_robots_tag),
+                           std::move(outcome.location),
+                           std::move(outcome.etag),
+                           std::move(outcome.last_modified),
+                           outcome.not_modified};
       r.ip_address = std::move(outcome.ip_address);
       r.request_head = std::move(outcome.request_head);
       r.response_head = std::move(outcome.response_head);
-      r.etag = std::move(outcome.etag);
-      r.last_modified = std::move(outcome.last_modified);
-      r.not_modified = outcome.not_modified;
       r.sent_us = monotonic_us();
       send(actors_.processor, std::move(r));
     } else {

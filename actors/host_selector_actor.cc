@@ -125,12 +125,8 @@ void give_back(selector_ptr self, std::vector<CrawlJob> jobs) {
 
 sitemap_fetch sitemap_request(const SitemapLedger& ledger, CrawlJob job) {
   sitemap_fetch out;
-  if (const SitemapScope* scope = ledger.scope_of(job.seq)) {
-    for (const auto& grant : scope->grants()) {
-      out.scope_origins.push_back(grant.origin);
-      out.scope_paths.push_back(grant.path);
-    }
-  }
+  if (const SitemapScope* scope = ledger.scope_of(job.seq))
+    out.grants = scope->grants();
   out.job = std::move(job);
   return out;
 }

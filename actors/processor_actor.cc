@@ -76,39 +76,29 @@ parse_lane_actor::behavior_type processor_lane(traced_actor<lane_state, parse_la
       // Every response is archived before anything is decided about it, so
       // redirect hops and redirects that fail are kept like pages.
       if (st.settings.pipeline->archives()) {
-        HttpExchange exchange{r.job.target_url(), r.fetched_at_ms, std::move(r.ip_address), std::move(r.request_head),
+        HttpExchange exchange{r.job.target_url(), r.facts.fetched_at_ms, std::move(r.ip_address), std::move(r.request_head),
                               r.response_head, r.body, r.truncated};  // the head stays for the processors
         // A revisit of the stored page (never a hop: its URL is another).
         if (r.job.fetch_url.empty()) {
-          exchange.not_modified = r.not_modified;
+          exchange.not_modified = r.facts.not_modified;
           exchange.previous_digest = r.job.stored_digest;
         }
         st.settings.pipeline->archive(exchange);
       }
-      const RedirectStep step = st.settings.pipeline->redirect_step(r.job, r.status_code, r.location);
+      const RedirectStep step = st.settings.pipeline->redirect_step(r.job, r.status_code, r.facts.location);
       if (step.kind == RedirectStep::Kind::follow) {
         self->send(st.actors.host_selector, follow_redirect{step.next});
         return;
       }
       if (step.kind == RedirectStep::Kind::failed) {
-        self->send(st.actors.dead_letter, fetch_failure{r.job, step.reason, step.detail, r.status_code, r.attempts,
-                                                        r.fetch_ms, r.fetched_at_ms});
+        self->send(st.actors.dead_letter, fetch_failure{r.job, step.reason, step.detail, r.status_code,
+                                                        r.facts.attempts, r.facts.fetch_ms, r.facts.fetched_at_ms});
         self->send(st.actors.host_selector, page_processed{r.job.seq, r.job.attempt});
         return;
       }
       const FetchedPage page{r.job.url, r.final_url.empty() ? r.job.url : r.final_url, r.job.depth, r.status_code,
                              r.content_type, r.charset, r.body, r.truncated, r.response_head};
-      const FetchFacts facts{r.fetch_ms,
-                             r.fetched_at_ms,
-                             r.attempts,
-                             std::move(r.redirect_urls),
-                             std::move(r.redirect_statuses),
-                             std::move(r.x_robots_tag),
-                             std::move(r.location),
-                             std::move(r.etag),
-                             std::move(r.last_modified),
-                             r.not_modified};
-      ProcessedPage done = st.settings.pipeline->process(r.job, page, facts);
+      ProcessedPage done = st.settings.pipeline->process(r.job, page, r.facts);
       if (!done.truncation_note.empty())
         log_line(LogLevel::warn, done.truncation_note);
       if (!st.stop_sent) {

@@ -10,6 +10,7 @@
 #include <caf/actor.hpp>
 #include <caf/meta/type_name.hpp>
 
+#include "core/page/page_pipeline.h"
 #include "messages/frontier.h"
 
 namespace actorcrawl {
@@ -25,8 +26,19 @@ typename Inspector::result_type inspect(Inspector& f, fetch_job& x) {
   return f(caf::meta::type_name("fetch_job"), x.job, x.sent_us);
 }
 
+// The facts of a fetch the page pipeline reads (core/page/page_pipeline.h):
+// timings, attempts, redirect hops, X-Robots-Tag, a redirect's next hop,
+// the validators and whether the answer was a 304. Inspected as part of
+// fetch_result, with no type ID of its own.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, FetchFacts& x) {
+  return f(caf::meta::type_name("FetchFacts"), x.fetch_ms, x.fetched_at_ms, x.attempts, x.redirect_urls,
+           x.redirect_statuses, x.x_robots_tag, x.location, x.etag, x.last_modified, x.not_modified);
+}
+
 // FetchWorker -> Processor: a response (any status below 500, or a 5xx/429
-// kept after the last retry is a failure instead).
+// kept after the last retry is a failure instead), and the facts of its
+// fetch as the pipeline takes them.
 struct fetch_result {
   CrawlJob job;
   std::int32_t status_code = 0;
@@ -35,33 +47,18 @@ struct fetch_result {
   std::string body;          // moved, never copied, inside one process
   bool truncated = false;
   std::string final_url;
-  std::vector<std::string> redirect_urls;  // hop i answered redirect_statuses[i]
-  std::vector<std::int32_t> redirect_statuses;
-  std::int64_t fetch_ms = 0;
-  std::int64_t fetched_at_ms = 0;
-  std::int32_t attempts = 1;
-  std::string x_robots_tag;  // the X-Robots-Tag header, if any
+  FetchFacts facts;
   std::int64_t sent_us = 0;  // monotonic_us() when sent: mailbox wait
-  std::string location;      // a redirect's next hop, resolved; the Processor decides
   // With fetch_settings::capture_http only (for the warc processor):
   std::string ip_address;     // the peer's address
   std::string request_head;   // as sent
   std::string response_head;  // as received
-  // The response's validators (FetchOutcome::etag, last_modified as
-  // received), stored with the page for the next revisit; and whether it
-  // is a 304 to the validators the job carried (no body: the stored page
-  // holds).
-  std::string etag;
-  std::string last_modified;
-  bool not_modified = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, fetch_result& x) {
-  return f(caf::meta::type_name("fetch_result"), x.job, x.status_code, x.content_type, x.charset,
-           x.body, x.truncated, x.final_url, x.redirect_urls, x.redirect_statuses, x.fetch_ms,
-           x.fetched_at_ms, x.attempts, x.x_robots_tag, x.sent_us, x.location, x.ip_address, x.request_head,
-           x.response_head, x.etag, x.last_modified, x.not_modified);
+  return f(caf::meta::type_name("fetch_result"), x.job, x.status_code, x.content_type, x.charset, x.body,
+           x.truncated, x.final_url, x.facts, x.sent_us, x.ip_address, x.request_head, x.response_head);
 }
 
 // Processor -> HostSelector: a redirect the crawl follows. The job carries

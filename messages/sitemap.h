@@ -32,20 +32,25 @@ typename Inspector::result_type inspect(Inspector& f, SitemapRow& x) {
            x.fetched_at_ms, x.named_by);
 }
 
+// Where a sitemap's URLs may point: one origin and the path under it.
+// Inspected as part of sitemap_fetch, with no type ID of its own.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, SitemapScope::Grant& x) {
+  return f(caf::meta::type_name("SitemapScope::Grant"), x.origin, x.path);
+}
+
 // HostSelector -> FetchWorker: fetch one sitemap document (job.seq carries
 // kSitemapSeqBit). One try, no retries: a failure is the document's outcome,
-// and the next run tries again. `scope_origins[i]` with `scope_paths[i]` are
-// the grants of where its URLs may point (SitemapScope), passed on to the
-// parse lane.
+// and the next run tries again. `grants`: its SitemapScope, where its URLs
+// may point, passed on to the parse lane.
 struct sitemap_fetch {
   CrawlJob job;
-  std::vector<std::string> scope_origins;
-  std::vector<std::string> scope_paths;
+  std::vector<SitemapScope::Grant> grants;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, sitemap_fetch& x) {
-  return f(caf::meta::type_name("sitemap_fetch"), x.job, x.scope_origins, x.scope_paths);
+  return f(caf::meta::type_name("sitemap_fetch"), x.job, x.grants);
 }
 
 template <class Inspector>

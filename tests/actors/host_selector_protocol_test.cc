@@ -313,7 +313,7 @@ CAF_TEST(robots_txt_sitemaps_are_scheduled_like_pages) {
   deliver(worker, selector, done(a1));
   const auto first = CrawlJob{kSitemapSeqBit | 1, "http://a.test/s.xml", "a.test", 0, 1};
   expect((sitemap_fetch), from(selector).to(worker).with(where<sitemap_fetch>("sitemap_fetch(s.xml)", [&](const sitemap_fetch& f) {
-           return caf::deep_to_string(f.job) == caf::deep_to_string(first) && !f.scope_origins.empty();
+           return caf::deep_to_string(f.job) == caf::deep_to_string(first) && !f.grants.empty();
          })));
   CAF_CHECK_EQUAL(pending(), "");
   // After it, robots.txt refuses the other: an outcome, no request.

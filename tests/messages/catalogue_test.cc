@@ -179,19 +179,19 @@ fetch_result sample(tag<fetch_result>, const caf::actor&) {
   r.body = std::string("<html>\0binary\xff", 14);
   r.truncated = true;
   r.final_url = "http://a/final";
-  r.redirect_urls = {"http://a/1", "http://a/2"};
-  r.redirect_statuses = {301, 302};
-  r.fetch_ms = 5;
-  r.fetched_at_ms = 6;
-  r.attempts = 2;
-  r.x_robots_tag = "noindex";
-  r.location = "http://a/next";
+  r.facts = FetchFacts{5,
+                       6,
+                       2,
+                       {"http://a/1", "http://a/2"},
+                       {301, 302},
+                       "noindex",
+                       "http://a/next",
+                       "\"5f-1a\"",
+                       "Tue, 01 Sep 2026 10:00:00 GMT",
+                       true};
   r.ip_address = "127.0.0.1";
   r.request_head = "GET /final HTTP/1.1\r\nHost: a\r\n\r\n";
   r.response_head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n";
-  r.etag = "\"5f-1a\"";
-  r.last_modified = "Tue, 01 Sep 2026 10:00:00 GMT";
-  r.not_modified = true;
   return r;
 }
 fetch_done sample(tag<fetch_done>, const caf::actor&) { return fetch_done{job(), true, 1500, 37, true}; }
@@ -276,7 +276,7 @@ SitemapOutcomeCount sample(tag<SitemapOutcomeCount>, const caf::actor&) {
   return SitemapOutcomeCount{"refused/robots_txt", 2};
 }
 sitemap_fetch sample(tag<sitemap_fetch>, const caf::actor&) {
-  return sitemap_fetch{CrawlJob{kSitemapSeqBit | 1, "http://a/s.xml", "a", 0, 2}, {"http://a"}, {"/"}};
+  return sitemap_fetch{CrawlJob{kSitemapSeqBit | 1, "http://a/s.xml", "a", 0, 2}, {{"http://a", "/"}, {"https://b", "/x/"}}};
 }
 SitemapCounts sample(tag<SitemapCounts>, const caf::actor&) {
   SitemapCounts c;
