@@ -1,5 +1,7 @@
 #include "core/page/link_selection.h"
 
+#include <algorithm>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -20,9 +22,14 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
       out.canonical = c->str();
   }
   const std::string own_host = page_url.host_key();
-  std::unordered_map<std::string, std::size_t> seen_links;  // URL -> index in out.all
+  // `all` is reserved for every link it can hold, so it never moves its
+  // rows: the map's keys view the URLs kept there, and a link's text is
+  // copied once for `all` (and once more for `to_crawl`), not per lookup.
+  const std::size_t capacity = std::min(analysis.links.size(), max_links);
+  out.all.reserve(capacity);
+  std::unordered_map<std::string_view, std::size_t> seen_links;  // URL -> index in out.all
+  seen_links.reserve(capacity);
   std::unordered_set<std::string> seen_hosts;
-  std::unordered_set<std::string> seen_crawl;
   for (std::size_t i = 0; i < analysis.links.size(); ++i) {
     if (out.all.size() >= max_links) {
       out.links_dropped = analysis.links.size() - i;
@@ -32,14 +39,18 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
     auto resolved = base.resolve(link.href);
     if (!resolved)
       continue;  // mailto:, malformed, too long: nothing to keep
-    Url url = strip_query_params.empty() ? *resolved : resolved->without_query_params(strip_query_params);
+    Url url = strip_query_params.empty() ? std::move(*resolved) : resolved->without_query_params(strip_query_params);
     // href="" and href="#x" name the base URL: another page under <base
     // href>, else the page itself, which is no link.
     if ((link.href.empty() || link.href.front() == '#') && url.str() == page_url.str())
       continue;
-    const auto [at, first] = seen_links.try_emplace(url.str(), out.all.size());
-    if (first)
+    std::size_t at = out.all.size();
+    if (const auto found = seen_links.find(url.str()); found != seen_links.end()) {
+      at = found->second;
+    } else {
       out.all.push_back(LinkRow{url.str(), link.nofollow});
+      seen_links.emplace(out.all.back().url, at);
+    }
     std::string host = url.host_key();
     if (host != own_host && seen_hosts.insert(host).second)
       out.other_hosts.push_back(host);
@@ -47,8 +58,9 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
       continue;
     if (scope == nullptr || scope->check(url) != ScopeVerdict::in_scope)
       continue;
-    if (seen_crawl.insert(url.str()).second) {
-      out.all[at->second].followed = true;
+    // Offered once: a link met again is followed already.
+    if (!out.all[at].followed) {
+      out.all[at].followed = true;
       out.to_crawl.push_back(DiscoveredLink{url.str(), std::move(host)});
     }
   }
