@@ -9,6 +9,7 @@ edges. Titles hold quotes, commas and `<&>` so the writers' escaping is in
 the measurement.
 
 usage: bench/export_db.py OUT.db [PAGES] [LINKS] [HOSTS]"""
+import json
 import os
 import sqlite3
 import sys
@@ -25,7 +26,7 @@ def main():
         os.remove(out)
     db = sqlite3.connect(out)
     db.executescript(open(os.path.join(root, "core/store/crawl_schema.sql")).read())
-    db.execute("PRAGMA user_version = 3")
+    db.execute("PRAGMA user_version = 10")
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = OFF")
 
@@ -46,17 +47,20 @@ def main():
           "A synthetic page, number %d, of the export benchmark" % i, 16000, 5, 1700000000000 + i, url(i))
          for i in range(pages)))
 
+    # A page's links are one row of page_links (schema 10): the targets as a
+    # JSON array, one flag digit a link (1: nofollow, 2: followed).
     def page_links():
         for i in range(pages):
+            targets = []
             for k in range(links):
                 if k % 2 == 0:
-                    target = url((i * 7 + k * 131 + 1) % pages)
+                    targets.append(url((i * 7 + k * 131 + 1) % pages))
                 else:
-                    target = "http://%s/never/%d/%d" % (host(i + k), i, k)
-                yield (i + 1, target, 1 if k == links - 1 else 0, k)
+                    targets.append("http://%s/never/%d/%d" % (host(i + k), i, k))
+            flags = "".join("1" if k == links - 1 else "0" for k in range(links))
+            yield (i + 1, json.dumps(targets), flags)
 
-    db.executemany("INSERT OR IGNORE INTO links(from_page_id, to_url, nofollow, position) VALUES (?,?,?,?)",
-                   page_links())
+    db.executemany("INSERT INTO page_links(page_id, urls, flags) VALUES (?,?,?)", page_links())
     db.commit()
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()

@@ -69,7 +69,8 @@ CrawlScan::CrawlScan(const std::string& db_path) : path_(db_path), db_(open_read
     // One snapshot for every pass: the node pass and the edge pass of a
     // graph agree even while the crawl commits.
     db_.exec("BEGIN");
-    SQLite::Statement t(db_, "SELECT name FROM sqlite_master WHERE type = 'table'");
+    // links is a table up to schema 9 and a view of page_links since.
+    SQLite::Statement t(db_, "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')");
     while (t.executeStep())
       tables.insert(t.getColumn(0).getString());
     for (const char* table : {"pages", "links", "nodes", "edges"})
@@ -83,6 +84,7 @@ CrawlScan::CrawlScan(const std::string& db_path) : path_(db_path), db_(open_read
                       "'" + path_ + "' is not a crawl database: " + e.what());
   }
   has_items_ = tables.count("items") > 0;
+  has_link_targets_ = tables.count("link_targets") > 0;
   has_changes_ = tables.count("page_changes") > 0;
   if (!page_columns.count("page_id") || !page_columns.count("url"))
     refuse("its pages table has no page_id or url column");
@@ -212,11 +214,12 @@ void CrawlScan::domain_edges(const std::function<void(const DomainEdge&)>& visit
 
 void CrawlScan::unfetched_targets(const std::function<void(std::string_view)>& visit) {
   reading("reading link targets", [&] {
-    // With idx_links_to (it exists between runs) a walk of the index; during
-    // a run SQLite sorts in a temporary file (temp_store = FILE).
-    SQLite::Statement q(db_,
-                        "SELECT DISTINCT l.to_url FROM links l "
-                        "WHERE NOT EXISTS (SELECT 1 FROM pages p WHERE p.url = l.to_url)");
+    // With link_targets (schema 10, between runs) or idx_links_to (schema 9
+    // and before) a walk in target order; during a run SQLite sorts in a
+    // temporary file (temp_store = FILE).
+    SQLite::Statement q(db_, std::string{"SELECT DISTINCT l.to_url FROM "} +
+                               (has_link_targets_ ? "link_targets" : "links") +
+                               " l WHERE NOT EXISTS (SELECT 1 FROM pages p WHERE p.url = l.to_url)");
     while (q.executeStep())
       visit(column_text(q.getColumn(0)));
   });

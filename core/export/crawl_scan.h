@@ -114,6 +114,7 @@ class CrawlScan {
   SQLite::Database db_;
   std::string page_columns_;  // the SELECT list, NULL for a column the file lacks
   bool has_items_ = false;    // schema 5 and later
+  bool has_link_targets_ = false;  // schema 10, between runs
   bool has_changes_ = false;  // schema 6 and later
 };
 

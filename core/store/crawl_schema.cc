@@ -30,6 +30,21 @@ void add_column(SQLite::Database& db, const char* table, const char* column, con
 }
 }  // namespace
 
+void build_link_targets(SQLite::Database& db, bool again) {
+  if (again)
+    db.exec("DROP TABLE IF EXISTS link_targets");
+  if (db.tableExists("link_targets"))
+    return;
+  db.exec(R"sql(
+      CREATE TABLE link_targets (
+          to_url TEXT NOT NULL,
+          from_page_id INTEGER NOT NULL,
+          PRIMARY KEY (to_url, from_page_id)
+      ) WITHOUT ROWID;
+      INSERT OR IGNORE INTO link_targets(to_url, from_page_id)
+          SELECT to_url, from_page_id FROM links ORDER BY to_url, from_page_id)sql");
+}
+
 SQLite::Database open_crawl_database(const std::string& path) {
   SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, kBusyTimeoutMs);
   // Opening is lazy: a file that is not a database only fails on the first
@@ -84,6 +99,15 @@ SQLite::Database open_crawl_database(const std::string& path) {
   // bodies were not kept). The bodies table comes with the schema file.
   if (version >= 1 && version < 9)
     add_column(db, "pages", "charset", "TEXT");
+  // Version 10: a page's links become one row of page_links (in position
+  // order; positions are renumbered from 0 without the gaps older files
+  // may have). The old table is moved aside, the schema file creates
+  // page_links and the view, and the rows come over.
+  const bool move_links =
+    version >= 1 && version < 10 &&
+    db.execAndGet("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'links'").getInt() == 1;
+  if (move_links)
+    db.exec("DROP INDEX IF EXISTS idx_links_to; ALTER TABLE links RENAME TO links_v9");
   // Version 8: what named each sitemap document (NULL in older files,
   // whose unread documents are then found only as their hosts are visited).
   // The sitemaps table came with version 6's schema file.
@@ -102,10 +126,14 @@ SQLite::Database open_crawl_database(const std::string& path) {
   // frontier. The sitemaps table is new and comes with the schema file.
   if (version >= 1 && version < 6)
     add_column(db, "frontier", "lastmod", "INTEGER");
+  if (move_links)
+    db.exec(
+      "INSERT INTO page_links(page_id, urls, flags) "
+      "SELECT from_page_id, json_group_array(to_url), group_concat(nofollow + 2 * followed, '') "
+      "FROM (SELECT * FROM links_v9 ORDER BY from_page_id, position) GROUP BY from_page_id; "
+      "DROP TABLE links_v9");
   if (add_named_by)
     add_column(db, "sitemaps", "named_by", "TEXT");
-  if (version == 0)
-    db.exec(kCreateLinksToIndex);
   if (version != kCrawlSchemaVersion)
     db.exec("PRAGMA user_version = " + std::to_string(kCrawlSchemaVersion));
   schema.commit();

@@ -28,15 +28,20 @@ namespace actorcrawl {
 //           knows where an earlier one left sitemaps unread)
 //   8 -> 9  bodies (new table: the kept bodies), pages.charset, cookies
 //           (new table: the cookie jar between runs)
-constexpr int kCrawlSchemaVersion = 9;
+//   9 -> 10 page_links (a page's links in one row) and the view links
+//           over it, in place of the table links; link_targets in place
+//           of idx_links_to
+constexpr int kCrawlSchemaVersion = 10;
 
 // The text of crawl_schema.sql.
 std::string_view crawl_schema_sql();
 
-// "Which pages link to this URL". Kept apart from the schema file because
-// it lives only between runs: CrawlStore::begin_run drops it and end_run
-// builds it again in one sorted pass.
-constexpr const char* kCreateLinksToIndex = "CREATE INDEX IF NOT EXISTS idx_links_to ON links(to_url)";
+// "Which pages link to this URL": link_targets, every (to_url,
+// from_page_id) of the view links, ordered by target. Kept apart from the
+// schema file because it lives only between runs: CrawlStore::begin_run
+// drops it and end_run builds it again in one sorted pass. Builds it when
+// it is missing, in the caller's transaction; `again`: drops it first.
+void build_link_targets(SQLite::Database& db, bool again = false);
 
 // Opens or creates `path`, proves it is a writable SQLite database of a
 // schema version this build knows, configures the connection (WAL, foreign

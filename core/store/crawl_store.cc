@@ -12,6 +12,7 @@
 #include <set>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "core/clock/clock.h"
@@ -20,6 +21,7 @@
 #include "core/store/database_lock.h"
 #include "core/store/sqlite_statements.h"
 #include "core/store/write_batch.h"
+#include "core/web/json_text.h"
 #include "core/web/url_fingerprint.h"
 
 namespace actorcrawl {
@@ -91,15 +93,20 @@ struct CrawlStore::Impl {
   Impl(const std::string& path_in, std::size_t batch_ops)
       : path(path_in), db(open_crawl_database(path)), batch(db, path, batch_ops, [this] { node_ids.clear(); }) {}
 
-  // Builds idx_links_to if it is missing, in a transaction of its own. The
-  // sort behind CREATE INDEX may spill to temporary files there, not to
-  // memory (temp_store = MEMORY would hold a copy of every link in RAM);
+  // Builds link_targets if it is missing, in a transaction of its own. The
+  // sort behind it may spill to temporary files there, not to memory
+  // (temp_store = MEMORY would hold a copy of every link in RAM);
   // temp_store can only change outside a transaction.
-  void build_links_index(const char* operation) {
+  // `again`: built anew even if present (a resume may have built it before
+  // the run wrote more links).
+  void build_targets(const char* operation, bool again) {
     try {
       batch.commit();
+      link_to_host.reset();
       db.exec("PRAGMA temp_store = FILE");
-      db.exec(kCreateLinksToIndex);
+      SQLite::Transaction build(db);
+      build_link_targets(db, again);
+      build.commit();
       db.exec("PRAGMA temp_store = MEMORY");
     } catch (const SQLite::Exception& e) {
       db.tryExec("PRAGMA temp_store = MEMORY");
@@ -288,24 +295,28 @@ struct CrawlStore::Impl {
       delete_links.bind(1, page_id);
       delete_links.exec();
     }
-    // Many rows a statement (16, then 4, then 1 while that many are left):
-    // SQLite's cost is mostly per statement, not per row.
-    std::size_t next = 0;
-    while (next < links.size()) {
-      const std::size_t left = links.size() - next;
-      const std::size_t rows = left >= 16 ? 16 : left >= 4 ? 4 : 1;
-      SQLite::Statement& insert = rows == 16 ? insert_links_16 : rows == 4 ? insert_links_4 : insert_link;
-      StatementUse use(insert);
-      for (std::size_t r = 0; r < rows; ++r, ++next) {
-        const int at = static_cast<int>(r) * 5;
-        insert.bind(at + 1, page_id);
-        insert.bindNoCopy(at + 2, links[next].url);
-        insert.bind(at + 3, links[next].nofollow ? 1 : 0);
-        insert.bind(at + 4, static_cast<std::int64_t>(next));
-        insert.bind(at + 5, links[next].followed ? 1 : 0);
-      }
-      insert.exec();
+    if (links.empty())
+      return;
+    // One row: the targets as a JSON array in document order, one flag
+    // digit each. The header promises unique links; a repeated target
+    // keeps its first position rather than failing the page.
+    link_urls.assign(1, '[');
+    link_flags.clear();
+    link_seen.clear();
+    for (const auto& link : links) {
+      if (!link_seen.insert(link.url).second)
+        continue;
+      if (link_urls.size() > 1)
+        link_urls += ',';
+      append_json_string(link_urls, link.url);
+      link_flags += static_cast<char>('0' + (link.nofollow ? 1 : 0) + (link.followed ? 2 : 0));
     }
+    link_urls += ']';
+    StatementUse use(insert_page_links);
+    insert_page_links.bind(1, page_id);
+    insert_page_links.bindNoCopy(2, link_urls);
+    insert_page_links.bindNoCopy(3, link_flags);
+    insert_page_links.exec();
   }
 
   // A refetch replaces what the last fetch's processors found.
@@ -368,12 +379,17 @@ struct CrawlStore::Impl {
       if (root_in_frontier.executeStep())
         return column_text(root_in_frontier.getColumn(0));
     }
+    // A range of link_targets (built before the resume asks): any link to
+    // the host tells its scheme. Prepared here, since the table exists only
+    // between runs.
+    if (!link_to_host)
+      link_to_host.emplace(db, "SELECT 1 FROM link_targets WHERE to_url >= ?1 AND to_url < ?2 LIMIT 1");
     for (const char* scheme : {"https://", "http://"}) {
       const std::string prefix = scheme + host_key + "/";
-      StatementUse use(link_to_host);
-      link_to_host.bind(1, prefix);
-      link_to_host.bind(2, prefix.substr(0, prefix.size() - 1) + "0");  // '/' + 1
-      if (link_to_host.executeStep())
+      StatementUse use(*link_to_host);
+      link_to_host->bind(1, prefix);
+      link_to_host->bind(2, prefix.substr(0, prefix.size() - 1) + "0");  // '/' + 1
+      if (link_to_host->executeStep())
         return prefix;
     }
     return "http://" + host_key + "/";
@@ -739,23 +755,17 @@ struct CrawlStore::Impl {
   SQLite::Statement finish_run_counts{db, R"sql(
       UPDATE crawl_runs SET pages_new = ?2, pages_changed = ?3, pages_unchanged = ?4, pages_gone = ?5
       WHERE run_id = ?1)sql"};
-  SQLite::Statement delete_links{db, "DELETE FROM links WHERE from_page_id = ?1"};
+  SQLite::Statement delete_links{db, "DELETE FROM page_links WHERE page_id = ?1"};
   SQLite::Statement delete_items{db, "DELETE FROM items WHERE page_id = ?1"};
   SQLite::Statement delete_failures{db, "DELETE FROM processor_failures WHERE page_id = ?1"};
   SQLite::Statement insert_item{db, "INSERT INTO items(page_id, kind, item) VALUES(?1, ?2, ?3)"};
   SQLite::Statement insert_failure{db, R"sql(
       INSERT INTO processor_failures(page_id, processor, reason, detail, failed_at) VALUES(?1, ?2, ?3, ?4, ?5))sql"};
-  // A repeated target keeps its first position; the header promises unique
-  // links, and a duplicate must not fail the whole page.
-  static std::string insert_links_sql(std::size_t rows) {
-    std::string sql = "INSERT INTO links(from_page_id, to_url, nofollow, position, followed) VALUES";
-    for (std::size_t r = 0; r < rows; ++r)
-      sql += r == 0 ? "(?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?)";
-    return sql + " ON CONFLICT(from_page_id, to_url) DO NOTHING";
-  }
-  SQLite::Statement insert_link{db, insert_links_sql(1)};
-  SQLite::Statement insert_links_4{db, insert_links_sql(4)};
-  SQLite::Statement insert_links_16{db, insert_links_sql(16)};
+  SQLite::Statement insert_page_links{db, "INSERT INTO page_links(page_id, urls, flags) VALUES(?1, ?2, ?3)"};
+  // replace_links's scratch, kept between pages.
+  std::string link_urls;
+  std::string link_flags;
+  std::unordered_set<std::string_view> link_seen;
 
   SQLite::Statement insert_frontier{db, R"sql(
       INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at, lastmod)
@@ -809,9 +819,7 @@ struct CrawlStore::Impl {
       db, "SELECT domain_name, crawl_count FROM nodes ORDER BY node_id"};
   SQLite::Statement root_in_frontier{
       db, "SELECT url FROM frontier WHERE url = 'https://' || ?1 || '/' OR url = 'http://' || ?1 || '/' LIMIT 1"};
-  // A range on the links index: any link to the host tells its scheme.
-  SQLite::Statement link_to_host{
-      db, "SELECT to_url FROM links WHERE to_url >= ?1 AND to_url < ?2 LIMIT 1"};
+  std::optional<SQLite::Statement> link_to_host;  // root_url_of's
   SQLite::Statement count_pages{db, "SELECT COUNT(*) FROM pages"};
   SQLite::Statement max_seq{db, "SELECT IFNULL(MAX(seq), 0) FROM frontier"};
   // Met again closer to a seed: the row takes the new seq and depth.
@@ -1042,8 +1050,8 @@ std::vector<std::string> CrawlStore::sitemaps_due(std::int64_t fetched_since_ms)
 
 DomainResume CrawlStore::load_domain_resume(const std::string& seed_host_key, std::int64_t max_crawls_per_node) {
   // root_url_of searches links by target; a run cut off by kill -9 left no
-  // index for that (see begin_run).
-  impl_->build_links_index("load_domain_resume");
+  // link_targets for that (see begin_run).
+  impl_->build_targets("load_domain_resume", false);
   return impl_->batch.read("load_domain_resume", [&] {
     DomainResume out;
     {
@@ -1279,11 +1287,12 @@ std::int64_t CrawlStore::requeue_parked() {
 std::int64_t CrawlStore::begin_run(std::int64_t started_at_ms, const std::string& seeds_json) {
   std::int64_t run_id = 0;
   impl_->batch.write("begin_run", 1, [&] {
-    // idx_links_to is not kept up to date while a crawl runs: every page
-    // adds ~30 entries at random places of an index far larger than the
+    // link_targets is not kept up to date while a crawl runs: every page
+    // adds ~30 entries at random places of a table far larger than the
     // page cache, which cost more than everything else the store does
     // (docs/performance.md). end_run builds it again in one sorted pass.
-    impl_->db.exec("DROP INDEX IF EXISTS idx_links_to");
+    impl_->link_to_host.reset();
+    impl_->db.exec("DROP TABLE IF EXISTS link_targets");
     StatementUse use(impl_->insert_run);
     impl_->insert_run.bind(1, started_at_ms);
     impl_->insert_run.bind(2, seeds_json);
@@ -1317,7 +1326,7 @@ void CrawlStore::end_run(std::int64_t run_id, std::int64_t ended_at_ms, const st
         "(SELECT content_digest FROM pages WHERE content_digest IS NOT NULL)");
   });
   impl_->batch.flush("end_run");
-  impl_->build_links_index("end_run");
+  impl_->build_targets("end_run", true);
 }
 
 StoreSummary CrawlStore::summary(std::int64_t since_ms, const std::vector<std::string>& seed_urls) {

@@ -97,11 +97,11 @@ TEST_CASE("the schema file creates every table, and opening twice changes nothin
   TempDbPath path;
   { auto db = open_crawl_database(path.str()); }
   { auto db = open_crawl_database(path.str()); }
-  for (const char* table : {"nodes", "edges", "pages", "links", "frontier", "dead_letters", "robots_txt", "crawl_runs"})
+  for (const char* table : {"nodes", "edges", "pages", "page_links", "frontier", "dead_letters", "robots_txt", "crawl_runs"})
     CHECK(scalar(path.str(), std::string("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '") +
                                table + "'") == 1);
   CHECK(scalar(path.str(), "PRAGMA user_version") == kCrawlSchemaVersion);
-  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM sqlite_master WHERE name = 'idx_links_to'") == 1);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM sqlite_master WHERE type = 'view' AND name = 'links'") == 1);
   CHECK(crawl_schema_sql().find("CREATE TABLE IF NOT EXISTS frontier") != std::string_view::npos);
 }
 
@@ -169,6 +169,35 @@ TEST_CASE("a version 3 database is migrated: links gain followed, 0 for what was
   { auto db = open_crawl_database(path.str()); }
   CHECK(scalar(path.str(), "PRAGMA user_version") == kCrawlSchemaVersion);
   CHECK(scalar(path.str(), "SELECT COUNT(*) FROM links WHERE to_url = 'http://a.test/x' AND followed = 0") == 1);
+}
+
+TEST_CASE("a version 9 database is migrated: each page's links become one row, read through the view links",
+          "[crawl_schema]") {
+  TempDbPath path;
+  {
+    SQLite::Database db(path.str(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("CREATE TABLE links (from_page_id INTEGER NOT NULL, to_url TEXT NOT NULL, nofollow INTEGER NOT NULL "
+            "DEFAULT 0, position INTEGER NOT NULL, followed INTEGER NOT NULL DEFAULT 0, "
+            "PRIMARY KEY (from_page_id, to_url)) WITHOUT ROWID");
+    db.exec("CREATE INDEX idx_links_to ON links(to_url)");
+    // Stored out of position order, with a gap (a duplicate once dropped)
+    // and a target that needs JSON escaping.
+    db.exec("INSERT INTO links VALUES (7, 'http://a.test/z', 0, 3, 1), (7, 'http://a.test/a', 1, 0, 0), "
+            "(7, 'http://a.test/\"q\"', 0, 1, 1), (9, 'http://b.test/', 1, 0, 1)");
+    db.exec("PRAGMA user_version = 9");
+  }
+  { auto db = open_crawl_database(path.str()); }
+  CHECK(scalar(path.str(), "PRAGMA user_version") == kCrawlSchemaVersion);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM page_links") == 2);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('links_v9', 'idx_links_to')") == 0);
+  SQLite::Database db(path.str(), SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, "SELECT from_page_id || ' ' || to_url || ' ' || nofollow || position || followed "
+                          "FROM links ORDER BY from_page_id, position");
+  std::vector<std::string> rows;
+  while (q.executeStep())
+    rows.push_back(q.getColumn(0).getString());
+  CHECK(rows == std::vector<std::string>{"7 http://a.test/a 100", "7 http://a.test/\"q\" 011", "7 http://a.test/z 021",
+                                         "9 http://b.test/ 101"});
 }
 
 TEST_CASE("a version 5 database is migrated: pages gain validators and digest, runs their change counts",
