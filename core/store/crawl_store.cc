@@ -91,7 +91,15 @@ const std::string& node_description(const PageRow& page) {
 
 struct CrawlStore::Impl {
   Impl(const std::string& path_in, std::size_t batch_ops)
-      : path(path_in), db(open_crawl_database(path)), batch(db, path, batch_ops, [this] { node_ids.clear(); }) {}
+      : path(path_in), db(open_crawl_database(path)), batch(db, path, batch_ops, [this] {
+          node_ids.clear();
+          edges_in_call.clear();
+        }) {
+    batch.set_hooks([this] { keep_call_edges(); }, [this] { write_edges(); }, [this] {
+      edge_weights.clear();
+      edge_index.clear();
+    });
+  }
 
   // Builds link_targets if it is missing, in a transaction of its own. The
   // sort behind it may spill to temporary files there, not to memory
@@ -155,11 +163,35 @@ struct CrawlStore::Impl {
     return node_id;
   }
 
+  // Edges are counted in memory for the open batch and written just before
+  // it commits, one upsert a pair instead of one a page and pair: a batch of
+  // 512 pages of a few hosts names the same pairs again and again. Counted
+  // for a write call once the batch keeps it (keep_call_edges).
   void add_edge(std::int64_t from_node_id, std::int64_t to_node_id) {
-    StatementUse use(upsert_edge);
-    upsert_edge.bind(1, from_node_id);
-    upsert_edge.bind(2, to_node_id);
-    upsert_edge.exec();
+    edges_in_call.emplace_back(from_node_id, to_node_id);
+  }
+
+  void keep_call_edges() {
+    for (const auto& pair : edges_in_call) {
+      const auto [at, added] = edge_index.try_emplace(pair, edge_weights.size());
+      if (added)
+        edge_weights.push_back({pair, 0});
+      ++edge_weights[at->second].second;
+    }
+    edges_in_call.clear();
+  }
+
+  // In the order the pairs were first met, so edge ids follow the crawl.
+  void write_edges() {
+    for (const auto& [pair, weight] : edge_weights) {
+      StatementUse use(upsert_edge);
+      upsert_edge.bind(1, pair.first);
+      upsert_edge.bind(2, pair.second);
+      upsert_edge.bind(3, weight);
+      upsert_edge.exec();
+    }
+    edge_weights.clear();
+    edge_index.clear();
   }
 
   // -- pages and links -------------------------------------------------------
@@ -347,6 +379,7 @@ struct CrawlStore::Impl {
   }
 
   void store_page(const PageRow& page) {
+    edges_in_call.clear();  // what a call that failed past its undo left
     const StoredAnswer before = stored_answer(page.url);
     const RefetchResult now{page.error.empty(), page.status_code, page.not_modified, page.content_digest};
     const PageChange change = classify_change(before.page, now);
@@ -700,8 +733,19 @@ struct CrawlStore::Impl {
       RETURNING node_id)sql"};
   SQLite::Statement find_node{db, "SELECT node_id FROM nodes WHERE domain_name = ?1"};
   SQLite::Statement upsert_edge{db, R"sql(
-      INSERT INTO edges(from_node_id, to_node_id, weight) VALUES(?1, ?2, 1)
-      ON CONFLICT(from_node_id, to_node_id) DO UPDATE SET weight = weight + 1)sql"};
+      INSERT INTO edges(from_node_id, to_node_id, weight) VALUES(?1, ?2, ?3)
+      ON CONFLICT(from_node_id, to_node_id) DO UPDATE SET weight = weight + excluded.weight)sql"};
+  // add_edge's: the pairs of the write call under way, and the open batch's
+  // weights by pair, in first-met order.
+  using EdgePair = std::pair<std::int64_t, std::int64_t>;
+  struct EdgePairHash {
+    std::size_t operator()(const EdgePair& p) const noexcept {
+      return std::hash<std::int64_t>{}(p.first * 1000003 + p.second);
+    }
+  };
+  std::vector<EdgePair> edges_in_call;
+  std::vector<std::pair<EdgePair, std::int64_t>> edge_weights;
+  std::unordered_map<EdgePair, std::size_t, EdgePairHash> edge_index;
 
   // Updated in place rather than replaced, so page_id (which links refer
   // to) survives a refetch.

@@ -22,6 +22,13 @@ WriteBatch::WriteBatch(SQLite::Database& db, std::string path, std::size_t batch
       savepoint_(db, "SAVEPOINT store_call"),
       release_(db, "RELEASE store_call") {}
 
+void WriteBatch::set_hooks(std::function<void()> call_done, std::function<void()> before_commit,
+                           std::function<void()> abandoned) {
+  call_done_ = std::move(call_done);
+  before_commit_ = std::move(before_commit);
+  abandoned_ = std::move(abandoned);
+}
+
 StoreError WriteBatch::failure(const char* operation, const std::exception& e) const {
   return StoreError(std::string(operation) + " failed on database '" + path_ + "': " + e.what());
 }
@@ -37,6 +44,8 @@ void WriteBatch::commit() {
   if (!in_batch_)
     return;
   try {
+    if (before_commit_)
+      before_commit_();
     run(commit_);
   } catch (...) {
     abandon();
@@ -60,6 +69,8 @@ void WriteBatch::abandon() noexcept {
   pending_ = 0;
   if (on_rollback_)
     on_rollback_();
+  if (abandoned_)
+    abandoned_();
 }
 
 // Undoes one failed call and keeps the rest of the batch, unless SQLite may
@@ -85,6 +96,8 @@ void WriteBatch::begin_call() {
 
 void WriteBatch::end_call(std::size_t ops) {
   run(release_);
+  if (call_done_)
+    call_done_();
   pending_ += ops;
   if (pending_ >= batch_ops_)
     commit();

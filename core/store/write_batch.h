@@ -44,6 +44,15 @@ class WriteBatch {
   // Commits the open batch; throws SQLite::Exception.
   void commit();
 
+  // Hooks for what a caller holds in memory for the batch: `call_done`
+  // after a write call whose changes the batch keeps, `before_commit` inside
+  // the batch's transaction just before it commits (what it writes commits
+  // with the batch; an exception abandons the batch), `abandoned` when the
+  // whole batch is rolled back. A failed call that the batch survives is
+  // on_rollback's alone.
+  void set_hooks(std::function<void()> call_done, std::function<void()> before_commit,
+                 std::function<void()> abandoned);
+
   std::size_t pending() const { return pending_; }
   StoreError failure(const char* operation, const std::exception& e) const;
 
@@ -58,6 +67,9 @@ class WriteBatch {
   std::string path_;
   std::size_t batch_ops_;
   std::function<void()> on_rollback_;
+  std::function<void()> call_done_;
+  std::function<void()> before_commit_;
+  std::function<void()> abandoned_;
   bool in_batch_ = false;
   std::size_t pending_ = 0;
   SQLite::Statement begin_;

@@ -269,6 +269,44 @@ TEST_CASE("record_page keeps every link in order whatever their number", "[store
   }
 }
 
+// Edge weights are counted in memory for a batch and written as it commits:
+// the same weights whether a batch holds one page or all of them, a read in
+// the middle of a batch sees them, and edge ids follow the order the pairs
+// were first met.
+TEST_CASE("edge weights are the same whatever the batch, and read mid-batch", "[store]") {
+  std::vector<std::string> weights_by_batch;
+  for (std::size_t batch_ops : {std::size_t{1}, std::size_t{3}, std::size_t{512}}) {
+    TempDbPath path;
+    CrawlStore store(path.str(), batch_ops);
+    for (int i = 0; i < 10; ++i) {
+      PageRow page = make_page("http://a.test/" + std::to_string(i), "a.test");
+      page.link_host_keys = {"b.test", i % 2 == 0 ? "c.test" : "a.test", "d.test"};
+      store.record_page(page);
+      if (i == 4)
+        CHECK(store.summary(0).edges_recorded == 3);  // a read commits the batch, its weights with it
+    }
+    PageRow from_b = make_page("http://b.test/", "b.test");
+    from_b.link_host_keys = {"a.test"};
+    store.record_page(from_b);
+    store.flush();
+    const auto e = edges(path.str());
+    CHECK(e.at({"a.test", "b.test"}) == 10);
+    CHECK(e.at({"a.test", "c.test"}) == 5);
+    CHECK(e.at({"a.test", "d.test"}) == 10);
+    CHECK(e.at({"b.test", "a.test"}) == 1);
+    CHECK(e.size() == 4);
+    SQLite::Database db(path.str(), SQLite::OPEN_READONLY);
+    SQLite::Statement q(db, R"sql(
+        SELECT group_concat(f.domain_name || '>' || t.domain_name || '=' || e.weight, ' ') FROM
+        (SELECT * FROM edges ORDER BY edge_id) e
+        JOIN nodes f ON f.node_id = e.from_node_id JOIN nodes t ON t.node_id = e.to_node_id)sql");
+    REQUIRE(q.executeStep());
+    weights_by_batch.push_back(q.getColumn(0).getString());
+  }
+  CHECK(weights_by_batch[0] == weights_by_batch[1]);
+  CHECK(weights_by_batch[0] == weights_by_batch[2]);
+}
+
 TEST_CASE("record_page on an existing url replaces the row and its links", "[store]") {
   TempDbPath path;
   CrawlStore store(path.str());

@@ -40,6 +40,57 @@ TEST_CASE("writes commit once the batch is full, or on flush", "[write_batch]") 
   CHECK(scalar(f.path.str(), "SELECT COUNT(*) FROM t") == 4);
 }
 
+// What a caller counts in memory for the batch (the store's edge weights):
+// kept for the calls the batch keeps, written inside its transaction just
+// before it commits, and dropped with a batch that is rolled back.
+TEST_CASE("the hooks: a kept call, the commit, an abandoned batch", "[write_batch]") {
+  Fixture f;
+  f.db.exec("CREATE TABLE total (n INTEGER)");
+  WriteBatch batch(f.db, f.path.str(), 100, [&] { ++f.rollbacks; });
+  int in_call = 0, kept = 0, abandoned = 0;
+  batch.set_hooks([&] { kept += in_call; in_call = 0; },
+                  [&] {
+                    f.db.exec("INSERT INTO total VALUES (" + std::to_string(kept) + ")");
+                    kept = 0;
+                  },
+                  [&] {
+                    kept = 0;
+                    ++abandoned;
+                  });
+  const auto counted = [&](int v) {
+    batch.write("insert", 1, [&] {
+      f.db.exec("INSERT INTO t VALUES (" + std::to_string(v) + ")");
+      ++in_call;
+    });
+  };
+  counted(1);
+  counted(2);
+  // A call that fails after counting: undone, its count not kept.
+  CHECK_THROWS_AS(batch.write("dup", 1,
+                              [&] {
+                                ++in_call;
+                                f.db.exec("INSERT INTO t VALUES (1)");
+                              }),
+                  StoreError);
+  in_call = 0;  // the caller clears what a failed call counted (on_rollback)
+  CHECK(kept == 2);
+  batch.flush("flush");
+  CHECK(scalar(f.path.str(), "SELECT SUM(n) FROM total") == 2);  // committed with the batch
+  CHECK(kept == 0);
+  // A hook that throws before the commit abandons the batch: nothing of it
+  // stays, and the caller hears of it.
+  counted(3);
+  batch.set_hooks([&] { kept += in_call; in_call = 0; }, [&] { throw SQLite::Exception("disk gone"); },
+                  [&] {
+                    kept = 0;
+                    ++abandoned;
+                  });
+  CHECK_THROWS_AS(batch.flush("flush"), StoreError);
+  CHECK(abandoned == 1);
+  CHECK(kept == 0);
+  CHECK(scalar(f.path.str(), "SELECT COUNT(*) FROM t WHERE v = 3") == 0);
+}
+
 TEST_CASE("a failed call is undone alone, the rest of the batch commits", "[write_batch]") {
   Fixture f;
   WriteBatch batch(f.db, f.path.str(), 100, [&] { ++f.rollbacks; });
