@@ -55,7 +55,7 @@ struct JobRequest {
 // max_pages from its configuration's max_pages_per_job, whose default is
 // this one's.
 struct JobLimits {
-  std::int64_t max_pages = CrawlConfig{}.max_pages_per_job;
+  std::int64_t max_pages = kDefaultMaxPagesPerJob;
   std::int64_t max_depth = 100;
   std::int64_t max_politeness_delay_ms = 60000;
   // Of job_request_key_names(): those a job body may carry (the operator's

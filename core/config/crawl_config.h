@@ -20,6 +20,10 @@
 
 namespace actorcrawl {
 
+// The largest max_pages a service job may ask for, unless the service's
+// configuration says otherwise (max_pages_per_job; service/job_request.h).
+inline constexpr std::int64_t kDefaultMaxPagesPerJob = 100000;
+
 struct CrawlConfig {
   std::vector<std::string> seeds;  // `seed_url` and `seeds` both land here
   std::string profile = "site";  // one of crawl_profile.h's names; validated
@@ -154,7 +158,7 @@ struct CrawlConfig {
   std::int64_t max_event_streams = 32;   // open GET /crawl/:id/events streams
   bool allow_private_networks = false;   // any host may be on a private address (crawl and jobs)
   std::int64_t max_request_bytes = 64 * 1024;
-  std::int64_t max_pages_per_job = 100000;
+  std::int64_t max_pages_per_job = kDefaultMaxPagesPerJob;
   // Who may call the service, and how much of it one caller may hold
   // (docs/service.md, "Limits and safety").
   std::vector<std::string> service_allowed_hosts;    // Host names beyond loopback and the listen address

@@ -33,7 +33,7 @@ void add_column(SQLite::Database& db, const char* table, const char* column, con
 void build_link_targets(SQLite::Database& db, bool again) {
   if (again)
     db.exec("DROP TABLE IF EXISTS link_targets");
-  if (db.tableExists("link_targets"))
+  if (has_table(db, "link_targets"))
     return;
   db.exec(R"sql(
       CREATE TABLE link_targets (
@@ -69,14 +69,11 @@ SQLite::Database open_crawl_database(const std::string& path) {
   // Version 4: which links a fetch offered to the Frontier. Unknown for the
   // pages of older files (0), whose links are then not offered again when
   // the page is met closer to a seed.
-  if (version >= 1 && version < 4 &&
-      db.execAndGet("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'links'").getInt() == 1)
+  if (version >= 1 && version < 4 && has_table(db, "links"))
     db.exec("ALTER TABLE links ADD COLUMN followed INTEGER NOT NULL DEFAULT 0");
   // The frontier of version 2 and before: moved aside, the schema file
   // creates the new table and its index, and the rows come back.
-  const bool rebuild_frontier =
-    version >= 1 && version < 3 &&
-    db.execAndGet("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'frontier'").getInt() == 1;
+  const bool rebuild_frontier = version >= 1 && version < 3 && has_table(db, "frontier");
   if (rebuild_frontier)
     db.exec("DROP INDEX IF EXISTS idx_frontier_state; ALTER TABLE frontier RENAME TO frontier_v2");
   // Version 6, freshness: the validators and digest of each page and the
@@ -103,9 +100,7 @@ SQLite::Database open_crawl_database(const std::string& path) {
   // order; positions are renumbered from 0 without the gaps older files
   // may have). The old table is moved aside, the schema file creates
   // page_links and the view, and the rows come over.
-  const bool move_links =
-    version >= 1 && version < 10 &&
-    db.execAndGet("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'links'").getInt() == 1;
+  const bool move_links = version >= 1 && version < 10 && has_table(db, "links");
   if (move_links)
     db.exec("DROP INDEX IF EXISTS idx_links_to; ALTER TABLE links RENAME TO links_v9");
   // Version 8: what named each sitemap document (NULL in older files,
