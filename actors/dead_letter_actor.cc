@@ -39,7 +39,7 @@ dead_letter_actor::behavior_type dead_letter_behavior(traced_actor<dead_letter_s
       if (!transient)
         self->send(st.actors.storage, store_dead_letter{DeadLetterRow{f.job.url, f.job.depth, f.reason, f.detail,
                                                                       f.attempts, f.status_code, f.failed_at_ms}});
-      self->send(st.actors.storage, store_page{std::move(page)});
+      self->send(st.actors.storage, store_pages{{std::move(page)}});
       self->send(st.actors.frontier, url_failed{std::move(f.job), std::move(f.reason)});
     },
   };

@@ -56,10 +56,13 @@ class fetch_worker : public caf::blocking_actor {
       return;
     while (running_) {
       drain_mailbox();
+      send_done();  // leases a drain called off
       if (!running_)
         break;
+      // A round's fetch_dones leave together, after its results.
       for (auto& outcome : engine_.perform(std::chrono::milliseconds{1000}))
         settle(std::move(outcome));
+      send_done();
     }
   }
 
@@ -119,7 +122,11 @@ class fetch_worker : public caf::blocking_actor {
     bool more = true;
     while (more && running_) {
       receive(
-        [&](fetch_job& j) { start(std::move(j.job), waited_us(j.sent_us)); },
+        [&](fetch_jobs& m) {
+          const auto waited = waited_us(m.sent_us);
+          for (auto& job : m.jobs)
+            start(std::move(job), waited);
+        },
         [&](timings_atom) { return times_; },
         [&](robots_fetch& r) { start_robots(std::move(r)); },
         [&](sitemap_fetch& s) { start_sitemap(std::move(s)); },
@@ -223,9 +230,8 @@ class fetch_worker : public caf::blocking_actor {
     else
       archive_only(outcome, open.fetch.job.url);
     send(actors_.processor, sitemap_parsed{open.fetch.job, open.reading->finish(response), outcome.elapsed_ms});
-    send(actors_.host_selector, fetch_done{std::move(open.fetch.job), false,
-                                           std::max<std::int64_t>(outcome.retry_after_ms, 0), outcome.elapsed_ms,
-                                           true});
+    ended(fetch_done{std::move(open.fetch.job), false, std::max<std::int64_t>(outcome.retry_after_ms, 0),
+                     outcome.elapsed_ms, true});
   }
 
   // With capture_http: a response that will not reach the Processor as a
@@ -263,7 +269,7 @@ class fetch_worker : public caf::blocking_actor {
       auto it = inflight_.find(token);
       if (it == inflight_.end())
         continue;
-      send(actors_.host_selector, fetch_done{std::move(it->second.job), true, 0, 0});
+      ended(fetch_done{std::move(it->second.job), true, 0, 0});
       inflight_.erase(it);
     }
   }
@@ -336,7 +342,21 @@ class fetch_worker : public caf::blocking_actor {
                             outcome.elapsed_ms, epoch_ms()};
       send(actors_.dead_letter, std::move(failure));
     }
-    send(actors_.host_selector, done);
+    ended(std::move(done));
+  }
+
+  // A lease ended: its fetch_done waits for the round's others (one
+  // message for all), but goes at once while a trace records, so that
+  // each message of the trace tells one page's story.
+  void ended(fetch_done done) {
+    done_.done.push_back(std::move(done));
+    if (active_trace() != nullptr)
+      send_done();
+  }
+
+  void send_done() {
+    if (!done_.done.empty())
+      send(actors_.host_selector, std::exchange(done_, {}));
   }
 
   // "fetch_worker/worker-1" for "worker-1@node".
@@ -364,6 +384,7 @@ class fetch_worker : public caf::blocking_actor {
   std::unordered_map<std::uint64_t, OpenSitemap> sitemaps_;
   static constexpr std::int64_t kSitemapMinTimeoutMs = 60'000;
   StageTimes times_{"fetch"};
+  fetches_done done_;  // this round's ended leases, not yet sent
   std::uint64_t next_robots_ = 1;
   bool running_ = true;
 };

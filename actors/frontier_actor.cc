@@ -335,16 +335,18 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
       self->state.life.demand(d.slots);
       dispatch_more(self);
     },
-    [self](page_links& p) {
+    [self](page_links& m) {
       auto& st = self->state;
-      StageTimer timer(st.times, waited_us(p.sent_us));
-      if (!st.leases.end(p.job.seq, p.job.attempt))
-        return;
-      st.frontier->settle(p.job);
-      st.life.page_fetched();
-      st.delta.done.push_back(p.job.url);
-      for (const auto& link : p.links)
-        offer(self, link.url, link.host_key, p.job.depth + 1, p.job.url);
+      StageTimer timer(st.times, waited_us(m.sent_us));
+      for (const auto& p : m.pages) {
+        if (!st.leases.end(p.job.seq, p.job.attempt))
+          continue;
+        st.frontier->settle(p.job);
+        st.life.page_fetched();
+        st.delta.done.push_back(p.job.url);
+        for (const auto& link : p.links)
+          offer(self, link.url, link.host_key, p.job.depth + 1, p.job.url);
+      }
       dispatch_more(self);
     },
     [self](sitemap_links& s) {

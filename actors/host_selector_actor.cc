@@ -149,9 +149,22 @@ void ask_for_work(selector_ptr self) {
   }
 }
 
+// The batch of `worker` among a dispatch's batches: a few workers, looked
+// up in order.
+fetch_jobs& jobs_for(std::vector<std::pair<fetch_worker_actor, fetch_jobs>>& jobs, const fetch_worker_actor& worker) {
+  for (auto& [w, batch] : jobs)
+    if (w == worker)
+      return batch;
+  return jobs.emplace_back(worker, fetch_jobs{}).second;
+}
+
 void dispatch(selector_ptr self) {
   auto& st = self->state;
   const auto now = self->clock().now();
+  // Each worker's pages go in one message, after the loop (each alone while
+  // a trace records, so that a trace's message tells one page's story).
+  const bool one_each = active_trace() != nullptr;
+  std::vector<std::pair<fetch_worker_actor, fetch_jobs>> jobs;
   // A sitemap lease whose document already ended (its first attempt's
   // answer came after the worker was given up on) ends unrequested, which
   // may free its host for what waits behind it: hence the loop.
@@ -170,9 +183,15 @@ void dispatch(selector_ptr self) {
         self->send(w->second, robots_fetch{d.job.host_key, d.job.url});
       else if (d.kind == HostScheduler::Kind::sitemap)
         self->send(w->second, sitemap_request(st.sitemaps, std::move(d.job)));
+      else if (one_each)
+        self->send(w->second, fetch_jobs{{std::move(d.job)}, monotonic_us()});
       else
-        self->send(w->second, fetch_job{std::move(d.job), monotonic_us()});
+        jobs_for(jobs, w->second).jobs.push_back(std::move(d.job));
     }
+  }
+  for (auto& [worker, batch] : jobs) {
+    batch.sent_us = monotonic_us();
+    self->send(worker, std::move(batch));
   }
   bool sitemap_refused = false;
   for (auto& r : st.scheduler.take_refused()) {
@@ -288,7 +307,8 @@ void follow(selector_ptr self, follow_redirect& hop) {
 }
 
 // A lease ended at its worker: the host's politeness clock starts, or the
-// URL goes back to the Frontier unsettled.
+// URL goes back to the Frontier unsettled. The caller dispatches, once for
+// all the leases a worker's round ended.
 void end_lease(selector_ptr self, const fetch_done& done) {
   auto& st = self->state;
   StageTimer timer(st.times);
@@ -307,7 +327,6 @@ void end_lease(selector_ptr self, const fetch_done& done) {
   } else if (auto job = st.scheduler.abandon(done.job.seq, done.job.attempt, now)) {
     return_to_frontier(self, {std::move(*job)});
   }
-  dispatch(self);
 }
 
 // A host's robots.txt came back: judged, recorded, and its URLs released
@@ -414,8 +433,15 @@ host_selector_actor::behavior_type host_selector_behavior(selector_ptr self, Hos
     [self](worker_hello& hello) { return welcome_worker(self, hello); },
     [self](crawl_batch& batch) { take_batch(self, batch); },
     [self](follow_redirect& hop) { follow(self, hop); },
-    [self](fetch_done& done) { end_lease(self, done); },
-    [self](page_processed& p) { self->state.processing.reported(p.seq, p.attempt); },
+    [self](fetches_done& m) {
+      for (const auto& done : m.done)
+        end_lease(self, done);
+      dispatch(self);
+    },
+    [self](pages_processed& p) {
+      for (const auto& lease : p.leases)
+        self->state.processing.reported(lease.seq, lease.attempt);
+    },
     [self](robots_result& r) { take_robots(self, r); },
     [self](sitemap_parsed& p) { take_sitemap(self, p); },
     [self](drain_atom) { drain(self); },

@@ -13,31 +13,60 @@ namespace actorcrawl {
 
 namespace {
 
+// A lane's outcomes go out in batches: what it processed while more pages
+// waited in its mailbox, up to this many. Each message costs the receiver
+// a mailbox hand-off, and from a worker node a message on the link (two
+// socket reads and a deserialization on the coordinator), so a batch
+// divides three messages a page by its size. A batch never waits for
+// pages to come: it leaves as soon as the mailbox is empty, so a page's
+// outcome is never later than the lane's own backlog made it.
+constexpr std::size_t kLaneBatchPages = 64;
+
 // One parser: the processor chain and link selection for the pages it is
-// given. Its results go straight to Storage and the Frontier, page row first,
-// so a page's links never reach the Frontier before the page is recorded.
+// given. Its results go straight to Storage and the Frontier, page rows
+// first, so a page's links never reach the Frontier before the page is
+// recorded; then the HostSelector hears that the pages left the node.
 struct lane_state {
   topology actors;
   ProcessorSettings settings;
   StageTimes times{"parse"};
   bool stop_sent = false;  // a processor gave up, and the Frontier was told
+  // The open batch, one entry a page in each (but `processed`, which also
+  // holds pages that ended in a dead letter).
+  store_pages rows;
+  page_links links;
+  pages_processed processed;
   static inline const char* name = "ProcessorLane";
 };
 
-// The fan-in point: every fetch_result comes here and goes on to one of
-// `lanes` parsers, so parsing uses every core while the topology keeps one
-// ProcessorActor.
-struct processor_state {
-  ProcessorSettings settings;
-  std::size_t lane_count = 1;
-  std::vector<parse_lane_actor> lanes;
-  std::size_t next_lane = 0;
-  std::vector<fetch_result> early;  // arrived before the topology (never, in practice)
-  std::vector<sitemap_parsed> early_sitemaps;
-  static inline const char* name = "ProcessorActor";
-};
+using lane_ptr = traced_actor<lane_state, parse_lane_actor>*;
 
-using processor_ptr = traced_actor<processor_state, processor_actor>*;
+void flush_batch(lane_ptr self) {
+  auto& st = self->state;
+  const auto now = monotonic_us();
+  if (!st.rows.pages.empty()) {
+    st.rows.sent_us = now;
+    self->send(st.actors.storage, std::exchange(st.rows, {}));
+  }
+  if (!st.links.pages.empty()) {
+    st.links.sent_us = now;
+    self->send(st.actors.frontier, std::exchange(st.links, {}));
+  }
+  // Sent after them, so a HostSelector that hears it knows the pages'
+  // outcomes left this node (ProcessingLedger).
+  if (!st.processed.leases.empty())
+    self->send(st.actors.host_selector, std::exchange(st.processed, {}));
+}
+
+// After each message: the batch leaves when full, when nothing else waits
+// in the lane's mailbox, and at once while a trace records, so that each
+// message of the trace still tells one page's story (docs/tracing.md).
+void after_message(lane_ptr self) {
+  if (self->state.processed.leases.empty())
+    return;
+  if (self->state.processed.leases.size() >= kLaneBatchPages || active_trace() != nullptr || self->mailbox().empty())
+    flush_batch(self);
+}
 
 // A sitemap document as its FetchWorker read it: what came over the wire
 // checked (a peer may send anything), its page URLs kept to the crawl's
@@ -54,73 +83,102 @@ sitemap_parsed in_crawl_scope(const PagePipeline& pipeline, sitemap_parsed p) {
   return p;
 }
 
-parse_lane_actor::behavior_type processor_lane(traced_actor<lane_state, parse_lane_actor>* self, ProcessorSettings settings,
-                                               topology actors) {
+// A fetched page: archived, then a redirect hop, a failed redirect (a dead
+// letter) or a page, whose outcome joins the batch.
+void take_page(lane_ptr self, fetch_result& r) {
+  auto& st = self->state;
+  StageTimer timer(st.times, waited_us(r.sent_us));
+  // Every response is archived before anything is decided about it, so
+  // redirect hops and redirects that fail are kept like pages.
+  if (st.settings.pipeline->archives()) {
+    HttpExchange exchange{r.job.target_url(), r.facts.fetched_at_ms, std::move(r.ip_address), std::move(r.request_head),
+                          r.response_head, r.body, r.truncated};  // the head stays for the processors
+    // A revisit of the stored page (never a hop: its URL is another).
+    if (r.job.fetch_url.empty()) {
+      exchange.not_modified = r.facts.not_modified;
+      exchange.previous_digest = r.job.stored_digest;
+    }
+    st.settings.pipeline->archive(exchange);
+  }
+  const RedirectStep step = st.settings.pipeline->redirect_step(r.job, r.status_code, r.facts.location);
+  if (step.kind == RedirectStep::Kind::follow) {
+    self->send(st.actors.host_selector, follow_redirect{step.next});
+    return;
+  }
+  if (step.kind == RedirectStep::Kind::failed) {
+    self->send(st.actors.dead_letter, fetch_failure{r.job, step.reason, step.detail, r.status_code,
+                                                    r.facts.attempts, r.facts.fetch_ms, r.facts.fetched_at_ms});
+    st.processed.leases.push_back(lease_ref{r.job.seq, r.job.attempt});
+    return;
+  }
+  const FetchedPage page{r.job.url, r.final_url.empty() ? r.job.url : r.final_url, r.job.depth, r.status_code,
+                         r.content_type, r.charset, r.body, r.truncated, r.response_head};
+  ProcessedPage done = st.settings.pipeline->process(r.job, page, r.facts);
+  if (!done.truncation_note.empty())
+    log_line(LogLevel::warn, done.truncation_note);
+  if (!st.stop_sent) {
+    // A processor that can process no more pages (a plugin in a crash
+    // loop) ends the crawl: gracefully, with its words as the error.
+    if (std::string why = st.settings.pipeline->failed_for_good(); !why.empty()) {
+      st.stop_sent = true;
+      self->send(st.actors.frontier, stop_crawl{"processor_failed", std::move(why)});
+    }
+  }
+  if (st.settings.log_each_page)
+    log_line(LogLevel::info, "fetched " + r.job.host_key + " (depth=" + std::to_string(r.job.depth) + ", " +
+                               std::to_string(done.to_crawl.size()) + " outbound links)");
+  st.rows.pages.push_back(std::move(done.row));
+  st.processed.leases.push_back(lease_ref{r.job.seq, r.job.attempt});
+  st.links.pages.push_back(page_outlinks{std::move(r.job), std::move(done.to_crawl)});
+}
+
+parse_lane_actor::behavior_type processor_lane(lane_ptr self, ProcessorSettings settings, topology actors) {
   self->state.settings = std::move(settings);
   self->state.actors = std::move(actors);
+  // A lane told to stop (its node leaving) sends what it has processed
+  // first: those pages are recorded, not leased again.
+  self->set_exit_handler([self](caf::exit_msg& m) {
+    flush_batch(self);
+    self->quit(m.reason);
+  });
   return {
-    [self](timings_atom) { return self->state.times; },
+    [self](timings_atom) {
+      after_message(self);
+      return self->state.times;
+    },
     [self](archive_exchange& x) {
       self->state.settings.pipeline->archive(HttpExchange{std::move(x.url), x.fetched_at_ms,
                                                           std::move(x.ip_address), std::move(x.request_head),
                                                           std::move(x.response_head), x.body, x.truncated});
+      after_message(self);
     },
     [self](sitemap_parsed& p) {
       auto& st = self->state;
       StageTimer timer(st.times);
       self->send(st.actors.host_selector, in_crawl_scope(*st.settings.pipeline, std::move(p)));
+      after_message(self);
     },
     [self](fetch_result& r) {
-      auto& st = self->state;
-      StageTimer timer(st.times, waited_us(r.sent_us));
-      // Every response is archived before anything is decided about it, so
-      // redirect hops and redirects that fail are kept like pages.
-      if (st.settings.pipeline->archives()) {
-        HttpExchange exchange{r.job.target_url(), r.facts.fetched_at_ms, std::move(r.ip_address), std::move(r.request_head),
-                              r.response_head, r.body, r.truncated};  // the head stays for the processors
-        // A revisit of the stored page (never a hop: its URL is another).
-        if (r.job.fetch_url.empty()) {
-          exchange.not_modified = r.facts.not_modified;
-          exchange.previous_digest = r.job.stored_digest;
-        }
-        st.settings.pipeline->archive(exchange);
-      }
-      const RedirectStep step = st.settings.pipeline->redirect_step(r.job, r.status_code, r.facts.location);
-      if (step.kind == RedirectStep::Kind::follow) {
-        self->send(st.actors.host_selector, follow_redirect{step.next});
-        return;
-      }
-      if (step.kind == RedirectStep::Kind::failed) {
-        self->send(st.actors.dead_letter, fetch_failure{r.job, step.reason, step.detail, r.status_code,
-                                                        r.facts.attempts, r.facts.fetch_ms, r.facts.fetched_at_ms});
-        self->send(st.actors.host_selector, page_processed{r.job.seq, r.job.attempt});
-        return;
-      }
-      const FetchedPage page{r.job.url, r.final_url.empty() ? r.job.url : r.final_url, r.job.depth, r.status_code,
-                             r.content_type, r.charset, r.body, r.truncated, r.response_head};
-      ProcessedPage done = st.settings.pipeline->process(r.job, page, r.facts);
-      if (!done.truncation_note.empty())
-        log_line(LogLevel::warn, done.truncation_note);
-      if (!st.stop_sent) {
-        // A processor that can process no more pages (a plugin in a crash
-        // loop) ends the crawl: gracefully, with its words as the error.
-        if (std::string why = st.settings.pipeline->failed_for_good(); !why.empty()) {
-          st.stop_sent = true;
-          self->send(st.actors.frontier, stop_crawl{"processor_failed", std::move(why)});
-        }
-      }
-      if (st.settings.log_each_page)
-        log_line(LogLevel::info, "fetched " + r.job.host_key + " (depth=" + std::to_string(r.job.depth) + ", " +
-                                   std::to_string(done.to_crawl.size()) + " outbound links)");
-      const auto now = monotonic_us();
-      self->send(st.actors.storage, store_page{std::move(done.row), now});
-      self->send(st.actors.frontier, page_links{r.job, std::move(done.to_crawl), now});
-      // Sent after them, so a HostSelector that hears it knows the page's
-      // outcome left this node (ProcessingLedger).
-      self->send(st.actors.host_selector, page_processed{r.job.seq, r.job.attempt});
+      take_page(self, r);
+      after_message(self);
     },
   };
 }
+
+// The fan-in point: every fetch_result comes here and goes on to one of
+// `lanes` parsers, so parsing uses every core while the topology keeps one
+// ProcessorActor.
+struct processor_state {
+  ProcessorSettings settings;
+  std::size_t lane_count = 1;
+  std::vector<parse_lane_actor> lanes;
+  std::size_t next_lane = 0;
+  std::vector<fetch_result> early;  // arrived before the topology (never, in practice)
+  std::vector<sitemap_parsed> early_sitemaps;
+  static inline const char* name = "ProcessorActor";
+};
+
+using processor_ptr = traced_actor<processor_state, processor_actor>*;
 
 void hand_to_lane(processor_ptr self, fetch_result&& r) {
   auto& st = self->state;

@@ -121,14 +121,17 @@ void write_delta(storage_ptr self, const frontier_delta& d) {
   after_write(self);
 }
 
-void write_page(storage_ptr self, store_page& m) {
-  StageTimer timer(self->state.times, waited_us(m.sent_us));
-  self->state.store->record_page(m.page);
-  self->state.processor_pages.add(m.page.processors_took, m.page.processors_failed);
-  if (self->state.events) {
-    m.page.links.clear();  // events need the page, not its links
-    m.page.links.shrink_to_fit();
-    self->state.uncommitted_pages.push_back(std::move(m.page));
+void write_pages(storage_ptr self, store_pages& m) {
+  auto& st = self->state;
+  StageTimer timer(st.times, waited_us(m.sent_us));
+  for (auto& page : m.pages) {
+    st.store->record_page(page);
+    st.processor_pages.add(page.processors_took, page.processors_failed);
+    if (st.events) {
+      page.links.clear();  // events need the page, not its links
+      page.links.shrink_to_fit();
+      st.uncommitted_pages.push_back(std::move(page));
+    }
   }
   after_write(self);
 }
@@ -189,7 +192,7 @@ storage_actor::behavior_type storage_behavior(storage_ptr self, std::shared_ptr<
     [self](topology& t) { self->state.frontier = std::move(t.frontier); },
     // Writes: batched, committed by size, by the timer, or before a read.
     [self](frontier_delta& d) { write_delta(self, d); },
-    [self](store_page& m) { write_page(self, m); },
+    [self](store_pages& m) { write_pages(self, m); },
     [self](store_dead_letter& m) { write_dead_letter(self, m); },
     [self, &db](store_robots& m) {
       db.record_robots(m.record);

@@ -3,7 +3,7 @@
 
   nginx-conf  WEB PREFIX [--access-log] [--workers N]   nginx config for a synthweb tree
   wait-ready  WEB [--timeout S]                          every host answers (nginx is up)
-  measure     OUT.json --tool T --time FILE --web WEB [--db F | --wget-log F | --scrapy-stats F]
+  measure     OUT.json --tool T --time FILE --web WEB [--db F | --wget-log F | --scrapy-stats F | --curl-log F]
               [--offsite-log F] [--unquote-paths] [--reachable F]
                                                          one run's numbers (time -v, pages, coverage)
   table       OUT.md RUN.json... [--no-offsite]          the Markdown table of medians
@@ -216,6 +216,21 @@ def fetched_wget(log):
     return ok, {"error_lines": errors, "error_urls": error_urls}
 
 
+def fetched_curl(log):
+    """curl -w '%{http_code} %{url_effective}\\n': one line a transfer."""
+    ok = []
+    statuses = {}
+    with open(log, errors="replace") as f:
+        for line in f:
+            parts = line.split(None, 1)
+            if len(parts) != 2:
+                continue
+            statuses[parts[0]] = statuses.get(parts[0], 0) + 1
+            if parts[0] == "200":
+                ok.append(parts[1].strip())
+    return ok, {"status_counts": statuses}
+
+
 def fetched_scrapy(stats_path):
     st = json.load(open(stats_path))
     ok = []
@@ -257,6 +272,8 @@ def measure(args):
             ok, extra = fetched_wget(args.wget_log)
         elif args.scrapy_stats:
             ok, extra = fetched_scrapy(args.scrapy_stats)
+        elif args.curl_log:
+            ok, extra = fetched_curl(args.curl_log)
     except (OSError, ValueError, sqlite3.Error) as e:
         extra = {"error": "could not count pages: %s" % e}
     got = set(norm(u) for u in ok)
@@ -1106,6 +1123,7 @@ def main():
     p.add_argument("--db")
     p.add_argument("--wget-log")
     p.add_argument("--scrapy-stats")
+    p.add_argument("--curl-log")
     p.add_argument("--offsite-log")
     p.add_argument("--ok-exit", default="0", help="exit statuses that count as a finished run")
     p.add_argument("--unquote-paths", action="store_true",

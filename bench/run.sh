@@ -18,7 +18,11 @@
 # Environment (defaults in brackets):
 #   HOSTS [50] PAGES [200] PAGE_KB [16] LINKS [30]   the web: hosts x pages per host
 #   ROUNDS [3]                      alternating rounds; the table shows medians
-#   TOOLS ["actorcrawl wget scrapy"] a subset to run
+#   TOOLS ["actorcrawl wget scrapy"] a subset to run; `curl` adds the fetch-only
+#                                   ceiling: curl --parallel fetching the web's every URL
+#                                   (urls.txt) with as many transfers as actorcrawl has,
+#                                   bodies thrown away, no parsing, no crawl
+#                                   (TOOLS="actorcrawl curl" for the ratio)
 #   POLITE [1]                      also run the polite-crawl scenario
 #   POLITE_HOSTS [200] POLITE_PAGES [150] POLITE_PAGE_KB [2] POLITE_LINKS [10]
 #   POLITE_DELAY_MS [100] POLITE_MAX_PAGES [20000]
@@ -76,7 +80,7 @@ NGINX_WORKERS=${NGINX_WORKERS:-1}
 KEEP_WORK=${KEEP_WORK:-0}
 TOOLS=${TOOLS//,/ }
 for t in $TOOLS; do
-  case $t in actorcrawl|wget|scrapy) ;; *) die "unknown tool '$t' in TOOLS (actorcrawl wget scrapy)";; esac
+  case $t in actorcrawl|wget|scrapy|curl) ;; *) die "unknown tool '$t' in TOOLS (actorcrawl wget scrapy curl)";; esac
 done
 has_tool() { case " $TOOLS " in *" $1 "*) return 0;; *) return 1;; esac; }
 
@@ -100,7 +104,10 @@ if has_tool scrapy && [ ! -x "$SCRAPY" ]; then
     [ -x "$SCRAPY" ] || { log "Scrapy unavailable: left out"; TOOLS=${TOOLS//scrapy/}; }
   fi
 fi
-has_tool actorcrawl || has_tool wget || has_tool scrapy || die "no tool left to run"
+if has_tool curl && ! command -v curl >/dev/null 2>&1; then
+  log "installing curl"; apt_install curl || { log "curl unavailable: left out"; TOOLS=${TOOLS//curl/}; }
+fi
+has_tool actorcrawl || has_tool wget || has_tool scrapy || has_tool curl || die "no tool left to run"
 
 # ------------------------------------------------------------------ work dir, nginx
 
@@ -188,6 +195,20 @@ run_scrapy() {
       >scrapy.log 2>&1) || true
   "$PY" "$BENCH_DIR/benchtool.py" measure "$1/run.json" --tool scrapy --round "$2" \
     --time "$1/time.txt" --web "$WEB" --scrapy-stats "$1/stats.json" --offsite-log "$OFFSITE_LOG" --ok-exit 0
+}
+
+# The fetch-only ceiling: every URL of the web fetched once with as many
+# transfers at once as actorcrawl runs (workers x transfers), the bodies
+# thrown away. What this machine and nginx can serve; no crawler does less.
+run_curl() {
+  local u
+  while read -r u; do
+    if [ -n "$u" ]; then printf 'url = "%s"\noutput = "/dev/null"\n' "$u"; fi
+  done <"$WEB/urls.txt" >"$1/urls.cfg"
+  (cd "$1" && measured curl --parallel --parallel-max $((AC_WORKERS * AC_TRANSFERS)) -s \
+      -w '%{http_code} %{url_effective}\n' -K urls.cfg >curl.log 2>curl.err) || true
+  "$PY" "$BENCH_DIR/benchtool.py" measure "$1/run.json" --tool curl --round "$2" \
+    --time "$1/time.txt" --web "$WEB" --curl-log "$1/curl.log" --offsite-log "$OFFSITE_LOG" --ok-exit 0
 }
 
 # Each run starts with an empty off-site log, so a request there is its own.

@@ -26,7 +26,7 @@ std::unordered_map<std::string, ActorName> registry;  // by to_string(actor_addr
 
 std::string key_of(const caf::actor_addr& a) { return caf::to_string(a); }
 
-// "actorcrawl::fetch_job" -> "fetch_job",
+// "actorcrawl::fetch_jobs" -> "fetch_jobs",
 // "std::vector<actorcrawl::FrontierEntry>" -> "std::vector<FrontierEntry>".
 std::string short_name(const char* name) {
   std::string s = name;
@@ -62,7 +62,13 @@ void describe(const crawl_seeds& m, TraceRecord& r) {
 }
 void describe(const work_demand& m, TraceRecord& r) { r.fields["slots"] = m.slots; }
 void describe(const crawl_batch& m, TraceRecord& r) { add_jobs(r, m.jobs); }
-void describe(const fetch_job& m, TraceRecord& r) { describe(m.job, r); }
+// One lease while a trace records (the HostSelector sends each alone then).
+void describe(const fetch_jobs& m, TraceRecord& r) {
+  if (m.jobs.size() == 1)
+    describe(m.jobs.front(), r);
+  else
+    add_jobs(r, m.jobs);
+}
 void describe(const fetch_result& m, TraceRecord& r) {
   describe(m.job, r);
   r.fields["status"] = m.status_code;
@@ -74,17 +80,44 @@ void describe(const fetch_done& m, TraceRecord& r) {
   if (m.returned)
     r.fields["returned"] = true;
 }
+// One lease while a trace records (the worker sends each at once then).
+void describe(const fetches_done& m, TraceRecord& r) {
+  if (m.done.size() == 1) {
+    describe(m.done.front(), r);
+    return;
+  }
+  for (const auto& d : m.done)
+    add_url(r, d.job.url);
+  r.fields["leases"] = m.done.size();
+}
 void describe(const fetch_failure& m, TraceRecord& r) {
   describe(m.job, r);
   r.fields["reason"] = m.reason;
 }
 // The page's URL, then the links it offers: a URL's journey starts at the
-// page_links that discovered it.
+// page_links that discovered it. A lane sends one page a message while a
+// trace records; a batch (none, then) lists its pages, then their links.
 void describe(const page_links& m, TraceRecord& r) {
-  describe(m.job, r);
-  for (const auto& link : m.links)
-    add_url(r, link.url);
-  r.fields["links"] = m.links.size();
+  std::size_t links = 0;
+  if (m.pages.size() == 1) {
+    describe(m.pages.front().job, r);
+  } else {
+    for (const auto& p : m.pages)
+      add_url(r, p.job.url);
+    r.fields["pages"] = m.pages.size();
+  }
+  for (const auto& p : m.pages) {
+    for (const auto& link : p.links)
+      add_url(r, link.url);
+    links += p.links.size();
+  }
+  r.fields["links"] = links;
+}
+void describe(const pages_processed& m, TraceRecord& r) {
+  if (m.leases.size() == 1)
+    r.fields["seq"] = m.leases.front().seq;
+  else
+    r.fields["pages"] = m.leases.size();
 }
 void describe(const url_failed& m, TraceRecord& r) {
   describe(m.job, r);
@@ -97,10 +130,17 @@ void describe(const url_refused& m, TraceRecord& r) {
 void describe(const leases_returned& m, TraceRecord& r) { add_jobs(r, m.jobs); }
 void describe(const stop_crawl& m, TraceRecord& r) { r.fields["reason"] = m.reason; }
 void describe(const crawl_finished& m, TraceRecord& r) { r.fields["reason"] = m.reason; }
-void describe(const store_page& m, TraceRecord& r) {
-  add_url(r, m.page.url);
-  r.fields["status"] = m.page.status_code;
-  r.fields["links"] = m.page.links.size();
+void describe(const store_pages& m, TraceRecord& r) {
+  std::size_t links = 0;
+  for (const auto& page : m.pages) {
+    add_url(r, page.url);
+    links += page.links.size();
+  }
+  if (m.pages.size() == 1)
+    r.fields["status"] = m.pages.front().status_code;
+  else
+    r.fields["pages"] = m.pages.size();
+  r.fields["links"] = links;
 }
 void describe(const store_dead_letter& m, TraceRecord& r) {
   add_url(r, m.row.url);

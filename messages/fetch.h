@@ -15,15 +15,16 @@
 
 namespace actorcrawl {
 
-// HostSelector -> FetchWorker.
-struct fetch_job {
-  CrawlJob job;
+// HostSelector -> FetchWorker: leases to fetch, the ones one dispatch gave
+// this worker (one a message while a trace records).
+struct fetch_jobs {
+  std::vector<CrawlJob> jobs;
   std::int64_t sent_us = 0;  // monotonic_us() when sent: mailbox wait
 };
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, fetch_job& x) {
-  return f(caf::meta::type_name("fetch_job"), x.job, x.sent_us);
+typename Inspector::result_type inspect(Inspector& f, fetch_jobs& x) {
+  return f(caf::meta::type_name("fetch_jobs"), x.jobs, x.sent_us);
 }
 
 // The facts of a fetch the page pipeline reads (core/page/page_pipeline.h):
@@ -144,17 +145,39 @@ typename Inspector::result_type inspect(Inspector& f, fetch_done& x) {
            x.to_processor);
 }
 
-// ProcessorLane -> HostSelector: the page of lease (seq, attempt) is
-// recorded (store_page and page_links sent before this, or a dead letter):
-// nothing of it is left on the node that fetched and processed it.
-struct page_processed {
+// FetchWorker -> HostSelector: the leases that ended in one round of the
+// worker's transfers (one while a trace records), each sent after its
+// fetch_result or sitemap_parsed.
+struct fetches_done {
+  std::vector<fetch_done> done;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, fetches_done& x) {
+  return f(caf::meta::type_name("fetches_done"), x.done);
+}
+
+// A lease, by its (seq, attempt).
+struct lease_ref {
   std::uint64_t seq = 0;
   std::uint32_t attempt = 0;
 };
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, page_processed& x) {
-  return f(caf::meta::type_name("page_processed"), x.seq, x.attempt);
+typename Inspector::result_type inspect(Inspector& f, lease_ref& x) {
+  return f(caf::meta::type_name("lease_ref"), x.seq, x.attempt);
+}
+
+// ProcessorLane -> HostSelector: the pages of these leases are recorded
+// (their store_pages and page_links sent before this, or a dead letter):
+// nothing of them is left on the node that fetched and processed them.
+struct pages_processed {
+  std::vector<lease_ref> leases;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, pages_processed& x) {
+  return f(caf::meta::type_name("pages_processed"), x.leases);
 }
 
 // FetchWorker -> DeadLetter: the job failed after all retries.

@@ -54,17 +54,28 @@ typename Inspector::result_type inspect(Inspector& f, crawl_batch& x) {
   return f(caf::meta::type_name("crawl_batch"), x.jobs);
 }
 
-// Processor -> Frontier: the job was fetched; these in-scope links were on
-// the page (empty for non-HTML, nofollow pages and errors pages).
-struct page_links {
+// One fetched page: its lease, and the in-scope links that were on it
+// (empty for non-HTML, nofollow pages and error pages).
+struct page_outlinks {
   CrawlJob job;
   std::vector<DiscoveredLink> links;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, page_outlinks& x) {
+  return f(caf::meta::type_name("page_outlinks"), x.job, x.links);
+}
+
+// ProcessorLane -> Frontier: pages fetched, each with its links: a lane's
+// batch (processor_actor.cc), sent after the batch's store_pages.
+struct page_links {
+  std::vector<page_outlinks> pages;
   std::int64_t sent_us = 0;  // monotonic_us() when sent: mailbox wait
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, page_links& x) {
-  return f(caf::meta::type_name("page_links"), x.job, x.links, x.sent_us);
+  return f(caf::meta::type_name("page_links"), x.pages, x.sent_us);
 }
 
 // DeadLetter -> Frontier: the job failed after every retry. A transient

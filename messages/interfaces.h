@@ -43,7 +43,7 @@ struct node_lanes;
 // behind this typed handle (spawn_fetch_worker): whoever sends to it is
 // checked like any other sender, and its own receive takes exactly these.
 using fetch_worker_actor = caf::typed_actor<
-  caf::reacts_to<fetch_job>,
+  caf::reacts_to<fetch_jobs>,
   caf::reacts_to<robots_fetch>,
   caf::reacts_to<sitemap_fetch>,
   caf::reacts_to<drain_atom>,  // the crawl stops: retries are called off
@@ -76,8 +76,8 @@ using host_selector_actor = caf::typed_actor<
   caf::replies_to<worker_hello>::with<worker_welcome>,
   caf::reacts_to<crawl_batch>,
   caf::reacts_to<follow_redirect>,
-  caf::reacts_to<fetch_done>,
-  caf::reacts_to<page_processed>,
+  caf::reacts_to<fetches_done>,
+  caf::reacts_to<pages_processed>,
   caf::reacts_to<robots_result>,
   caf::reacts_to<sitemap_parsed>,
   caf::reacts_to<drain_atom>,
@@ -106,7 +106,7 @@ using processor_actor = caf::typed_actor<
 using storage_actor = caf::typed_actor<
   caf::reacts_to<topology>,
   caf::reacts_to<frontier_delta>,
-  caf::reacts_to<store_page>,
+  caf::reacts_to<store_pages>,
   caf::reacts_to<store_dead_letter>,
   caf::reacts_to<store_robots>,
   caf::reacts_to<store_sitemap>,

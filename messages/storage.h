@@ -173,15 +173,16 @@ typename Inspector::result_type inspect(Inspector& f, resume_request& x) {
   return f(caf::meta::type_name("resume_request"), x.query);
 }
 
-// Processor / DeadLetter -> Storage.
-struct store_page {
-  PageRow page;
+// ProcessorLane (a batch of pages, processor_actor.cc) / DeadLetter (one) ->
+// Storage: rows written in this order, in the open write batch.
+struct store_pages {
+  std::vector<PageRow> pages;
   std::int64_t sent_us = 0;  // monotonic_us() when sent: mailbox wait
 };
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, store_page& x) {
-  return f(caf::meta::type_name("store_page"), x.page, x.sent_us);
+typename Inspector::result_type inspect(Inspector& f, store_pages& x) {
+  return f(caf::meta::type_name("store_pages"), x.pages, x.sent_us);
 }
 
 template <class Inspector>

@@ -31,7 +31,7 @@ struct TraceRecord {
   std::string from;           // sender actor ("fetch_worker/2"); empty if unknown
   std::string from_node;      // sender's node; empty means the same as `node`
   std::string to;             // receiver actor
-  std::string type;           // message type ("fetch_job", "page_links", ...)
+  std::string type;           // message type ("fetch_jobs", "page_links", ...)
   std::vector<std::string> urls;  // URLs the message carries, possibly none
   nlohmann::json fields;      // an object of key fields; null or {} when none
   std::optional<std::uint64_t> request_id;  // a request that expects a response

@@ -127,10 +127,9 @@ CAF_TEST(page_links_settle_lease_and_queue_links) {
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, root, "a.test")}})));
   // The page links back to itself: a seen URL is not queued again.
   deliver(processor, frontier,
-          page_links{job(1, root, "a.test"),
+          page_links{{page_outlinks{job(1, root, "a.test"),
                      {DiscoveredLink{"http://a.test/x", "a.test"}, DiscoveredLink{root, "a.test"},
-                      DiscoveredLink{"http://b.test/y", "b.test"}},
-                     0});
+                      DiscoveredLink{"http://b.test/y", "b.test"}}}}, 0});
   frontier_delta delta = added({FrontierEntry{2, "http://a.test/x", 1, root}, FrontierEntry{3, "http://b.test/y", 1, root}});
   delta.done = {root};
   expect((frontier_delta), from(frontier).to(storage).with(equals(delta)));
@@ -156,14 +155,14 @@ CAF_TEST(late_or_repeated_reports_are_ignored) {
   start(site_settings(), {root});
   demand(1);
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{leased}})));
-  deliver(processor, frontier, page_links{leased, {DiscoveredLink{"http://a.test/x", "a.test"}}, 0});
+  deliver(processor, frontier, page_links{{page_outlinks{leased, {DiscoveredLink{"http://a.test/x", "a.test"}}}}, 0});
   frontier_delta delta = added({FrontierEntry{2, "http://a.test/x", 1, root}});
   delta.done = {root};
   expect((frontier_delta), from(frontier).to(storage).with(equals(delta)));
   CAF_CHECK_EQUAL(pending(), "");
 
   // The same page again, with a link the first report did not have.
-  deliver(processor, frontier, page_links{leased, {DiscoveredLink{"http://a.test/z", "a.test"}}, 0});
+  deliver(processor, frontier, page_links{{page_outlinks{leased, {DiscoveredLink{"http://a.test/z", "a.test"}}}}, 0});
   CAF_CHECK_EQUAL(pending(), "");
   // A dead letter, a robots refusal and a give-back of the ended lease.
   deliver(dead_letter, frontier, url_failed{leased, "timeout"});
@@ -209,7 +208,7 @@ CAF_TEST(late_report_of_an_earlier_attempt_cannot_settle_the_new_lease) {
   CAF_CHECK_EQUAL(p.failed, 0);
   CAF_CHECK_EQUAL(p.in_flight, 1);
 
-  deliver(processor, frontier, page_links{job(1, a1, "a.test", 0, 2), {DiscoveredLink{a2, "a.test"}}, 0});
+  deliver(processor, frontier, page_links{{page_outlinks{job(1, a1, "a.test", 0, 2), {DiscoveredLink{a2, "a.test"}}}}, 0});
   frontier_delta delta = added({FrontierEntry{2, a2, 1, a1}});
   delta.done = {a1};
   expect((frontier_delta), from(frontier).to(storage).with(equals(delta)));
@@ -279,6 +278,34 @@ CAF_TEST(returned_leases_go_out_again_first) {
   CAF_CHECK_EQUAL(pending(), "");
 }
 
+// A lane's batch settles each of its pages in order, in one delta; a page
+// whose lease has ended already is skipped and the rest are not.
+CAF_TEST(a_batch_settles_each_page_and_skips_an_ended_lease) {
+  start(site_settings(), {a1, a2, b3});
+  demand(3);
+  expect((crawl_batch), from(frontier).to(selector)
+                          .with(equals(crawl_batch{{job(1, a1, "a.test"), job(2, a2, "a.test"), job(3, b3, "b.test")}})));
+  // a2's lease ends first (a dead letter), then a batch still carries it.
+  deliver(dead_letter, frontier, url_failed{job(2, a2, "a.test"), "http_404"});
+  frontier_delta failed;
+  failed.failed = {a2};
+  expect((frontier_delta), from(frontier).to(storage).with(equals(failed)));
+  deliver(processor, frontier,
+          page_links{{page_outlinks{job(1, a1, "a.test"), {DiscoveredLink{"http://a.test/x", "a.test"}}},
+                      page_outlinks{job(2, a2, "a.test"), {DiscoveredLink{"http://a.test/never", "a.test"}}},
+                      page_outlinks{job(3, b3, "b.test"), {DiscoveredLink{"http://b.test/y", "b.test"}}}},
+                     0});
+  frontier_delta delta = added({FrontierEntry{4, "http://a.test/x", 1, a1}, FrontierEntry{5, "http://b.test/y", 1, b3}});
+  delta.done = {a1, b3};
+  expect((frontier_delta), from(frontier).to(storage).with(equals(delta)));
+  auto p = progress();
+  CAF_CHECK_EQUAL(p.fetched, 2);
+  CAF_CHECK_EQUAL(p.failed, 1);
+  CAF_CHECK_EQUAL(p.stale_reports, 1);
+  CAF_CHECK_EQUAL(p.in_flight, 0);
+  CAF_CHECK_EQUAL(p.queued, 2);
+}
+
 // The last lease settled with nothing queued ends the crawl.
 CAF_TEST(finishes_when_queue_is_empty) {
   const std::string root = "http://a.test/";
@@ -287,7 +314,7 @@ CAF_TEST(finishes_when_queue_is_empty) {
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, root, "a.test")}})));
   // Not over while the page is out.
   CAF_CHECK_EQUAL(pending(), "");
-  deliver(processor, frontier, page_links{job(1, root, "a.test"), {}, 0});
+  deliver(processor, frontier, page_links{{page_outlinks{job(1, root, "a.test"), {}}}, 0});
   frontier_delta last;
   last.done = {root};
   expect_finish(last, "queue_empty");
@@ -303,7 +330,7 @@ CAF_TEST(finishes_when_page_budget_is_spent) {
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, a1, "a.test")}})));
   CAF_CHECK_EQUAL(pending(), "");
   // Its link is still recorded: the next run may continue from it.
-  deliver(processor, frontier, page_links{job(1, a1, "a.test"), {DiscoveredLink{b3, "b.test"}}, 0});
+  deliver(processor, frontier, page_links{{page_outlinks{job(1, a1, "a.test"), {DiscoveredLink{b3, "b.test"}}}}, 0});
   frontier_delta last = added({FrontierEntry{3, b3, 1, a1}});
   last.done = {a1};
   expect_finish(last, "max_pages");
@@ -327,7 +354,7 @@ CAF_TEST(max_in_flight_bounds_leases) {
   expect((frontier_delta), from(frontier).to(storage).with(equals(failed)));
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(3, b3, "b.test")}})));
   CAF_CHECK_EQUAL(pending(), "");
-  deliver(processor, frontier, page_links{job(2, a2, "a.test"), {}, 0});
+  deliver(processor, frontier, page_links{{page_outlinks{job(2, a2, "a.test"), {}}}, 0});
   frontier_delta done;
   done.done = {a2};
   expect((frontier_delta), from(frontier).to(storage).with(equals(done)));
@@ -347,7 +374,7 @@ CAF_TEST(unwritten_deltas_hold_back_leases) {
   start(settings, {a1, a2, b3, b4});  // the seeds' rows: one delta unwritten
   demand(1);
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, a1, "a.test")}})));
-  deliver(processor, frontier, page_links{job(1, a1, "a.test"), {}, 0});
+  deliver(processor, frontier, page_links{{page_outlinks{job(1, a1, "a.test"), {}}}, 0});
   frontier_delta done;
   done.done = {a1};
   expect((frontier_delta), from(frontier).to(storage).with(equals(done)));
@@ -377,7 +404,7 @@ CAF_TEST(stop_waits_for_leases_out) {
   CAF_CHECK_EQUAL(pending(), "");
   demand(5);
   CAF_CHECK_EQUAL(pending(), "");
-  deliver(processor, frontier, page_links{job(1, a1, "a.test"), {}, 0});
+  deliver(processor, frontier, page_links{{page_outlinks{job(1, a1, "a.test"), {}}}, 0});
   frontier_delta last;
   last.done = {a1};
   expect_finish(last, "signal");
@@ -392,7 +419,7 @@ CAF_TEST(open_sitemaps_hold_the_end_and_their_urls_are_queued_at_depth_one) {
   CAF_CHECK_EQUAL(pending(), "");
   demand(1);
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, root, "a.test")}})));
-  deliver(processor, frontier, page_links{job(1, root, "a.test"), {}, 0});
+  deliver(processor, frontier, page_links{{page_outlinks{job(1, root, "a.test"), {}}}, 0});
   frontier_delta done_root;
   done_root.done = {root};
   expect((frontier_delta), from(frontier).to(storage).with(equals(done_root)));
@@ -406,7 +433,7 @@ CAF_TEST(open_sitemaps_hold_the_end_and_their_urls_are_queued_at_depth_one) {
   CAF_CHECK_EQUAL(pending(), "");
   demand(1);
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(2, listed, "a.test", 1)}})));
-  deliver(processor, frontier, page_links{job(2, listed, "a.test", 1), {}, 0});
+  deliver(processor, frontier, page_links{{page_outlinks{job(2, listed, "a.test", 1), {}}}, 0});
   frontier_delta done_listed;
   done_listed.done = {listed};
   expect_finish(done_listed, "queue_empty");

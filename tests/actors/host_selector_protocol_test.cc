@@ -34,7 +34,10 @@ HostScheduler::Settings impolite() {
   return s;
 }
 
-fetch_done done(const CrawlJob& j, bool returned = false) { return fetch_done{j, returned, 0, 12}; }
+// A worker's round that ended one lease.
+fetches_done done(const CrawlJob& j, bool returned = false, bool to_processor = false) {
+  return fetches_done{{fetch_done{j, returned, 0, 12, to_processor}}};
+}
 
 struct host_selector_fixture : protocol_fixture {
   caf::actor frontier = spawn_as("frontier", sink_stub);
@@ -129,15 +132,14 @@ CAF_TEST(dispatch_one_request_per_host) {
   start(impolite());
   auto worker = add_worker("worker-1@test-node", 4);
   deliver(frontier, selector, crawl_batch{{a1, a2, b1}});
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(a1)));
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(b1)));
+  expect((fetch_jobs), from(selector).to(worker).with(fetch_of({a1, b1})));
   CAF_CHECK_EQUAL(pending(), "");
   CAF_CHECK(!sched.has_pending_timeout());
   // Another host's completion does not release a.test's next job.
   deliver(worker, selector, done(b1));
   CAF_CHECK_EQUAL(pending(), "");
   deliver(worker, selector, done(a1));
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(a2)));
+  expect((fetch_jobs), from(selector).to(worker).with(fetch_of({a2})));
   CAF_CHECK_EQUAL(pending(), "");
   CAF_CHECK(!sched.has_pending_timeout());
 }
@@ -148,8 +150,7 @@ CAF_TEST(lost_worker_returns_its_leases_once) {
   start(impolite());
   auto worker = add_worker("worker-1@test-node", 2);
   deliver(frontier, selector, crawl_batch{{a1, b1, a2}});
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(a1)));
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(b1)));
+  expect((fetch_jobs), from(selector).to(worker).with(fetch_of({a1, b1})));
   CAF_CHECK_EQUAL(pending(), "");
   caf::anon_send_exit(worker, caf::exit_reason::kill);
   expect((caf::exit_msg), from(_).to(worker));
@@ -166,8 +167,8 @@ CAF_TEST(lost_worker_returns_its_leases_once) {
   CAF_CHECK_EQUAL(pending(), "");
   auto next = hello("worker-2@test-node", 2);
   // The waiting job reaches the new worker before the answer to its hello:
-  // a worker must take fetch_job while it waits for worker_welcome.
-  expect((fetch_job), from(selector).to(next).with(fetch_of(a2)));
+  // a worker must take fetch_jobs while it waits for worker_welcome.
+  expect((fetch_jobs), from(selector).to(next).with(fetch_of({a2})));
   expect_welcome(next);
   CAF_CHECK_EQUAL(pending(), "");
 }
@@ -179,18 +180,13 @@ CAF_TEST(lost_worker_returns_pages_its_processor_had_not_reported) {
   start(impolite());
   auto worker = add_worker("worker-1@node-b", 4);
   deliver(frontier, selector, crawl_batch{{a1, a2, b1}});
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(a1)));
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(b1)));
+  expect((fetch_jobs), from(selector).to(worker).with(fetch_of({a1, b1})));
   // a1: fetched, to the Processor, not yet reported. b1: reported first
   // (the Processor's lane was quicker than the worker's fetch_done).
-  fetch_done a1_done = done(a1);
-  a1_done.to_processor = true;
-  deliver(worker, selector, a1_done);
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(a2)));
-  deliver(processor, selector, page_processed{b1.seq, b1.attempt});
-  fetch_done b1_done = done(b1);
-  b1_done.to_processor = true;
-  deliver(worker, selector, b1_done);
+  deliver(worker, selector, done(a1, false, true));
+  expect((fetch_jobs), from(selector).to(worker).with(fetch_of({a2})));
+  deliver(processor, selector, pages_processed{{lease_ref{b1.seq, b1.attempt}}});
+  deliver(worker, selector, done(b1, false, true));
   CAF_CHECK_EQUAL(pending(), "");
   caf::anon_send_exit(worker, caf::exit_reason::kill);
   expect((caf::exit_msg), from(_).to(worker));
@@ -207,7 +203,7 @@ CAF_TEST(drain_returns_queued_jobs_and_drains_workers) {
   auto worker = add_worker("worker-1@test-node", 1);
   deliver(frontier, selector, crawl_batch{{a1, a2, b1}});
   // One slot: a1 is out, a2 and b1 wait.
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(a1)));
+  expect((fetch_jobs), from(selector).to(worker).with(fetch_of({a1})));
   CAF_CHECK_EQUAL(pending(), "");
   deliver(frontier, selector, drain_atom_v);
   expect((leases_returned), from(selector).to(frontier).with(returned({a2, b1})));
@@ -238,8 +234,7 @@ CAF_TEST(politeness_delay_holds_next_job_for_timer) {
   start(politeness);
   auto worker = add_worker("worker-1@test-node", 2);
   deliver(frontier, selector, crawl_batch{{a1, a2, b1}});
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(a1)));
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(b1)));
+  expect((fetch_jobs), from(selector).to(worker).with(fetch_of({a1, b1})));
   CAF_CHECK_EQUAL(pending(), "");
   // a2 waits for a1 to end, not yet for a clock: no timer.
   CAF_CHECK(!sched.has_pending_timeout());
@@ -257,7 +252,7 @@ CAF_TEST(politeness_delay_holds_next_job_for_timer) {
   // no further timer is needed.
   CAF_REQUIRE(sched.trigger_timeout());
   expect((tick_atom), from(selector).to(selector));
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(a2)));
+  expect((fetch_jobs), from(selector).to(worker).with(fetch_of({a2})));
   CAF_CHECK_EQUAL(pending(), "");
   CAF_CHECK(!sched.has_pending_timeout());
 }
@@ -282,7 +277,7 @@ CAF_TEST(robots_txt_gates_first_request) {
                              return x.record.host_key == "a.test" && x.record.status_code == 200 &&
                                     x.record.outcome == "parsed";
                            })));
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(open)));
+  expect((fetch_jobs), from(selector).to(worker).with(fetch_of({open})));
   expect((url_refused), from(selector).to(frontier).with(equals(url_refused{secret, "robots_txt"})));
   CAF_CHECK_EQUAL(pending(), "");
 }
@@ -307,7 +302,7 @@ CAF_TEST(robots_txt_sitemaps_are_scheduled_like_pages) {
                         "", 7});
   expect((sitemaps_open), from(selector).to(frontier).with(equals(sitemaps_open{2})));
   expect((store_robots), from(selector).to(history));
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(a1)));
+  expect((fetch_jobs), from(selector).to(worker).with(fetch_of({a1})));
   CAF_CHECK_EQUAL(pending(), "");
   // The host's next request is the sitemap: one at a time.
   deliver(worker, selector, done(a1));
@@ -317,7 +312,7 @@ CAF_TEST(robots_txt_sitemaps_are_scheduled_like_pages) {
          })));
   CAF_CHECK_EQUAL(pending(), "");
   // After it, robots.txt refuses the other: an outcome, no request.
-  deliver(worker, selector, fetch_done{first, false, 0, 3});
+  deliver(worker, selector, fetches_done{{fetch_done{first, false, 0, 3}}});
   expect((store_sitemap), from(selector).to(history).with(where<store_sitemap>("refused private/s.xml", [](const store_sitemap& m) {
            return m.rows.size() == 1 && m.rows[0].url == "http://a.test/private/s.xml" && m.rows[0].status == "refused" &&
                   m.rows[0].reason == "robots_txt";
@@ -356,7 +351,7 @@ CAF_TEST(a_sitemap_lost_with_its_worker_goes_out_again) {
           robots_result{"a.test", "http://a.test/robots.txt", 200, "User-agent: *\nSitemap: http://a.test/s.xml\n", "", 7});
   expect((sitemaps_open), from(selector).to(frontier).with(equals(sitemaps_open{1})));
   expect((store_robots), from(selector).to(history));
-  expect((fetch_job), from(selector).to(first).with(fetch_of(a1)));
+  expect((fetch_jobs), from(selector).to(first).with(fetch_of({a1})));
   deliver(first, selector, done(a1));
   const auto lease = CrawlJob{kSitemapSeqBit | 1, "http://a.test/s.xml", "a.test", 0, 1};
   expect((sitemap_fetch), from(selector).to(first).with(where<sitemap_fetch>("sitemap_fetch(s.xml, 1)", [&](const sitemap_fetch& f) {
@@ -401,10 +396,10 @@ CAF_TEST(repeated_hello_adds_no_phantom_worker) {
   expect_welcome(worker);
   CAF_CHECK_EQUAL(pending(), "");
   deliver(frontier, selector, crawl_batch{{a1, b1}});
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(a1)));
+  expect((fetch_jobs), from(selector).to(worker).with(fetch_of({a1})));
   CAF_CHECK_EQUAL(pending(), "");
   deliver(worker, selector, done(a1));
-  expect((fetch_job), from(selector).to(worker).with(fetch_of(b1)));
+  expect((fetch_jobs), from(selector).to(worker).with(fetch_of({b1})));
   CAF_CHECK_EQUAL(pending(), "");
 }
 

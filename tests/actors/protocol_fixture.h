@@ -66,11 +66,12 @@ pattern<T> equals(T expected) {
   return {text, [text](const T& actual) { return caf::deep_to_string(actual) == text; }};
 }
 
-// A fetch_job for `job`, sent at any time (sent_us is the sender's clock).
-inline pattern<fetch_job> fetch_of(const CrawlJob& job) {
-  auto text = caf::deep_to_string(job);
-  return {"fetch_job(" + text + ", _)",
-          [text](const fetch_job& actual) { return caf::deep_to_string(actual.job) == text; }};
+// fetch_jobs of exactly these jobs, in this order, sent at any time
+// (sent_us is the sender's clock).
+inline pattern<fetch_jobs> fetch_of(std::vector<CrawlJob> jobs) {
+  auto text = caf::deep_to_string(jobs);
+  return {"fetch_jobs(" + text + ", _)",
+          [text](const fetch_jobs& actual) { return caf::deep_to_string(actual.jobs) == text; }};
 }
 
 // leases_returned with exactly these jobs, in any order (the HostSelector
@@ -116,7 +117,7 @@ inline topology roster(const caf::actor& frontier, const caf::actor& host_select
 inline caf::behavior sink_stub(caf::event_based_actor*) {
   return {
     [](crawl_batch&) {},    [](work_demand&) {},  [](leases_returned&) {}, [](url_refused&) {},
-    [](crawl_finished&) {}, [](fetch_job&) {},    [](robots_fetch&) {},    [](drain_atom) {},
+    [](crawl_finished&) {}, [](fetch_jobs&) {},   [](robots_fetch&) {},    [](drain_atom) {},
     [](frontier_delta&) {}, [](store_robots&) {},
     [](sitemap_fetch&) {},  [](sitemap_links&) {}, [](sitemaps_open&) {}, [](store_sitemap&) {},
   };
@@ -145,7 +146,7 @@ inline caf::behavior worker_stub(caf::event_based_actor* self, std::string name,
       self->request(selector, caf::infinite, worker_hello{caf::actor_cast<fetch_worker_actor>(self), name, capacity})
         .then([](worker_welcome&) {});
     },
-    [](fetch_job&) {},
+    [](fetch_jobs&) {},
     [](robots_fetch&) {},
     [](sitemap_fetch&) {},
     [](drain_atom) {},

@@ -66,13 +66,13 @@ const std::vector<std::string> kJourney = {
   "parse_lane -> frontier page_links",           // found on the page before it
   "frontier -> storage frontier_delta",          // queued: its frontier row
   "frontier -> host_selector crawl_batch",       // leased
-  "host_selector -> fetch_worker fetch_job",     // its host's turn
+  "host_selector -> fetch_worker fetch_jobs",     // its host's turn
   "fetch_worker -> processor fetch_result",      // fetched
   "processor -> parse_lane fetch_result",        // to a parser
   "parse_lane -> frontier page_links",           // its links
-  "parse_lane -> storage store_page",            // its page row
+  "parse_lane -> storage store_pages",           // its page row
   "frontier -> storage frontier_delta",          // settled: done
-  "fetch_worker -> host_selector fetch_done",    // the host's clock restarts
+  "fetch_worker -> host_selector fetches_done",  // the host's clock restarts
 };
 
 void check_journey(const std::vector<TraceRecord>& records) {
@@ -88,12 +88,12 @@ void check_journey(const std::vector<TraceRecord>& records) {
   // Cause before effect, along the chain.
   std::size_t i = find_step(records, "parse_lane -> frontier page_links", 0);
   i = find_step(records, "frontier -> host_selector crawl_batch", i + 1);
-  i = find_step(records, "host_selector -> fetch_worker fetch_job", i + 1);
+  i = find_step(records, "host_selector -> fetch_worker fetch_jobs", i + 1);
   i = find_step(records, "fetch_worker -> processor fetch_result", i + 1);
   i = find_step(records, "processor -> parse_lane fetch_result", i + 1);
   const std::size_t parsed = i;
   find_step(records, "parse_lane -> frontier page_links", parsed + 1);
-  find_step(records, "parse_lane -> storage store_page", parsed + 1);
+  find_step(records, "parse_lane -> storage store_pages", parsed + 1);
 }
 
 }  // namespace
@@ -127,8 +127,8 @@ TEST_CASE("the trace of the 3-host loop shows each URL's journey through the act
   const auto diagram = run_trace_command(config.trace_path + " --url " + LoopbackWeb::url(b, "/") + " --mermaid");
   INFO(diagram);
   CHECK(testing::is_valid_mermaid_sequence(diagram));
-  CHECK(diagram.find("fetch_job") != std::string::npos);
-  CHECK(diagram.find("store_page") != std::string::npos);
+  CHECK(diagram.find("fetch_jobs") != std::string::npos);
+  CHECK(diagram.find("store_pages") != std::string::npos);
   const auto summary = run_trace_command(config.trace_path + " --summary");
   CHECK(summary.find("frontier") != std::string::npos);
   CHECK(summary.find("page_links") != std::string::npos);
@@ -165,7 +165,7 @@ TEST_CASE("traces of a coordinator and a worker merge into one journey across th
   // actors (the node's parser lanes too: it names them when it joins).
   for (const auto& r : records) {
     INFO(r.from << " -> " << r.to << " " << r.type);
-    if (r.type == "fetch_job") {
+    if (r.type == "fetch_jobs") {
       CHECK(r.node == "w1");
       CHECK(r.from == "host_selector");
       CHECK(r.from_node == "coord");

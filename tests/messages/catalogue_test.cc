@@ -161,7 +161,10 @@ DiscoveredLink sample(tag<DiscoveredLink>, const caf::actor&) { return Discovere
 crawl_seeds sample(tag<crawl_seeds>, const caf::actor&) { return crawl_seeds{{"http://a/", "http://b/"}}; }
 work_demand sample(tag<work_demand>, const caf::actor&) { return work_demand{64}; }
 crawl_batch sample(tag<crawl_batch>, const caf::actor&) { return crawl_batch{{job(), job()}}; }
-page_links sample(tag<page_links>, const caf::actor&) { return page_links{job(), {DiscoveredLink{"http://b/", "b"}}, 9}; }
+page_outlinks sample(tag<page_outlinks>, const caf::actor&) { return page_outlinks{job(), {DiscoveredLink{"http://b/", "b"}}}; }
+page_links sample(tag<page_links>, const caf::actor&) {
+  return page_links{{page_outlinks{job(), {DiscoveredLink{"http://b/", "b"}}}, page_outlinks{job(), {}}}, 9};
+}
 url_failed sample(tag<url_failed>, const caf::actor&) { return url_failed{job(), "dns_failure"}; }
 leases_returned sample(tag<leases_returned>, const caf::actor&) { return leases_returned{{job()}}; }
 stop_crawl sample(tag<stop_crawl>, const caf::actor&) { return stop_crawl{"processor_failed", "plugin 'x' gave up"}; }
@@ -169,7 +172,7 @@ crawl_finished sample(tag<crawl_finished>, const caf::actor&) {
   return crawl_finished{"processor_failed", "plugin 'x' gave up"};
 }
 crawl_progress sample(tag<crawl_progress>, const caf::actor&) { return crawl_progress{1, 2, 3, 4, 5, 6, true, 7, 8}; }
-fetch_job sample(tag<fetch_job>, const caf::actor&) { return fetch_job{job(), 11}; }
+fetch_jobs sample(tag<fetch_jobs>, const caf::actor&) { return fetch_jobs{{job(), job()}, 11}; }
 fetch_result sample(tag<fetch_result>, const caf::actor&) {
   fetch_result r;
   r.job = job();
@@ -195,7 +198,11 @@ fetch_result sample(tag<fetch_result>, const caf::actor&) {
   return r;
 }
 fetch_done sample(tag<fetch_done>, const caf::actor&) { return fetch_done{job(), true, 1500, 37, true}; }
-page_processed sample(tag<page_processed>, const caf::actor&) { return page_processed{42, 3}; }
+fetches_done sample(tag<fetches_done>, const caf::actor&) {
+  return fetches_done{{fetch_done{job(), true, 1500, 37, true}, fetch_done{job(), false, 0, 4, false}}};
+}
+lease_ref sample(tag<lease_ref>, const caf::actor&) { return lease_ref{42, 3}; }
+pages_processed sample(tag<pages_processed>, const caf::actor&) { return pages_processed{{lease_ref{42, 3}, lease_ref{7, 1}}}; }
 fetch_failure sample(tag<fetch_failure>, const caf::actor&) {
   return fetch_failure{job(), "http_503", "Service Unavailable", 503, 4, 12, 13};
 }
@@ -216,7 +223,7 @@ frontier_delta sample(tag<frontier_delta>, const caf::actor& a) {
                         {"http://d/"}, {sample(tag<FrontierRefusal>{}, a)},
                         {FrontierRefusal{FrontierEntry{4, "http://f/", 1, ""}, "dns_failure"}}};
 }
-store_page sample(tag<store_page>, const caf::actor&) { return store_page{page(), 8}; }
+store_pages sample(tag<store_pages>, const caf::actor&) { return store_pages{{page(), page()}, 8}; }
 store_dead_letter sample(tag<store_dead_letter>, const caf::actor&) { return store_dead_letter{dead()}; }
 load_frontier sample(tag<load_frontier>, const caf::actor&) { return load_frontier{10, 500}; }
 due_revisits sample(tag<due_revisits>, const caf::actor&) { return due_revisits{1700000000000, 3600000, 1000}; }

@@ -11,7 +11,7 @@ namespace actorcrawl {
 
 // What the DeadLetterActor sends, through the typed roster.
 void send_results(dead_letter_actor::pointer self, const topology& actors) {
-  self->send(actors.storage, store_page{});
+  self->send(actors.storage, store_pages{});
   self->send(actors.frontier, url_failed{});
 #ifdef WRONG_RECEIVER
   // page_links belongs to the Frontier: the Storage does not accept it.
@@ -22,11 +22,11 @@ void send_results(dead_letter_actor::pointer self, const topology& actors) {
 // What the HostSelector sends a FetchWorker: a blocking actor, behind its
 // typed handle.
 void lease(host_selector_actor::pointer self, const fetch_worker_actor& worker) {
-  self->send(worker, fetch_job{});
+  self->send(worker, fetch_jobs{});
   self->send(worker, drain_atom_v);
 #ifdef WRONG_WORKER_MESSAGE
   // A page's outcome is the Processor's to send, and no worker takes it.
-  self->send(worker, page_processed{});
+  self->send(worker, pages_processed{});
 #endif
 }
 

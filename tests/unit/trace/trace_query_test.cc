@@ -359,7 +359,7 @@ TEST_CASE("render_summary: messages by actor and type, mailbox times, span", "[t
     r.mailbox_us = w;
     waits.push_back(r);
   }
-  waits.push_back(rec(9, kT0 + 1500000, "n1", "processor", "storage", "store_page"));
+  waits.push_back(rec(9, kT0 + 1500000, "n1", "processor", "storage", "store_pages"));
   const std::string single = render_summary(waits);
   INFO(single);
   CHECK(row_words(single, "processor") == std::vector<std::string>{"processor", "3", "3", "0.400", "133.3", "300"});
