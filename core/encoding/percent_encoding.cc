@@ -61,11 +61,15 @@ std::size_t append_canonical_percent(std::string& out, std::string_view s, std::
   return 1;
 }
 
+void append_canonical_percent_encoding(std::string& out, std::string_view in, bool (*raw)(char)) {
+  for (std::size_t i = 0; i < in.size();)
+    i += append_canonical_percent(out, in, i, raw);
+}
+
 std::string canonical_percent_encoding(std::string_view in, bool (*raw)(char)) {
   std::string out;
   out.reserve(in.size());
-  for (std::size_t i = 0; i < in.size();)
-    i += append_canonical_percent(out, in, i, raw);
+  append_canonical_percent_encoding(out, in, raw);
   return out;
 }
 

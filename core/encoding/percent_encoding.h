@@ -51,7 +51,9 @@ std::string percent_decode(std::string_view in);
 // included) is encoded.
 std::size_t append_canonical_percent(std::string& out, std::string_view s, std::size_t i, bool (*raw)(char));
 
-// All of `in` through append_canonical_percent.
+// All of `in` through append_canonical_percent: appended to `out`, or
+// returned.
+void append_canonical_percent_encoding(std::string& out, std::string_view in, bool (*raw)(char));
 std::string canonical_percent_encoding(std::string_view in, bool (*raw)(char));
 
 }  // namespace actorcrawl

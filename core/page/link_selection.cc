@@ -22,6 +22,7 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
       out.canonical = c->str();
   }
   const std::string own_host = page_url.host_key();
+  const UrlBase resolver(base);
   // `all` is reserved for every link it can hold, so it never moves its
   // rows: the map's keys view the URLs kept there, and a link's text is
   // copied once for `all` (and once more for `to_crawl`), not per lookup.
@@ -36,7 +37,7 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
       break;
     }
     const auto& link = analysis.links[i];
-    auto resolved = base.resolve(link.href);
+    auto resolved = resolver.resolve(link.href);
     if (!resolved)
       continue;  // mailto:, malformed, too long: nothing to keep
     Url url = strip_query_params.empty() ? std::move(*resolved) : resolved->without_query_params(strip_query_params);

@@ -78,17 +78,20 @@ std::optional<std::string> canonical_text(const ParsedUrl& u, UrlError* why) {
     fail(why, UrlError::malformed);
     return std::nullopt;
   }
-  std::string text = u.scheme;
+  std::string text;
+  // Room for the usual case, where no byte is percent-encoded anew.
+  text.reserve(u.scheme.size() + 3 + u.host.size() + 6 + u.path.size() + (u.query ? u.query->size() + 1 : 0));
+  text += u.scheme;
   text += "://";
   text += u.host;
   if (u.port) {
     text += ':';
     text += std::to_string(*u.port);
   }
-  text += canonical_percent_encoding(u.path, allowed_in_path);
+  append_canonical_percent_encoding(text, u.path, allowed_in_path);
   if (u.query && !u.query->empty()) {
     text += '?';
-    text += canonical_percent_encoding(*u.query, allowed_in_query);
+    append_canonical_percent_encoding(text, *u.query, allowed_in_query);
   }
   if (text.size() > Url::kMaxLength) {
     fail(why, UrlError::too_long);
@@ -126,19 +129,24 @@ std::optional<Url> Url::parse(std::string_view raw, UrlError* why) {
   return Url(std::move(*text));
 }
 
-std::optional<Url> Url::resolve(std::string_view ref, UrlError* why) const {
-  ParsedUrl base;
-  base.scheme = scheme();
-  base.port = port_ == default_port(base.scheme) ? std::nullopt : std::optional<std::uint16_t>{port_};
-  base.host = host_key();
-  if (base.port) base.host.resize(base.host.size() - 1 - std::to_string(*base.port).size());
-  base.path = path();
-  if (has_query_) base.query = query();
-  const std::optional<ParsedUrl> parsed = parse_url(ref, &base, why);
+std::optional<Url> Url::resolve(std::string_view ref, UrlError* why) const { return UrlBase(*this).resolve(ref, why); }
+
+UrlBase::UrlBase(const Url& base) {
+  parsed_.scheme = base.scheme();
+  const std::uint16_t port = base.port();
+  parsed_.port = port == default_port(parsed_.scheme) ? std::nullopt : std::optional<std::uint16_t>{port};
+  parsed_.host = base.host_key();
+  if (parsed_.port) parsed_.host.resize(parsed_.host.size() - 1 - std::to_string(*parsed_.port).size());
+  parsed_.path = base.path();
+  if (base.has_query()) parsed_.query = base.query();
+}
+
+std::optional<Url> UrlBase::resolve(std::string_view ref, UrlError* why) const {
+  const std::optional<ParsedUrl> parsed = parse_url(ref, &parsed_, why);
   if (!parsed) return std::nullopt;
   std::optional<std::string> text = canonical_text(*parsed, why);
   if (!text) return std::nullopt;
-  return Url(std::move(*text));
+  return Url::from_canonical(std::move(*text));
 }
 
 Url::Url(std::string text) : text_(std::move(text)) {

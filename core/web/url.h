@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/web/url_parser.h"
+
 namespace actorcrawl {
 
 // Why a string is not a crawlable URL. Stored as text in the database, so the
@@ -85,6 +87,20 @@ class Url {
   Span scheme_, host_, host_key_, path_, query_;
   std::uint16_t port_ = 0;
   bool has_query_ = false;
+};
+
+// A URL as the base of many references, split into the parser's record
+// once: a page's links all resolve against the same base, and splitting it
+// again for each link (four strings copied) was a tenth of link selection.
+class UrlBase {
+ public:
+  explicit UrlBase(const Url& base);
+
+  // What base.resolve(ref, why) gives.
+  std::optional<Url> resolve(std::string_view ref, UrlError* why = nullptr) const;
+
+ private:
+  ParsedUrl parsed_;
 };
 
 }  // namespace actorcrawl

@@ -119,6 +119,29 @@ TEST_CASE("resolve: hrefs as found in pages", "[url][resolve]") {
   CHECK(resolved(base, "https://example.com/a%2fb") == "https://example.com/a%2Fb");
 }
 
+// The base's record is made once (its port and query as the parser needs
+// them), and serves every reference after it.
+TEST_CASE("UrlBase: one base, many references", "[url][resolve]") {
+  auto each = [](std::string_view base, const std::vector<std::pair<std::string, std::string>>& cases) {
+    const UrlBase once(url_of(base));
+    for (const auto& [ref, expected] : cases) {
+      INFO(base << " + " << ref);
+      UrlError why = UrlError::none;
+      const auto url = once.resolve(ref, &why);
+      CHECK((url ? url->str() : std::string("<") + to_string(why) + ">") == expected);
+    }
+  };
+  each("https://example.com:8443/p/q?a=1", {{"x", "https://example.com:8443/p/x"},
+                                             {"", "https://example.com:8443/p/q?a=1"},
+                                             {"?b=2", "https://example.com:8443/p/q?b=2"},
+                                             {"#f", "https://example.com:8443/p/q?a=1"},
+                                             {"//other.org:8443/", "https://other.org:8443/"},
+                                             {"../../..", "https://example.com:8443/"},
+                                             {"mailto:a@b", "<unsupported_scheme>"}});
+  each("http://[::1]:8080/x/y", {{"z", "http://[::1]:8080/x/z"}, {"/", "http://[::1]:8080/"}});
+  each("http://127.0.0.1/", {{"a b", "http://127.0.0.1/a%20b"}, {"http://[::1", "<malformed>"}});
+}
+
 TEST_CASE("resolve: whitespace, backslashes and odd characters", "[url][resolve]") {
   const std::string base = "http://example.com/dir/page.html";
   CHECK(resolved(base, "  other.html\n") == "http://example.com/dir/other.html");
