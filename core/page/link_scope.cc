@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 
 #include "core/web/registrable_domain.h"
 
@@ -76,11 +77,6 @@ std::optional<AllowedDomain> parse_allowed_domain(std::string_view entry) {
   return domain;
 }
 
-bool host_within(std::string_view host, std::string_view domain) {
-  if (host == domain) return true;
-  return host.size() > domain.size() && host[host.size() - domain.size() - 1] == '.' &&
-         host.substr(host.size() - domain.size()) == domain;
-}
 
 }  // namespace
 
@@ -97,6 +93,11 @@ const char* to_string(ScopeVerdict v) {
 struct LinkScope::Impl {
   // Empty with `any_domain`: no domain is checked.
   std::vector<AllowedDomain> domains;
+  // The same, by name (views of `domains`, made once it is complete): a
+  // host is within a domain when the domain is the host or follows one of
+  // its dots, so a link looks up the host and each such suffix, whatever
+  // the number of allowed domains.
+  std::unordered_map<std::string_view, std::vector<std::optional<std::uint16_t>>> ports_by_domain;
   bool any_domain = false;
   // scope `host`: the seeds' hosts, matched exactly.
   std::vector<std::string> seed_hosts;
@@ -109,10 +110,15 @@ struct LinkScope::Impl {
         std::find(seed_hosts.begin(), seed_hosts.end(), host) == seed_hosts.end())
       return false;
     if (any_domain) return true;
-    for (const AllowedDomain& d : domains) {
-      if (host_within(host, d.host) && (!d.port || *d.port == url.port())) return true;
+    for (std::string_view rest = host;;) {
+      if (const auto found = ports_by_domain.find(rest); found != ports_by_domain.end()) {
+        for (const auto& port : found->second)
+          if (!port || *port == url.port()) return true;
+      }
+      const std::size_t dot = rest.find('.');
+      if (dot == std::string_view::npos) return false;
+      rest.remove_prefix(dot + 1);
     }
-    return false;
   }
 
   bool excluded(const Url& url) const {
@@ -163,6 +169,8 @@ std::unique_ptr<LinkScope> LinkScope::make(CrawlScope mode, const std::vector<st
       impl.any_domain = true;
     }
   }
+  for (const AllowedDomain& d : impl.domains)
+    impl.ports_by_domain[d.host].push_back(d.port);
 
   RE2::Options options;
   // A bad pattern is reported to the caller; RE2 would also print it.

@@ -137,6 +137,27 @@ TEST_CASE("allowed_domains: an entry with a port admits only that port", "[link_
   CHECK(verdict(*scope, "http://example.com/") == "out_of_domain");
 }
 
+// Looked up by name, not tried one by one: thousands of entries, the same
+// name on two ports, and a name under another entry all answer as a scan did.
+TEST_CASE("allowed_domains: many entries, one name on several ports", "[link_scope]") {
+  std::vector<std::string> allowed;
+  for (int i = 0; i < 5000; ++i)
+    allowed.push_back("site" + std::to_string(i) + ".example");
+  allowed.push_back("shop.test:8080");
+  allowed.push_back("shop.test:8443");
+  allowed.push_back("b.shop.test");
+  const auto scope = scope_of(allowed, {}, {});
+  CHECK(verdict(*scope, "http://site4999.example/") == "in_scope");
+  CHECK(verdict(*scope, "http://www.site0.example/") == "in_scope");
+  CHECK(verdict(*scope, "http://site5000.example/") == "out_of_domain");
+  CHECK(verdict(*scope, "http://example/") == "out_of_domain");
+  CHECK(verdict(*scope, "http://shop.test:8080/") == "in_scope");
+  CHECK(verdict(*scope, "http://a.shop.test:8443/") == "in_scope");
+  CHECK(verdict(*scope, "http://a.shop.test/") == "out_of_domain");
+  CHECK(verdict(*scope, "http://a.b.shop.test/") == "in_scope");
+  CHECK(verdict(*scope, "http://ab.shop.test/") == "out_of_domain");
+}
+
 TEST_CASE("allowed_domains: IPv6 entries", "[link_scope]") {
   const auto bracketed = scope_of({"[::1]:8080"}, {}, {});
   CHECK(verdict(*bracketed, "http://[::1]:8080/") == "in_scope");
