@@ -57,12 +57,14 @@ class fetch_worker : public caf::blocking_actor {
     while (running_) {
       drain_mailbox();
       send_done();  // leases a drain called off
+      answer_if_left();
       if (!running_)
         break;
       // A round's fetch_dones leave together, after its results.
       for (auto& outcome : engine_.perform(std::chrono::milliseconds{1000}))
         settle(std::move(outcome));
       send_done();
+      answer_if_left();
     }
   }
 
@@ -123,13 +125,28 @@ class fetch_worker : public caf::blocking_actor {
     while (more && running_) {
       receive(
         [&](fetch_jobs& m) {
+          if (leaving_)
+            return;  // never requested: the HostSelector returns a gone worker's leases
           const auto waited = waited_us(m.sent_us);
           for (auto& job : m.jobs)
             start(std::move(job), waited);
         },
+        [&](flush_atom) {
+          leaving_ = true;
+          leave_answer_ = make_response_promise();
+          call_off_retries();
+        },
         [&](timings_atom) { return times_; },
-        [&](robots_fetch& r) { start_robots(std::move(r)); },
-        [&](sitemap_fetch& s) { start_sitemap(std::move(s)); },
+        // Leaving, nothing new starts: a robots.txt or a sitemap this worker
+        // never fetched goes to another when it goes, like its leases.
+        [&](robots_fetch& r) {
+          if (!leaving_)
+            start_robots(std::move(r));
+        },
+        [&](sitemap_fetch& s) {
+          if (!leaving_)
+            start_sitemap(std::move(s));
+        },
         [&](drain_atom) { call_off_retries(); },
         [&](caf::down_msg&) { running_ = false; },
         [&](caf::exit_msg& m) {
@@ -354,6 +371,12 @@ class fetch_worker : public caf::blocking_actor {
       send_done();
   }
 
+  // Leaving, and nothing under way: the results went before this answer.
+  void answer_if_left() {
+    if (leaving_ && inflight_.empty() && robots_.empty() && sitemaps_.empty() && leave_answer_.pending())
+      leave_answer_.deliver(ok_atom_v);
+  }
+
   void send_done() {
     if (!done_.done.empty())
       send(actors_.host_selector, std::exchange(done_, {}));
@@ -385,6 +408,10 @@ class fetch_worker : public caf::blocking_actor {
   static constexpr std::int64_t kSitemapMinTimeoutMs = 60'000;
   StageTimes times_{"fetch"};
   fetches_done done_;  // this round's ended leases, not yet sent
+  // Its node is leaving (flush_atom): nothing new starts, and the answer
+  // goes once nothing is under way.
+  bool leaving_ = false;
+  caf::response_promise leave_answer_;
   std::uint64_t next_robots_ = 1;
   bool running_ = true;
 };

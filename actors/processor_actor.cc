@@ -146,6 +146,10 @@ parse_lane_actor::behavior_type processor_lane(lane_ptr self, ProcessorSettings 
       after_message(self);
       return self->state.times;
     },
+    [self](flush_atom) {
+      flush_batch(self);
+      return ok_atom_v;
+    },
     [self](archive_exchange& x) {
       self->state.settings.pipeline->archive(HttpExchange{std::move(x.url), x.fetched_at_ms,
                                                           std::move(x.ip_address), std::move(x.request_head),
@@ -222,6 +226,24 @@ processor_actor::behavior_type processor_behavior(processor_ptr self, ProcessorS
         self->send(st.lanes[st.next_lane++ % st.lanes.size()], std::move(x));
     },
     [self](lanes_atom) { return self->state.lanes; },
+    // Handed on behind the pages already handed to each lane, so the
+    // answer comes once every lane has processed and sent them.
+    [self](flush_atom) -> caf::result<ok_atom> {
+      auto& lanes = self->state.lanes;
+      if (lanes.empty())
+        return ok_atom_v;
+      auto rp = self->make_response_promise<ok_atom>();
+      auto remaining = std::make_shared<std::size_t>(lanes.size());
+      for (const auto& lane : lanes) {
+        auto settle = [rp, remaining]() mutable {
+          if (--*remaining == 0)
+            rp.deliver(ok_atom_v);
+        };
+        self->request(lane, caf::infinite, flush_atom_v)
+          .then([settle](ok_atom) mutable { settle(); }, [settle](caf::error&) mutable { settle(); });
+      }
+      return rp;
+    },
     // The lanes' times, summed.
     [self](timings_atom) -> caf::result<StageTimes> {
       auto& lanes = self->state.lanes;

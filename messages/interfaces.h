@@ -47,6 +47,10 @@ using fetch_worker_actor = caf::typed_actor<
   caf::reacts_to<robots_fetch>,
   caf::reacts_to<sitemap_fetch>,
   caf::reacts_to<drain_atom>,  // the crawl stops: retries are called off
+  // Its node leaves: retries called off, no new transfer started (the
+  // leases it is sent go back with its others when it goes), answered once
+  // the transfers under way have ended and their results are sent.
+  caf::replies_to<flush_atom>::with<ok_atom>,
   caf::replies_to<timings_atom>::with<StageTimes>>;
 
 // Whoever started the crawl (a crawl run, a test): hears when it is over.
@@ -90,6 +94,8 @@ using parse_lane_actor = caf::typed_actor<
   caf::reacts_to<fetch_result>,
   caf::reacts_to<archive_exchange>,
   caf::reacts_to<sitemap_parsed>,
+  // Everything sent before it is processed and its outcome sent on.
+  caf::replies_to<flush_atom>::with<ok_atom>,
   caf::replies_to<timings_atom>::with<StageTimes>>;
 
 // ProcessorActor: the fan-in point in front of the parser lanes.
@@ -99,6 +105,9 @@ using processor_actor = caf::typed_actor<
   caf::reacts_to<archive_exchange>,
   caf::reacts_to<sitemap_parsed>,
   caf::replies_to<lanes_atom>::with<std::vector<parse_lane_actor>>,  // its lanes, once wired
+  // Every page sent before it processed by its lane and its outcome sent
+  // on (a worker node stopping hands in what it fetched).
+  caf::replies_to<flush_atom>::with<ok_atom>,
   caf::replies_to<timings_atom>::with<StageTimes>>;
 
 // StorageActor: writes (one-way, batched) and reads (answered after the

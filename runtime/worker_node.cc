@@ -27,6 +27,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using Outcome = WorkerNodeResult::Outcome;
 
+// How long a node told to stop waits for its lanes to process and send
+// the pages it fetched; past it, what is left is the coordinator's to give
+// to another node.
+constexpr std::chrono::seconds kHandInTimeout{10};
+
 // The context string of an error raised with make_error(code, text).
 std::string error_text(const caf::error& err) {
   if (err.context().match_elements<std::string>())
@@ -176,9 +181,30 @@ struct Session {
                                  std::to_string(config.transfers_per_worker) + " transfers and " +
                                  std::to_string(parse_lanes(config)) + " parse lanes");
     // The pages still in the Processor's lanes need the coordinator: once
-    // it is gone (or the node stops) nothing of theirs can arrive, and the
-    // coordinator has taken them back with the node's leases.
-    auto stop_workers = [&] {
+    // it is gone nothing of theirs can arrive, and it has taken them back
+    // with the node's leases. A node told to stop while the coordinator is
+    // there first hands in what it fetched (`hand_in`), so that no page it
+    // requested is requested again elsewhere: its workers start nothing
+    // new and finish the transfers under way; then its lanes process what
+    // they hold and send it; then a request to the HostSelector, answered
+    // only after all of that has arrived (one connection, in order), says
+    // it reached the coordinator. Only then do the workers go, and with
+    // them the leases they never started, which the coordinator gives to
+    // another node (a worker that went first would take its pages in the
+    // lanes with it: ProcessingLedger). The hand-in is bounded
+    // (kHandInTimeout): what is still under way then goes the same way.
+    auto stop_workers = [&](bool hand_in) {
+      if (hand_in) {
+        // Asked all at once, so they finish their transfers side by side.
+        using Answer = decltype(self->request(handles.front(), kHandInTimeout, flush_atom_v));
+        std::vector<Answer> answers;
+        for (const auto& w : handles)
+          answers.push_back(self->request(w, kHandInTimeout, flush_atom_v));
+        for (auto& answer : answers)
+          answer.receive([](ok_atom) {}, [](caf::error&) {});
+        self->request(local.processor, kHandInTimeout, flush_atom_v).receive([](ok_atom) {}, [](caf::error&) {});
+        self->request(selector, kHandInTimeout, timings_atom_v).receive([](StageTimes&) {}, [](caf::error&) {});
+      }
       local.pipeline->interrupt();
       for (const auto& w : handles)
         self->send_exit(w, caf::exit_reason::user_shutdown);
@@ -203,12 +229,12 @@ struct Session {
         },
         caf::after(std::chrono::milliseconds{100}) >> [] {});
       if (processor_down) {
-        stop_workers();
+        stop_workers(false);
         return WorkerNodeResult{Outcome::failed, "this node's Processor stopped (see the errors above)"};
       }
       if (stop_requested()) {
-        stop_workers();
-        return WorkerNodeResult{Outcome::stopped, "stopped; the coordinator gives this worker's URLs to others"};
+        stop_workers(!selector_down);
+        return WorkerNodeResult{Outcome::stopped, "stopped; what it fetched is handed in, the coordinator gives the rest to others"};
       }
       if (workers.empty() && !selector_down) {
         // Workers end when they see the HostSelector go, which this node
@@ -223,7 +249,7 @@ struct Session {
           return WorkerNodeResult{Outcome::failed, "every fetch worker stopped (see the errors above)"};
       }
       if (selector_down) {
-        stop_workers();
+        stop_workers(false);
         const auto& reason = *selector_down;
         if (reason == caf::exit_reason::user_shutdown || reason == caf::exit_reason::normal)
           return WorkerNodeResult{Outcome::crawl_finished, "the coordinator ended the crawl"};

@@ -684,6 +684,53 @@ TEST_CASE("a worker node killed with SIGKILL mid-crawl loses no page and no item
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM processor_failures") == 0);
 }
 
+// A plugin that takes its time, so that pages wait in the node's parse
+// lane when the node is told to stop.
+std::string slow_plugin(const ScratchDir& dir) {
+  const std::string script = dir.path("slow.py");
+  std::ofstream(script) << "import time\n"
+                           "import actorcrawl_plugin\n"
+                           "def process(page):\n"
+                           "    time.sleep(0.05)\n"
+                           "    return {'items': [{'bytes': len(page.body)}]}\n"
+                           "actorcrawl_plugin.run(process)\n";
+  return R"({"name": "slow", "exec": ["python3", ")" + script + R"("]})";
+}
+
+TEST_CASE("a worker node stopped mid-crawl hands in the pages it fetched: none is requested twice",
+          "[integration][cluster]") {
+  ScratchDir dir;
+  ClusterWeb web(0);
+  auto config = cluster_config(dir, web, "cluster.db");
+  ChildProcess coordinator(ACTORCRAWL_BINARY,
+                           coordinator_args(config, {"--processors", "html_links", "--processors", slow_plugin(dir)}),
+                           dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, {"--transfers-per-worker", "8"}, "w1"), dir.path("w1.log"));
+  REQUIRE(coordinator.wait_for_output("fetch worker worker-1@w1 joined", 30s));
+  const auto until = std::chrono::steady_clock::now() + 30s;
+  while (requests_so_far(web.web) < ClusterWeb::pages() / 3 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(2ms);
+  REQUIRE(coordinator.running());
+  // Pages fetched, waiting for the slow plugin in the node's lane.
+  w1.signal(SIGINT);
+  const auto stopped = w1.wait(30s);
+  INFO(w1.output());
+  REQUIRE(stopped.has_value());
+  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, {}, "w2"), dir.path("w2.log"));
+  const auto code = coordinator.wait(90s);
+  INFO(coordinator.output());
+  REQUIRE(code == std::optional<int>{0});
+  CHECK(w2.wait(10s) == std::optional<int>{0});
+  check_complete(config.db_path);
+  std::set<std::string> targets;
+  for (const auto& r : web.web.requests())
+    if (r.target != "/robots.txt")
+      CHECK(targets.insert(r.host_key + r.target).second);
+  CHECK(page_requests(web.web) == static_cast<std::size_t>(ClusterWeb::pages()));
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM items WHERE kind = 'slow'") == ClusterWeb::pages());
+}
+
 TEST_CASE("a worker node that cannot start the crawl's plugin is refused at join with exit 3 naming it",
           "[integration][cluster]") {
   ScratchDir dir;
