@@ -27,9 +27,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using Outcome = WorkerNodeResult::Outcome;
 
-// How long a node told to stop waits for its lanes to process and send
-// the pages it fetched; past it, what is left is the coordinator's to give
-// to another node.
+// How long a node told to stop waits, in all, for its transfers to end and
+// its lanes to process and send the pages it fetched; past it, what is
+// left is the coordinator's to give to another node.
 constexpr std::chrono::seconds kHandInTimeout{10};
 
 // The context string of an error raised with make_error(code, text).
@@ -195,15 +195,20 @@ struct Session {
     // (kHandInTimeout): what is still under way then goes the same way.
     auto stop_workers = [&](bool hand_in) {
       if (hand_in) {
+        const auto deadline = Clock::now() + kHandInTimeout;
+        const auto left = [&] {
+          return std::max(std::chrono::milliseconds{1},
+                          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+        };
         // Asked all at once, so they finish their transfers side by side.
-        using Answer = decltype(self->request(handles.front(), kHandInTimeout, flush_atom_v));
+        using Answer = decltype(self->request(handles.front(), left(), flush_atom_v));
         std::vector<Answer> answers;
         for (const auto& w : handles)
-          answers.push_back(self->request(w, kHandInTimeout, flush_atom_v));
+          answers.push_back(self->request(w, left(), flush_atom_v));
         for (auto& answer : answers)
           answer.receive([](ok_atom) {}, [](caf::error&) {});
-        self->request(local.processor, kHandInTimeout, flush_atom_v).receive([](ok_atom) {}, [](caf::error&) {});
-        self->request(selector, kHandInTimeout, timings_atom_v).receive([](StageTimes&) {}, [](caf::error&) {});
+        self->request(local.processor, left(), flush_atom_v).receive([](ok_atom) {}, [](caf::error&) {});
+        self->request(selector, left(), timings_atom_v).receive([](StageTimes&) {}, [](caf::error&) {});
       }
       local.pipeline->interrupt();
       for (const auto& w : handles)
