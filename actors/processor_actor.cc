@@ -184,6 +184,25 @@ struct processor_state {
 
 using processor_ptr = traced_actor<processor_state, processor_actor>*;
 
+// Asks every lane `question`; `each` takes each answer, and `all` runs once
+// every lane has answered or failed to (within `timeout`).
+template <class Answer, class Question, class Timeout, class Each, class All>
+void ask_every_lane(processor_ptr self, Question question, Timeout timeout, Each each, All all) {
+  auto remaining = std::make_shared<std::size_t>(self->state.lanes.size());
+  auto settle = [remaining, all]() mutable {
+    if (--*remaining == 0)
+      all();
+  };
+  for (const auto& lane : self->state.lanes)
+    self->request(lane, timeout, question)
+      .then(
+        [each, settle](Answer& answer) mutable {
+          each(answer);
+          settle();
+        },
+        [settle](caf::error&) mutable { settle(); });
+}
+
 void hand_to_lane(processor_ptr self, fetch_result&& r) {
   auto& st = self->state;
   if (st.lanes.empty()) {
@@ -229,41 +248,22 @@ processor_actor::behavior_type processor_behavior(processor_ptr self, ProcessorS
     // Handed on behind the pages already handed to each lane, so the
     // answer comes once every lane has processed and sent them.
     [self](flush_atom) -> caf::result<ok_atom> {
-      auto& lanes = self->state.lanes;
-      if (lanes.empty())
+      if (self->state.lanes.empty())
         return ok_atom_v;
       auto rp = self->make_response_promise<ok_atom>();
-      auto remaining = std::make_shared<std::size_t>(lanes.size());
-      for (const auto& lane : lanes) {
-        auto settle = [rp, remaining]() mutable {
-          if (--*remaining == 0)
-            rp.deliver(ok_atom_v);
-        };
-        self->request(lane, caf::infinite, flush_atom_v)
-          .then([settle](ok_atom) mutable { settle(); }, [settle](caf::error&) mutable { settle(); });
-      }
+      ask_every_lane<ok_atom>(self, flush_atom_v, caf::infinite, [](ok_atom) {},
+                              [rp]() mutable { rp.deliver(ok_atom_v); });
       return rp;
     },
     // The lanes' times, summed.
     [self](timings_atom) -> caf::result<StageTimes> {
-      auto& lanes = self->state.lanes;
-      if (lanes.empty())
+      if (self->state.lanes.empty())
         return StageTimes{"parse"};
       auto rp = self->make_response_promise<StageTimes>();
       auto total = std::make_shared<StageTimes>(StageTimes{"parse"});
-      auto remaining = std::make_shared<std::size_t>(lanes.size());
-      for (const auto& lane : lanes) {
-        auto settle = [rp, total, remaining]() mutable {
-          if (--*remaining == 0)
-            rp.deliver(*total);
-        };
-        self->request(lane, std::chrono::seconds{2}, timings_atom_v)
-          .then([total, settle](StageTimes& s) mutable {
-                  total->merge(s);
-                  settle();
-                },
-                [settle](caf::error&) mutable { settle(); });
-      }
+      ask_every_lane<StageTimes>(self, timings_atom_v, std::chrono::seconds{2},
+                                 [total](StageTimes& s) { total->merge(s); },
+                                 [rp, total]() mutable { rp.deliver(*total); });
       return rp;
     },
   };

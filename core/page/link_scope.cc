@@ -77,7 +77,6 @@ std::optional<AllowedDomain> parse_allowed_domain(std::string_view entry) {
   return domain;
 }
 
-
 }  // namespace
 
 const char* to_string(ScopeVerdict v) {
