@@ -1,20 +1,20 @@
 // A std::ostream's bytes sent as the chunks of a streamed response
-// (httplib's DataSink): what lets code that writes to a stream (an export)
+// (a ChunkSink, service/http_response.h): what lets code that writes to a stream (an export)
 // answer a request without building the body in memory. Bytes go out in
 // pieces of 64 KiB; once the client is gone every write fails, so the
 // writer stops.
 #pragma once
 
-#include <httplib.h>
-
 #include <array>
 #include <streambuf>
+
+#include "service/http_response.h"
 
 namespace actorcrawl {
 
 class ChunkStreamBuf final : public std::streambuf {
  public:
-  explicit ChunkStreamBuf(httplib::DataSink& sink) : sink_(sink) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+  explicit ChunkStreamBuf(ChunkSink& sink) : sink_(sink) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
 
  protected:
   int_type overflow(int_type c) override {
@@ -39,7 +39,7 @@ class ChunkStreamBuf final : public std::streambuf {
     return !failed_;
   }
 
-  httplib::DataSink& sink_;
+  ChunkSink& sink_;
   std::array<char, 64 * 1024> buffer_{};
   bool failed_ = false;
 };

@@ -2,11 +2,9 @@
 
 #include "core/web/json_guard.h"
 
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <algorithm>
@@ -30,6 +28,8 @@
 #include "service/chunk_stream.h"
 #include "service/crawl_service.h"
 #include "service/dashboard.h"
+#include "service/http_request.h"
+#include "service/http_response.h"
 #include "service/http_server.h"
 #include "service/job_request.h"
 #include "service/request_policy.h"
@@ -64,17 +64,16 @@ constexpr std::int64_t kMaxExports = 4;
 // Strings from crawled pages may hold invalid UTF-8; JSON must not.
 std::string dump(const json& j) { return json_text(j); }
 
-void send_json(httplib::Response& res, int status, const json& body) {
+void send_json(HttpResponse& res, int status, const json& body) {
   res.status = status;
   res.set_content(dump(body), "application/json");
 }
 
 // A 200 answer whose JSON text is written already (moved, not copied: it
 // may be a MiB).
-void send_json_text(httplib::Response& res, std::string text) {
+void send_json_text(HttpResponse& res, std::string text) {
   res.status = 200;
-  res.body = std::move(text);
-  res.set_header("Content-Type", "application/json");
+  res.set_content(std::move(text), "application/json");
 }
 
 // `object` as JSON text, followed by members whose values are JSON text
@@ -111,7 +110,7 @@ std::string with_raw_members(const json& object,
 std::string items_link(const std::string& job_id, const ItemsWindow& w) {
   const std::string link = "/crawl/" + job_id + "/items?offset=" + std::to_string(w.offset) +
                            "&limit=" + std::to_string(w.limit);
-  return w.kind ? httplib::append_query_params(link, {{"kind", *w.kind}}) : link;
+  return w.kind ? link + "&kind=" + query_quoted(*w.kind) : link;
 }
 
 // A job's processor failures as {"processor": {"reason": count}}.
@@ -139,12 +138,14 @@ constexpr const char* kUndescribedError =
   R"({"error":{"code":"internal_error","message":"the error could not be described"}})";
 
 // Never throws: it is what every error path ends in.
-void send_error(httplib::Response& res, const ApiError& e) noexcept {
+void send_error(HttpResponse& res, const ApiError& e) noexcept {
   res.status = e.status();
+  res.streamer = nullptr;
   try {
     res.set_content(e.json(), "application/json");
   } catch (...) {
-    res.set_content(kUndescribedError, std::strlen(kUndescribedError), "application/json");
+    res.body = kUndescribedError;
+    res.content_type = "application/json";
   }
 }
 
@@ -202,11 +203,28 @@ bool same_token(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
-std::optional<std::string> query_param(const httplib::Request& req, const char* name) {
-  if (!req.has_param(name))
-    return std::nullopt;
-  return req.get_param_value(name);
-}
+std::optional<std::string> query_param(const HttpRequest& req, const char* name) { return req.param(name); }
+
+// One of a capped number of streamed answers (event streams, exports),
+// each holding a server thread while it lasts: taken when the route admits
+// the stream, given back when the last copy of its streamer goes (the
+// stream ended, or was never written: a HEAD request).
+class StreamSlot {
+ public:
+  // A slot, if fewer than `max` of `count`'s are taken.
+  static std::optional<StreamSlot> take(std::atomic<std::int64_t>& count, std::int64_t max) {
+    if (count.fetch_add(1) >= max) {
+      count.fetch_sub(1);
+      return std::nullopt;
+    }
+    return StreamSlot(count);
+  }
+
+ private:
+  explicit StreamSlot(std::atomic<std::int64_t>& count)
+      : held_(&count, [](std::atomic<std::int64_t>* c) { c->fetch_sub(1); }) {}
+  std::shared_ptr<std::atomic<std::int64_t>> held_;
+};
 
 // What the server allows itself: the service's limits as HttpServer's.
 HttpServerLimits server_limits(const CrawlConfig& config) {
@@ -236,7 +254,8 @@ struct HttpApi::Impl {
   AllowedOrigins allowed_origins;
 
   Impl(CrawlService& s, const CrawlConfig& c, DemoWebInfo d)
-      : service(s), config(c), demo(std::move(d)), http(server_limits(c)),
+      : service(s), config(c), demo(std::move(d)),
+        http(server_limits(c), [this](const HttpRequest& req, HttpResponse& res) { answer(req, res); }),
         allowed_origins(c.service_allowed_origins) {}
 
   JobRow known_job(const std::string& id) {
@@ -250,7 +269,7 @@ struct HttpApi::Impl {
 
   // Every request but /healthz (which says nothing and changes nothing)
   // passes these, in this order, before a route or a body parser sees it.
-  void screen(const httplib::Request& req, httplib::Response& res) const {
+  void screen(const HttpRequest& req, HttpResponse& res) const {
     if (route_of(req.path) == Route::health)
       return;
     check_host(req);
@@ -262,11 +281,11 @@ struct HttpApi::Impl {
   // DNS rebinding: a page of evil.example whose name now points here still
   // sends Host: evil.example. Requests without a Host (HTTP/1.0 tools) go on;
   // every browser sends one.
-  void check_host(const httplib::Request& req) const {
-    const auto hosts = req.get_header_value_count("Host");
+  void check_host(const HttpRequest& req) const {
+    const auto hosts = req.header_count("Host");
     if (hosts == 0)
       return;
-    const auto host = req.get_header_value("Host");
+    const auto host = req.header("Host");
     if (hosts > 1 || !allowed_hosts || !allowed_hosts->allows(host))
       throw ApiError(421, "host_not_allowed",
                      "this service does not answer to Host '" + clip_for_message(host, 100) +
@@ -275,26 +294,26 @@ struct HttpApi::Impl {
 
   // Cross-site requests: a page on another site that posts here sends its
   // own Origin. curl and scripts send none, and go on.
-  void check_origin(const httplib::Request& req) const {
-    const auto origins = req.get_header_value_count("Origin");
+  void check_origin(const HttpRequest& req) const {
+    const auto origins = req.header_count("Origin");
     if (origins == 0)
       return;
-    const auto origin = req.get_header_value("Origin");
-    if (origins > 1 || !allowed_origins.allows(origin, req.get_header_value("Host")))
+    const auto origin = req.header("Origin");
+    if (origins > 1 || !allowed_origins.allows(origin, req.header("Host")))
       throw ApiError(403, "origin_not_allowed",
                      "requests from pages of '" + clip_for_message(origin, 100) +
                        "' are not accepted (an origin of yours belongs in service_allowed_origins)");
   }
 
-  void check_token(const httplib::Request& req, httplib::Response& res) const {
+  void check_token(const HttpRequest& req, HttpResponse& res) const {
     if (config.service_token.empty())
       return;
     std::string given;
-    const auto auth = req.get_header_value("Authorization");
+    const auto auth = req.header("Authorization");
     if (auth.rfind("Bearer ", 0) == 0)
       given = auth.substr(7);
-    else if (req.has_param("access_token"))  // EventSource and the first page load cannot set headers
-      given = req.get_param_value("access_token");
+    else if (const auto token = req.param("access_token"))  // EventSource and the first page load cannot set headers
+      given = *token;
     if (same_token(given, config.service_token))
       return;
     res.set_header("WWW-Authenticate", "Bearer");
@@ -306,88 +325,36 @@ struct HttpApi::Impl {
   // Bodies are read as sent, never inflated (a small gzip body can inflate
   // a thousandfold), and a job is JSON: a form or text/plain post, which
   // any web page can send without asking, starts nothing.
-  static void check_body_type(const httplib::Request& req) {
-    if (req.has_header("Content-Encoding") && !is_identity_coding(req.get_header_value("Content-Encoding")))
+  static void check_body_type(const HttpRequest& req) {
+    if (req.has_header("Content-Encoding") && !is_identity_coding(req.header("Content-Encoding")))
       throw ApiError(415, "unsupported_encoding",
                      "request bodies are read as sent: Content-Encoding '" +
-                       clip_for_message(req.get_header_value("Content-Encoding"), 40) + "' is not accepted");
+                       clip_for_message(req.header("Content-Encoding"), 40) + "' is not accepted");
     const Route route = route_of(req.path);
     if (req.method == "POST" && (route == Route::jobs || route == Route::job_redrive) &&
-        !is_json_media_type(req.get_header_value("Content-Type")))
+        !is_json_media_type(req.header("Content-Type")))
       throw ApiError(415, "unsupported_media_type",
                      "POST " + std::string{route == Route::jobs ? "/crawl" : "/crawl/{id}/redrive"} +
                        " takes Content-Type: application/json, not '" +
-                       clip_for_message(req.get_header_value("Content-Type"), 60) + "'");
-  }
-
-  httplib::Server::HandlerResponse pre_route(const httplib::Request& req, httplib::Response& res) const noexcept {
-    try {
-      screen(req, res);
-      return httplib::Server::HandlerResponse::Unhandled;
-    } catch (...) {
-      send_error(res, error_of(std::current_exception()));
-      return httplib::Server::HandlerResponse::Handled;
-    }
-  }
-
-  // -- after the routes: whatever httplib answers on its own ----------------------
-
-  // The error for a status httplib set itself (no route, a request it could
-  // not read), as a JSON body like every other.
-  static ApiError error_for_status(const httplib::Request& req, httplib::Response& res) {
-    switch (res.status) {
-      case 404:
-        if (const char* allow = allowed_methods(route_of(req.path))) {
-          res.set_header("Allow", allow);
-          return ApiError(405, "method_not_allowed",
-                          clip_for_message(req.method, 20) + " is not allowed on " + clip_for_message(req.path, 200) +
-                            " (allowed: " + allow + ")");
-        }
-        return ApiError(404, "not_found",
-                        "no route " + clip_for_message(req.method, 20) + " " + clip_for_message(req.path, 200));
-      case 400:
-        return ApiError(400, "bad_request", "the HTTP request could not be read");
-      case 413:
-        return ApiError(413, "body_too_large", "the request body is larger than the service accepts");
-      case 414:
-        return ApiError(414, "uri_too_long", "the request line is longer than 8192 bytes");
-      default:
-        return ApiError(res.status, "http_" + std::to_string(res.status), "the request failed");
-    }
-  }
-
-  static httplib::Server::HandlerResponse answer_error(const httplib::Request& req, httplib::Response& res) noexcept {
-    if (!res.body.empty())
-      return httplib::Server::HandlerResponse::Unhandled;
-    try {
-      send_error(res, error_for_status(req, res));
-    } catch (...) {
-      send_error(res, error_of(std::current_exception()));
-    }
-    return httplib::Server::HandlerResponse::Handled;
-  }
-
-  // An exception out of httplib's routing (the routes catch their own).
-  static void answer_exception(const httplib::Request&, httplib::Response& res, std::exception_ptr thrown) noexcept {
-    send_error(res, error_of(thrown));
+                       clip_for_message(req.header("Content-Type"), 60) + "'");
   }
 
   // -- the routes ----------------------------------------------------------------
 
   // GET /healthz. The server's reception answers it (answer_at_reception);
-  // this route answers what reaches httplib all the same (the path written
-  // with percent-escapes).
-  static void health(const httplib::Request&, httplib::Response& res) {
+  // this route answers what reaches a worker all the same (HEAD, or the
+  // path written with percent-escapes).
+  void health(const HttpRequest&, HttpResponse& res) {
     res.set_content(kHealthBody, "application/json");
   }
 
   // GET /
-  static void dashboard(const httplib::Request&, httplib::Response& res) {
+  void dashboard(const HttpRequest&, HttpResponse& res) {
     res.set_content(std::string{dashboard_html()}, "text/html; charset=utf-8");
   }
 
   // GET /api/info
-  void info(const httplib::Request&, httplib::Response& res) {
+  void info(const HttpRequest&, HttpResponse& res) {
     send_json(res, 200, json{{"version", actorcrawl_version()},
                              {"demo_url", demo.url.empty() ? json(nullptr) : json(demo.url)},
                              {"demo_allowed_domains", demo.url.empty() ? json(nullptr) : json(demo.hosts)},
@@ -397,7 +364,7 @@ struct HttpApi::Impl {
   }
 
   // POST /crawl
-  void submit_job(const httplib::Request& req, httplib::Response& res) {
+  void submit_job(const HttpRequest& req, HttpResponse& res) {
     // The server refused larger bodies as they arrived; this holds whatever
     // the server in front.
     if (req.body.size() > static_cast<std::size_t>(config.max_request_bytes))
@@ -413,7 +380,7 @@ struct HttpApi::Impl {
   }
 
   // GET /crawl?offset=&limit=
-  void list_jobs(const httplib::Request& req, httplib::Response& res) {
+  void list_jobs(const HttpRequest& req, HttpResponse& res) {
     const auto offset = query_integer("offset", query_param(req, "offset"), 0, 0, kMaxQueryOffset);
     const auto limit = query_integer("limit", query_param(req, "limit"), kMaxJobLimit, 1, kMaxJobLimit);
     // Read a batch at a time: a thousand rows with 64 KiB seed URLs are not
@@ -449,8 +416,8 @@ struct HttpApi::Impl {
   }
 
   // GET /crawl/:id?offset=&limit=&links_offset=&links_limit=&first_links_offset=
-  void read_job(const httplib::Request& req, httplib::Response& res) {
-    const auto row = known_job(req.matches[1]);
+  void read_job(const HttpRequest& req, HttpResponse& res) {
+    const auto row = known_job(std::string{job_id_of(req.path)});
     PagesWindow window;
     window.offset = query_integer("offset", query_param(req, "offset"), 0, 0, kMaxQueryOffset);
     window.limit = query_integer("limit", query_param(req, "limit"), kDefaultPageLimit, 1, kMaxPageLimit);
@@ -496,8 +463,8 @@ struct HttpApi::Impl {
   }
 
   // GET /crawl/:id/items?offset=&limit=&kind=
-  void read_job_items(const httplib::Request& req, httplib::Response& res) {
-    const auto row = known_job(req.matches[1]);
+  void read_job_items(const HttpRequest& req, HttpResponse& res) {
+    const auto row = known_job(std::string{job_id_of(req.path)});
     ItemsWindow window;
     window.offset = query_integer("offset", query_param(req, "offset"), 0, 0, kMaxQueryOffset);
     window.limit = query_integer("limit", query_param(req, "limit"), kDefaultItemLimit, 1, kMaxItemLimit);
@@ -520,8 +487,8 @@ struct HttpApi::Impl {
   }
 
   // DELETE /crawl/:id
-  void cancel_job(const httplib::Request& req, httplib::Response& res) {
-    const std::string id = req.matches[1];
+  void cancel_job(const HttpRequest& req, HttpResponse& res) {
+    const std::string id = std::string{job_id_of(req.path)};
     auto row = known_job(id);
     if (has_ended(row.status))
       throw ApiError(409, "job_finished",
@@ -542,8 +509,8 @@ struct HttpApi::Impl {
   }
 
   // POST /crawl/:id/redrive  {"reason": "http_404", "older_than": "2h"}, both optional
-  void redrive_job(const httplib::Request& req, httplib::Response& res) {
-    const std::string id = req.matches[1];
+  void redrive_job(const HttpRequest& req, HttpResponse& res) {
+    const std::string id = std::string{job_id_of(req.path)};
     known_job(id);
     RedriveFilter filter;
     if (!req.body.empty()) {
@@ -586,8 +553,8 @@ struct HttpApi::Impl {
   }
 
   // GET /crawl/:id/graph?nodes_offset=&edges_offset=
-  void read_job_graph(const httplib::Request& req, httplib::Response& res) {
-    const auto row = known_job(req.matches[1]);
+  void read_job_graph(const HttpRequest& req, HttpResponse& res) {
+    const auto row = known_job(std::string{job_id_of(req.path)});
     GraphWindow window;
     window.nodes_offset = query_integer("nodes_offset", query_param(req, "nodes_offset"), 0, 0, kMaxQueryOffset);
     window.edges_offset = query_integer("edges_offset", query_param(req, "edges_offset"), 0, 0, kMaxQueryOffset);
@@ -604,62 +571,54 @@ struct HttpApi::Impl {
   }
 
   // GET /crawl/:id/events (Server-Sent Events)
-  void stream_events(const httplib::Request& req, httplib::Response& res) {
-    const auto row = known_job(req.matches[1]);
+  void stream_events(const HttpRequest& req, HttpResponse& res) {
+    const auto row = known_job(std::string{job_id_of(req.path)});
     const std::string id = row.id;
     std::uint64_t start = 0;
     if (req.has_header("Last-Event-ID")) {
-      const auto text = req.get_header_value("Last-Event-ID");
+      const auto text = req.header("Last-Event-ID");
       if (!text.empty() && text.size() < 19 && text.find_first_not_of("0123456789") == std::string::npos)
         start = std::stoull(text);
     }
-    if (open_streams.fetch_add(1) >= config.max_event_streams) {
-      open_streams.fetch_sub(1);
+    auto slot = StreamSlot::take(open_streams, config.max_event_streams);
+    if (!slot) {
       res.set_header("Retry-After", "5");
       throw ApiError(503, "too_many_streams",
                      std::to_string(config.max_event_streams) +
                        " event streams are open (max_event_streams); try again when one closes");
     }
-    auto after = std::make_shared<std::uint64_t>(start);
+    std::uint64_t after = start;
     res.set_header("Cache-Control", "no-cache");
     res.set_header("X-Accel-Buffering", "no");
-    res.set_chunked_content_provider(
-      "text/event-stream",
-      [this, id, after](std::size_t, httplib::DataSink& sink) {
-        // Runs while the response is written, past the route's guard: an
-        // exception here ends the stream, not the process.
-        CrawlService::EventBatch batch;
-        try {
-          batch = service.events(id, *after, std::chrono::milliseconds{1000});
-        } catch (...) {
-          return false;
-        }
-        std::string out;
-        for (const auto& e : batch.events) {
-          out += "id: " + std::to_string(e.seq) + "\nevent: " + e.kind + "\ndata: " + e.data + "\n\n";
-          *after = e.seq;
-        }
-        if (out.empty())
-          out = ": keep-alive\n\n";  // also finds a closed connection
-        if (!sink.write(out.data(), out.size()))
-          return false;
-        if (batch.ended) {
-          sink.done();
-          return false;
-        }
-        return true;
-      },
-      // Once per stream, even if httplib copies the response (each copy's
-      // destructor calls its releaser).
-      [this, released = std::make_shared<std::atomic<bool>>(false)](bool) {
-        if (!released->exchange(true))
-          open_streams.fetch_sub(1);
-      });
+    res.set_stream("text/event-stream", [this, id, after, slot = *slot](ChunkSink& sink) mutable {
+      // Runs while the response is written, past the route's guard: an
+      // exception here ends the stream, not the process.
+      CrawlService::EventBatch batch;
+      try {
+        batch = service.events(id, after, std::chrono::milliseconds{1000});
+      } catch (...) {
+        return false;
+      }
+      std::string out;
+      for (const auto& e : batch.events) {
+        out += "id: " + std::to_string(e.seq) + "\nevent: " + e.kind + "\ndata: " + e.data + "\n\n";
+        after = e.seq;
+      }
+      if (out.empty())
+        out = ": keep-alive\n\n";  // also finds a closed connection
+      if (!sink.write(out.data(), out.size()))
+        return false;
+      if (batch.ended) {
+        sink.done();
+        return false;
+      }
+      return true;
+    });
   }
 
   // GET /crawl/:id/export?format=jsonl|csv|graphml|gexf|dot|items|items-csv|changes[&graph=domains|pages][&kind=KIND]
   //   [&include_new=true|false][&since=RUN] (the last two: changes only, as `actorcrawl export`'s flags)
-  void export_job(const httplib::Request& req, httplib::Response& res) {
+  void export_job(const HttpRequest& req, HttpResponse& res) {
     const auto format_text = query_param(req, "format");
     if (!format_text)
       throw ApiError(400, "missing_parameter",
@@ -698,7 +657,7 @@ struct HttpApi::Impl {
       changes.include_new = *include_new == "true";
     }
     changes.since_run = query_integer("since", since, 0, 0, std::numeric_limits<std::int64_t>::max());
-    const auto row = known_job(req.matches[1]);
+    const auto row = known_job(std::string{job_id_of(req.path)});
     // Opened before the answer starts, so a database that cannot be read
     // is an error status, not a cut body.
     std::shared_ptr<CrawlExport> source;
@@ -715,8 +674,8 @@ struct HttpApi::Impl {
                      "kind is required for items-csv (its columns are one kind's fields): " +
                        (kinds.empty() ? std::string{"the crawl has no items"} : "one of " + kinds));
     }
-    if (open_exports.fetch_add(1) >= kMaxExports) {
-      open_exports.fetch_sub(1);
+    auto slot = StreamSlot::take(open_exports, kMaxExports);
+    if (!slot) {
       res.set_header("Retry-After", "5");
       throw ApiError(503, "too_many_exports",
                      std::to_string(kMaxExports) + " exports are streaming; try again when one ends");
@@ -729,88 +688,107 @@ struct HttpApi::Impl {
                              (*format == ExportFormat::changes ? "_changes" : "") + "." + file_extension(*format);
     res.set_header("Content-Disposition", "attachment; filename=\"" + file + "\"");
     res.set_header("Cache-Control", "no-store");
-    res.set_chunked_content_provider(
-      media_type(*format),
-      [source, format = *format, graph, kind, changes](std::size_t, httplib::DataSink& sink) {
-        // The whole export in one call, written as it is read. Past the
-        // route's guard: a failure (the client gone, the database unreadable
-        // midway) ends the body without its last chunk, so the client sees
-        // it cut, never a truncated file that looks whole.
-        ChunkStreamBuf chunks(sink);
-        std::ostream out(&chunks);
-        try {
-          source->write(format, graph, out, {}, kind, changes);
-        } catch (...) {
-          return false;
-        }
-        sink.done();
-        return true;
-      },
-      [this, released = std::make_shared<std::atomic<bool>>(false)](bool) {
-        if (!released->exchange(true))
-          open_exports.fetch_sub(1);
-      });
+    res.set_stream(media_type(*format), [source, format = *format, graph, kind, changes,
+                                         slot = *slot](ChunkSink& sink) {
+      // The whole export in one call, written as it is read. Past the
+      // route's guard: a failure (the client gone, the database unreadable
+      // midway) ends the body without its last chunk, so the client sees
+      // it cut, never a truncated file that looks whole.
+      ChunkStreamBuf chunks(sink);
+      std::ostream out(&chunks);
+      try {
+        source->write(format, graph, out, {}, kind, changes);
+      } catch (...) {
+        return false;
+      }
+      out.flush();
+      sink.done();
+      return false;
+    });
   }
 
   // GET /metrics (Prometheus text format)
-  void metrics(const httplib::Request&, httplib::Response& res) {
+  void metrics(const HttpRequest&, HttpResponse& res) {
     res.set_content(service.metrics_text(), "text/plain; version=0.0.4; charset=utf-8");
   }
 
-  // -- registration ---------------------------------------------------------------
+  // -- the route table ------------------------------------------------------------
 
-  // A route whose errors (ApiError, or anything else as a 500) are answered
-  // as JSON.
-  template <void (Impl::*Answer)(const httplib::Request&, httplib::Response&)>
-  httplib::Server::Handler guarded() {
-    return [this](const httplib::Request& req, httplib::Response& res) {
-      try {
-        (this->*Answer)(req, res);
-      } catch (...) {
-        send_error(res, error_of(std::current_exception()));
-      }
-    };
+  // Every route, declared once: the path's kind (route_of), the method and
+  // what answers it. HEAD is answered as GET, without the body; a path
+  // with another method gets 405 and the methods of its rows.
+  struct RouteEntry {
+    Route route;
+    std::string_view method;
+    void (Impl::*answer)(const HttpRequest&, HttpResponse&);
+  };
+  static constexpr RouteEntry kRoutes[] = {
+    {Route::health, "GET", &Impl::health},
+    {Route::dashboard, "GET", &Impl::dashboard},
+    {Route::info, "GET", &Impl::info},
+    {Route::jobs, "GET", &Impl::list_jobs},
+    {Route::jobs, "POST", &Impl::submit_job},
+    {Route::job, "GET", &Impl::read_job},
+    {Route::job, "DELETE", &Impl::cancel_job},
+    {Route::job_redrive, "POST", &Impl::redrive_job},
+    {Route::job_graph, "GET", &Impl::read_job_graph},
+    {Route::job_items, "GET", &Impl::read_job_items},
+    {Route::job_events, "GET", &Impl::stream_events},
+    {Route::job_export, "GET", &Impl::export_job},
+    {Route::metrics, "GET", &Impl::metrics},
+  };
+
+  // "GET, HEAD, POST": the methods a route answers, for 405's Allow; empty
+  // for a path that is no route.
+  static std::string allowed_methods(Route route) {
+    std::string out;
+    for (const auto& entry : kRoutes) {
+      if (entry.route != route)
+        continue;
+      out.append(out.empty() ? "" : ", ").append(entry.method);
+      if (entry.method == "GET")
+        out += ", HEAD";
+    }
+    return out;
   }
 
-  void register_routes() {
-    http.set_pre_routing_handler(
-      [this](const httplib::Request& req, httplib::Response& res) { return pre_route(req, res); });
-    http.set_error_handler(httplib::Server::HandlerWithResponse{answer_error});
-    http.set_exception_handler(answer_exception);
-    http.answer_at_reception(route_pattern::health, kHealthBody);
-    http.Get(route_pattern::health, health);
-    http.Get(route_pattern::dashboard, dashboard);
-    http.Get(route_pattern::info, guarded<&Impl::info>());
-    http.Post(route_pattern::jobs, guarded<&Impl::submit_job>());
-    http.Get(route_pattern::jobs, guarded<&Impl::list_jobs>());
-    http.Get(route_pattern::job, guarded<&Impl::read_job>());
-    http.Delete(route_pattern::job, guarded<&Impl::cancel_job>());
-    http.Post(route_pattern::job_redrive, guarded<&Impl::redrive_job>());
-    http.Get(route_pattern::job_graph, guarded<&Impl::read_job_graph>());
-    http.Get(route_pattern::job_items, guarded<&Impl::read_job_items>());
-    http.Get(route_pattern::job_events, guarded<&Impl::stream_events>());
-    http.Get(route_pattern::job_export, guarded<&Impl::export_job>());
-    http.Get(route_pattern::metrics, guarded<&Impl::metrics>());
+  // The server's one call: screened, routed, answered; every error, thrown
+  // or not, as a JSON body.
+  void answer(const HttpRequest& req, HttpResponse& res) noexcept {
+    try {
+      screen(req, res);
+      const Route route = route_of(req.path);
+      const std::string_view method = req.method == "HEAD" ? std::string_view{"GET"} : std::string_view{req.method};
+      for (const auto& entry : kRoutes)
+        if (entry.route == route && entry.method == method) {
+          (this->*entry.answer)(req, res);
+          return;
+        }
+      if (const std::string allow = allowed_methods(route); !allow.empty()) {
+        res.set_header("Allow", allow);
+        throw ApiError(405, "method_not_allowed",
+                       clip_for_message(req.method, 20) + " is not allowed on " + clip_for_message(req.path, 200) +
+                         " (allowed: " + allow + ")");
+      }
+      throw ApiError(404, "not_found",
+                     "no route " + clip_for_message(req.method, 20) + " " + clip_for_message(req.path, 200));
+    } catch (...) {
+      send_error(res, error_of(std::current_exception()));
+    }
   }
 };
 
 HttpApi::HttpApi(CrawlService& service, const CrawlConfig& config, DemoWebInfo demo)
     : impl_(std::make_unique<Impl>(service, config, std::move(demo))) {
-  impl_->register_routes();
+  impl_->http.answer_at_reception("/healthz", kHealthBody);
 }
 
 HttpApi::~HttpApi() = default;
 
 int HttpApi::bind(const std::string& host, int port, std::string* why_not) {
-  errno = 0;
-  const int bound = port == 0 ? impl_->http.bind_to_any_port(host) : impl_->http.bind_to_port(host, port) ? port : -1;
-  // httplib says only that it failed; the failed bind() or listen() left
-  // the reason in errno (httplib's cleanup after it does not change it).
-  const int error = errno;
+  const int bound = impl_->http.bind(host, port, why_not);
   if (bound > 0)
     impl_->allowed_hosts.emplace(host, bound, impl_->config.service_allowed_hosts);
-  else if (why_not)
-    *why_not = error == 0 ? "the address cannot be bound" : std::strerror(error);
   return bound;
 }
 

@@ -1,9 +1,9 @@
-// The crawl service's HTTP API on cpp-httplib: one function per route
+// The crawl service's HTTP API: one function per route, in one table
 // (docs/service.md lists them); before routing, the Host, Origin, token and
 // body-type checks (service/request_policy.h); JSON error bodies for every
-// error, whatever httplib answers on its own and whatever bytes a request
-// held. Connections and their limits are HttpServer's (service/http_server.h);
-// the jobs themselves are CrawlService's.
+// error, whatever bytes a request held. Connections, their limits and the
+// reading of requests are HttpServer's (service/http_server.h); the jobs
+// themselves are CrawlService's.
 #pragma once
 
 #include <memory>

@@ -1,6 +1,8 @@
 #include "service/http_server.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
 #include <malloc.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "service/api_error.h"
+#include "service/http_response.h"
 #include "service/request_policy.h"
 
 namespace actorcrawl {
@@ -39,8 +42,6 @@ constexpr std::size_t kMaxLingerBytes = 8u << 20;
 // What one readiness of a socket reads at most: a slow client and a fast
 // one get turns alike.
 constexpr std::size_t kReadChunk = 16 * 1024;
-// Room for a response's status line and headers.
-constexpr std::size_t kHeadRoom = 1024;
 // A response this large owes the allocator a trim once it is written, and
 // the reception trims at most this often: the threads that rendered it
 // freed their copies into their own malloc arenas, which glibc hands back
@@ -50,27 +51,6 @@ constexpr std::size_t kHeadRoom = 1024;
 constexpr std::size_t kTrimAfterBytes = 256 * 1024;
 constexpr auto kTrimEvery = std::chrono::milliseconds{1000};
 
-struct Address {
-  std::string ip;
-  int port = 0;
-};
-
-Address address_of(const sockaddr_storage& sa) {
-  char text[INET6_ADDRSTRLEN] = {};
-  Address out;
-  if (sa.ss_family == AF_INET) {
-    const auto& v4 = reinterpret_cast<const sockaddr_in&>(sa);
-    ::inet_ntop(AF_INET, &v4.sin_addr, text, sizeof text);
-    out.port = ntohs(v4.sin_port);
-  } else if (sa.ss_family == AF_INET6) {
-    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(sa);
-    ::inet_ntop(AF_INET6, &v6.sin6_addr, text, sizeof text);
-    out.port = ntohs(v6.sin6_port);
-  }
-  out.ip = text;
-  return out;
-}
-
 // One client connection, owned by whichever thread handles it now: the
 // reception while a request arrives, a worker while it is answered.
 struct Connection {
@@ -78,7 +58,6 @@ struct Connection {
       : fd(socket), framer(limits.max_head_bytes, limits.max_body_bytes) {}
 
   int fd;
-  Address peer, local;
   std::string received;  // bytes read and not yet handed over as a request
   RequestFramer framer;  // how far the request in `received` has come
   Clock::time_point deadline;
@@ -94,17 +73,6 @@ struct Connection {
 
   bool sending() const { return outgoing_sent < outgoing.size(); }
 };
-
-const char* reason_phrase(int status) {
-  switch (status) {
-    case 400: return "Bad Request";
-    case 408: return "Request Timeout";
-    case 413: return "Payload Too Large";
-    case 431: return "Request Header Fields Too Large";
-    case 503: return "Service Unavailable";
-    default: return "Error";
-  }
-}
 
 // An error the reception answers itself, without a worker: always the
 // connection's last response.
@@ -125,84 +93,37 @@ void send_now(int fd, const std::string& bytes) {
   (void)::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-// httplib's Stream over a request already in memory. Its response is
-// rendered into memory, for the reception to write as the client takes it;
-// a streamed response (write_directly(), before its head) goes to the
-// socket instead, each write waiting at most the write timeout.
-class ResponseStream final : public httplib::Stream {
+// Bytes a worker writes to its connection's socket itself (a streamed
+// response), each write waiting at most the write timeout for the client
+// to take them, and none once the server stops.
+class SocketWriter {
  public:
-  ResponseStream(const Connection& connection, const std::string& request, std::chrono::milliseconds write_timeout)
-      : connection_(connection), request_(request), write_timeout_ms_(static_cast<int>(write_timeout.count())) {}
+  SocketWriter(int fd, std::chrono::milliseconds write_timeout, const std::atomic<bool>& stopping)
+      : fd_(fd), write_timeout_ms_(static_cast<int>(write_timeout.count())), stopping_(stopping) {}
 
-  bool is_readable() const override { return offset_ < request_.size(); }
-  bool is_writable() const override { return !direct_ || (!failed_ && wait_writable()); }
-
-  ssize_t read(char* ptr, size_t size) override {
-    const std::size_t n = std::min(size, request_.size() - offset_);
-    std::memcpy(ptr, request_.data() + offset_, n);
-    offset_ += n;
-    return static_cast<ssize_t>(n);
-  }
-
-  using httplib::Stream::write;
-  ssize_t write(const char* ptr, size_t size) override {
-    if (!direct_) {
-      rendered_.append(ptr, size);
-      return static_cast<ssize_t>(size);
+  bool send_all(std::string_view bytes) {
+    while (!bytes.empty() && !failed_) {
+      if (stopping_.load()) {
+        failed_ = true;
+        break;
+      }
+      const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0) {
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+        continue;
+      }
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) || !wait_writable())
+        failed_ = true;
     }
-    return send_blocking(ptr, size);
+    return !failed_;
   }
-
-  // From here on, bytes go to the socket: what was rendered so far (an
-  // interim "100 Continue") first.
-  void write_directly() {
-    if (direct_)
-      return;
-    direct_ = true;
-    for (std::size_t sent = 0; sent < rendered_.size() && !failed_;) {
-      const ssize_t n = send_blocking(rendered_.data() + sent, rendered_.size() - sent);
-      if (n > 0)
-        sent += static_cast<std::size_t>(n);
-    }
-    std::string{}.swap(rendered_);
-  }
-  // Room for a response of `bytes`, so rendering it does not copy it over
-  // and over as the buffer grows.
-  void expect(std::size_t bytes) {
-    if (!direct_)
-      rendered_.reserve(rendered_.size() + bytes);
-  }
-  bool wrote_directly() const { return direct_; }
-  std::string take_rendered() { return std::move(rendered_); }
-
-  void get_remote_ip_and_port(std::string& ip, int& port) const override {
-    ip = connection_.peer.ip;
-    port = connection_.peer.port;
-  }
-  void get_local_ip_and_port(std::string& ip, int& port) const override {
-    ip = connection_.local.ip;
-    port = connection_.local.port;
-  }
-  socket_t socket() const override { return connection_.fd; }
-
   bool failed() const { return failed_; }
 
  private:
-  ssize_t send_blocking(const char* ptr, size_t size) {
-    while (!failed_) {
-      const ssize_t n = ::send(connection_.fd, ptr, size, MSG_NOSIGNAL);
-      if (n >= 0)
-        return n;
-      if (errno == EINTR)
-        continue;
-      if ((errno != EAGAIN && errno != EWOULDBLOCK) || !wait_writable())
-        failed_ = true;
-    }
-    return -1;
-  }
-
   bool wait_writable() const {
-    pollfd p{connection_.fd, POLLOUT, 0};
+    pollfd p{fd_, POLLOUT, 0};
     int r;
     do
       r = ::poll(&p, 1, write_timeout_ms_);
@@ -210,26 +131,36 @@ class ResponseStream final : public httplib::Stream {
     return r > 0 && (p.revents & POLLOUT) != 0 && (p.revents & (POLLERR | POLLHUP)) == 0;
   }
 
-  const Connection& connection_;
-  const std::string& request_;
-  std::size_t offset_ = 0;
+  int fd_;
   int write_timeout_ms_;
-  bool direct_ = false;
+  const std::atomic<bool>& stopping_;
   bool failed_ = false;
-  std::string rendered_;
 };
 
-// The response a worker's thread is rendering now: httplib's post-routing
-// handler, which sees the response but not the stream, switches it to
-// direct writing when the response is streamed.
-thread_local ResponseStream* rendering = nullptr;
-
-// httplib's accept loop enqueues each accepted socket; this runs the task
-// at once, on that thread, and the task only hands the socket on.
-class RunAtOnce final : public httplib::TaskQueue {
+// A streamed response's body as chunks on the socket.
+class SocketChunkSink final : public ChunkSink {
  public:
-  void enqueue(std::function<void()> task) override { task(); }
-  void shutdown() override {}
+  explicit SocketChunkSink(SocketWriter& writer) : writer_(writer) {}
+
+  bool write(const char* data, std::size_t size) override {
+    if (done_ || writer_.failed())
+      return false;
+    chunk_.clear();
+    append_chunk(chunk_, std::string_view{data, size});
+    return writer_.send_all(chunk_);
+  }
+  void done() override {
+    if (!done_ && !writer_.failed())
+      done_ = writer_.send_all(kLastChunk);
+  }
+  // The body went out whole, its last chunk included.
+  bool whole() const { return done_; }
+  bool over() const { return done_ || writer_.failed(); }
+
+ private:
+  SocketWriter& writer_;
+  std::string chunk_;
+  bool done_ = false;
 };
 
 }  // namespace
@@ -237,10 +168,10 @@ class RunAtOnce final : public httplib::TaskQueue {
 struct HttpServer::Impl {
   using ConnectionPtr = std::unique_ptr<Connection>;
 
-  HttpServer& server;
   const HttpServerLimits limits;
+  const RequestHandler handler;
+  int listen_fd = -1;
   std::atomic<bool> stopping{false};
-  std::atomic<bool> stop_requested{false};
   std::atomic<std::size_t> open{0};
   int wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 
@@ -251,13 +182,12 @@ struct HttpServer::Impl {
   // Whole requests waiting for a worker, with their connections.
   struct ReadyRequest {
     ConnectionPtr connection;
-    std::string request;
+    HttpRequest request;
   };
   std::mutex ready_mutex;
   std::condition_variable ready_changed;
   std::deque<ReadyRequest> ready;
 
-  std::thread reception;
   std::vector<std::thread> workers;
   // The reception's: a large response was written since the last trim.
   bool trim_owed = false;
@@ -268,10 +198,12 @@ struct HttpServer::Impl {
   std::string reception_path;
   std::string reception_answer_head, reception_answer_body;
 
-  Impl(HttpServer& s, const HttpServerLimits& l) : server(s), limits(l) {}
+  Impl(const HttpServerLimits& l, RequestHandler h) : limits(l), handler(std::move(h)) {}
   ~Impl() {
     if (wake_fd >= 0)
       ::close(wake_fd);
+    if (listen_fd >= 0)
+      ::close(listen_fd);
   }
 
   void wake() const {
@@ -284,7 +216,21 @@ struct HttpServer::Impl {
     open.fetch_sub(1);
   }
 
-  // -- accepting (httplib's accept thread) ------------------------------------
+  // -- accepting (the reception, when the listening socket is ready) ------------
+
+  // Takes every connection waiting: the listening socket does not block.
+  void accept_all() {
+    for (;;) {
+      const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd >= 0) {
+        welcome(fd);
+        continue;
+      }
+      if (errno == EINTR || errno == ECONNABORTED)
+        continue;
+      return;  // EAGAIN: none left; EMFILE and the like: the next turn tries again
+    }
+  }
 
   void welcome(int fd) {
     if (stopping.load()) {
@@ -297,13 +243,6 @@ struct HttpServer::Impl {
       return;
     }
     auto connection = std::make_unique<Connection>(fd, limits);
-    sockaddr_storage sa{};
-    socklen_t len = sizeof sa;
-    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&sa), &len) == 0)
-      connection->peer = address_of(sa);
-    len = sizeof sa;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len) == 0)
-      connection->local = address_of(sa);
     // Responses go out as a head and a body: without this the body would
     // wait for the client's delayed ACK of the head.
     const int on = 1;
@@ -345,7 +284,7 @@ struct HttpServer::Impl {
     std::vector<pollfd> polled;
     while (!stopping.load()) {
       take_arrivals(waiting);
-      polled.assign(1, pollfd{wake_fd, POLLIN, 0});
+      polled.assign({pollfd{wake_fd, POLLIN, 0}, pollfd{listen_fd, POLLIN, 0}});
       auto next = Clock::now() + std::chrono::seconds{1};
       for (const auto& c : waiting) {
         polled.push_back(pollfd{c->fd, static_cast<short>(c->sending() ? POLLOUT : POLLIN), 0});
@@ -357,11 +296,13 @@ struct HttpServer::Impl {
         std::uint64_t count;
         (void)::read(wake_fd, &count, sizeof count);
       }
+      if (polled[1].revents != 0)
+        accept_all();
       const auto now = Clock::now();
       std::vector<ConnectionPtr> still_waiting;
       still_waiting.reserve(waiting.size());
       for (std::size_t i = 0; i < waiting.size(); ++i)
-        if (attend(waiting[i], polled[i + 1].revents, now))
+        if (attend(waiting[i], polled[i + 2].revents, now))
           still_waiting.push_back(std::move(waiting[i]));
       waiting.swap(still_waiting);
       if (trim_owed && now - last_trim >= kTrimEvery) {
@@ -522,27 +463,27 @@ struct HttpServer::Impl {
   // A GET or HEAD of the path answer_at_reception() named: its answer is
   // made ready here, without a worker. False for any other request.
   bool answers_itself(Connection& c) {
-    if (reception_path.empty())
+    const HttpRequest& request = c.framer.request();
+    if (reception_path.empty() || request.path != reception_path ||
+        (request.method != "GET" && request.method != "HEAD"))
       return false;
-    const std::size_t length = c.framer.request_length();
-    const auto head = read_request_head(std::string_view{c.received}.substr(0, length));
-    if (!head || head->path != reception_path || (head->method != "GET" && head->method != "HEAD"))
-      return false;
-    const bool last = ++c.served >= limits.max_requests_per_connection || stopping.load() || head->closes;
+    const bool last = ++c.served >= limits.max_requests_per_connection || stopping.load() || request.closes();
     std::string response = reception_answer_head;
-    response += last ? "Connection: close\r\n" : keep_alive_header();
+    response += connection_fields(last);
     response += "\r\n";
-    if (head->method == "GET")
+    if (request.method == "GET")
       response += reception_answer_body;
-    c.received.erase(0, length);
+    c.received.erase(0, c.framer.request_length());
     send_response_to(c, std::move(response), last);
     return true;
   }
 
-  // What httplib's responses say of a connection kept open.
-  std::string keep_alive_header() const {
-    return "Keep-Alive: timeout=" +
-           std::to_string(std::max<std::int64_t>(1, limits.read_timeout.count() / 1000)) +
+  // What a response says of its connection: closed after it, or kept open
+  // for so long and so many requests more.
+  std::string connection_fields(bool closes) const {
+    if (closes)
+      return "Connection: close\r\n";
+    return "Keep-Alive: timeout=" + std::to_string(std::max<std::int64_t>(1, limits.read_timeout.count() / 1000)) +
            ", max=" + std::to_string(limits.max_requests_per_connection) + "\r\n";
   }
 
@@ -553,9 +494,8 @@ struct HttpServer::Impl {
   }
 
   void dispatch(ConnectionPtr c) {
-    const std::size_t length = c->framer.request_length();
-    std::string request = c->received.substr(0, length);
-    c->received.erase(0, length);
+    HttpRequest request = c->framer.take_request();
+    c->received.erase(0, c->framer.request_length());
     {
       std::lock_guard lock{ready_mutex};
       ready.push_back(ReadyRequest{std::move(c), std::move(request)});
@@ -580,62 +520,112 @@ struct HttpServer::Impl {
     }
   }
 
-  void answer(ConnectionPtr c, const std::string& request) {
-    ResponseStream stream(*c, request, limits.write_timeout);
-    const bool last = ++c->served >= limits.max_requests_per_connection || stopping.load();
-    bool client_closes = false;
-    bool answered = false;
-    rendering = &stream;
+  void answer(ConnectionPtr c, const HttpRequest& request) {
+    const bool last = ++c->served >= limits.max_requests_per_connection || stopping.load() || request.closes();
+    HttpResponse response;
     try {
-      answered = server.answer_request(stream, last, client_closes);
+      handler(request, response);
     } catch (...) {
-      // The handlers catch what they throw; whatever still gets here ends
-      // the connection, never the process.
-      answered = false;
+      // The handler catches what it throws; whatever still gets here is
+      // answered, never the end of the process.
+      response = HttpResponse{};
+      const ApiError error(500, "internal_error", "the request could not be answered");
+      response.status = error.status();
+      response.set_content(error.json(), "application/json");
     }
-    rendering = nullptr;
-    const bool closing = !answered || last || client_closes || stopping.load();
-    if (stream.wrote_directly()) {
-      if (closing || stream.failed())
+    const bool head_only = request.method == "HEAD";
+    std::string head = render_head(response, connection_fields(last));
+    if (response.streamer && !head_only) {
+      // No end to render: written here, as it comes.
+      SocketWriter writer(c->fd, limits.write_timeout, stopping);
+      SocketChunkSink sink(writer);
+      if (writer.send_all(head))
+        while (!sink.over() && response.streamer(sink)) {
+        }
+      response = HttpResponse{};  // what the stream held goes now, not with the connection
+      if (last || !sink.whole())
         close_connection(std::move(c));
       else
         hand_to_reception(std::move(c));
       return;
     }
-    std::string response = stream.take_rendered();
-    if (response.empty()) {
-      close_connection(std::move(c));
-      return;
+    if (!head_only) {
+      head.reserve(head.size() + response.body.size());
+      head += response.body;
     }
-    send_response_to(*c, std::move(response), closing);
+    response = HttpResponse{};
+    send_response_to(*c, std::move(head), last);
     hand_to_reception(std::move(c));
   }
 
-  // httplib's post-routing handler: a response with a content provider is
-  // streamed (it may never end), so its worker writes it.
-  static void before_response_head(const httplib::Response& res) {
-    if (!rendering)
-      return;
-    if (res.content_provider_)
-      rendering->write_directly();
-    else
-      rendering->expect(res.body.size() + kHeadRoom);
+  // -- listening, start and finish -------------------------------------------------
+
+  int bind(const std::string& host, int port, std::string* why_not) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    const std::string service = std::to_string(port);
+    if (const int error = ::getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found);
+        error != 0) {
+      if (why_not)
+        *why_not = ::gai_strerror(error);
+      return -1;
+    }
+    int last_error = 0;
+    for (const addrinfo* a = found; a && listen_fd < 0; a = a->ai_next) {
+      const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+      if (fd < 0) {
+        last_error = errno;
+        continue;
+      }
+      // SO_REUSEADDR lets a restart bind while the last run's connections
+      // linger in TIME_WAIT, and on Linux still refuses a port another
+      // socket listens on: one process per port. (Not SO_REUSEPORT, with
+      // which a second process would bind it and take half the connections.)
+      const int yes = 1;
+      ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+      // A burst of connections waits in the backlog, not in retried
+      // handshakes: the reception takes each at once.
+      if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, SOMAXCONN) == 0) {
+        listen_fd = fd;
+        break;
+      }
+      last_error = errno;
+      ::close(fd);
+    }
+    ::freeaddrinfo(found);
+    if (listen_fd < 0) {
+      if (why_not)
+        *why_not = last_error == 0 ? "the address cannot be bound" : std::strerror(last_error);
+      return -1;
+    }
+    sockaddr_storage bound{};
+    socklen_t length = sizeof bound;
+    ::getsockname(listen_fd, reinterpret_cast<sockaddr*>(&bound), &length);
+    if (bound.ss_family == AF_INET6)
+      return ntohs(reinterpret_cast<const sockaddr_in6&>(bound).sin6_port);
+    return ntohs(reinterpret_cast<const sockaddr_in&>(bound).sin_port);
   }
 
-  // -- start and finish ----------------------------------------------------------
-
-  void start() {
-    reception = std::thread([this] { reception_loop(); });
+  void serve() {
+    if (stopping.load() || listen_fd < 0)
+      return;
     for (std::size_t i = 0; i < std::max<std::size_t>(1, limits.worker_threads); ++i)
       workers.emplace_back([this] { worker_loop(); });
+    reception_loop();
+    finish();
   }
 
-  void finish() {
+  void stop() {
     stopping = true;
     wake();
     ready_changed.notify_all();
-    if (reception.joinable())
-      reception.join();
+  }
+
+  void finish() {
+    stop();
     for (auto& w : workers)
       w.join();
     workers.clear();
@@ -645,28 +635,15 @@ struct HttpServer::Impl {
     for (auto& c : arrivals)
       close_connection(std::move(c));
     arrivals.clear();
+    ::close(listen_fd);
+    listen_fd = -1;
   }
 };
 
-HttpServer::HttpServer(const HttpServerLimits& limits) : impl_(std::make_unique<Impl>(*this, limits)) {
-  new_task_queue = [] { return new RunAtOnce; };
-  // httplib's default sets SO_REUSEPORT, with which a second process binds
-  // the same port and the kernel splits the connections between the two.
-  // SO_REUSEADDR alone lets a restart bind while the last run's connections
-  // linger in TIME_WAIT, and on Linux still refuses a port another socket
-  // listens on: one process per port.
-  set_socket_options([](socket_t sock) {
-    const int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  // Not httplib's connection handling any more, but what its responses
-  // announce (Keep-Alive: timeout=..., max=...) and its own body check.
-  set_keep_alive_max_count(limits.max_requests_per_connection);
-  set_keep_alive_timeout(std::max<time_t>(1, static_cast<time_t>(limits.read_timeout.count() / 1000)));
-  set_payload_max_length(limits.max_body_bytes);
-  set_post_routing_handler(
-    [](const httplib::Request&, httplib::Response& res) { Impl::before_response_head(res); });
-}
+HttpServer::HttpServer(const HttpServerLimits& limits, RequestHandler handler)
+    : impl_(std::make_unique<Impl>(limits, std::move(handler))) {}
+
+HttpServer::~HttpServer() = default;
 
 void HttpServer::answer_at_reception(std::string path, std::string json_body) {
   impl_->reception_path = std::move(path);
@@ -675,33 +652,12 @@ void HttpServer::answer_at_reception(std::string path, std::string json_body) {
                                  std::to_string(impl_->reception_answer_body.size()) + "\r\n";
 }
 
-HttpServer::~HttpServer() = default;
-
-bool HttpServer::serve() {
-  if (impl_->stop_requested.load())
-    return true;
-  // httplib listens with a backlog of 5: a burst of connections would see
-  // their handshakes dropped and retried a second later, before the accept
-  // loop (which takes and answers each at once) ever saw them.
-  ::listen(svr_sock_, SOMAXCONN);
-  impl_->start();
-  const bool ok = listen_after_bind();
-  impl_->finish();
-  return ok;
+int HttpServer::bind(const std::string& host, int port, std::string* why_not) {
+  return impl_->bind(host, port, why_not);
 }
 
-void HttpServer::stop() {
-  impl_->stop_requested = true;
-  httplib::Server::stop();
-}
+void HttpServer::serve() { impl_->serve(); }
 
-bool HttpServer::process_and_close_socket(socket_t sock) {
-  impl_->welcome(sock);
-  return true;
-}
-
-bool HttpServer::answer_request(httplib::Stream& stream, bool last, bool& client_closes) {
-  return process_request(stream, last, client_closes, nullptr);
-}
+void HttpServer::stop() { impl_->stop(); }
 
 }  // namespace actorcrawl

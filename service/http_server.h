@@ -1,14 +1,14 @@
-// The HTTP server under the service's API: httplib parses requests, routes
-// them and renders responses, but the connections are this class's.
+// The HTTP server under the service's API: its connections, the one
+// parser that reads their requests (RequestFramer, service/request_policy.h)
+// and the writing of responses; what a request is answered with is the
+// API's (service/http_api.h), handed in as one function.
 //
-// httplib 0.11 gives each accepted connection a pool thread until it closes,
-// with a read timeout per read(), not per request: fifty idle or trickling
-// clients hold every thread, the sockets queued behind them grow without
-// bound, and a chunked body is read whole whatever its size. Here instead
-// one thread (the reception) waits on every connection at once with poll()
-// until a whole request — head and body — has arrived, refusing it as soon
-// as it is too large or too slow; only then does a worker thread take it,
-// and run httplib's request handling on it from memory.
+// One thread (the reception) waits on the listening socket and on every
+// connection at once with poll(), and reads each request as its bytes
+// arrive, until it is whole — head and body — refusing it as soon as it is
+// too large, too slow or framed ambiguously; only then does a worker
+// thread take it, the request already read. Fifty idle or trickling
+// clients hold no thread, and the sockets behind them are taken at once.
 //
 // Responses go the other way alike: the worker renders the response into
 // memory and hands the bytes back to the reception, which writes them as
@@ -16,10 +16,10 @@
 // whole response, else the connection is closed. A client that reads
 // slowly or never holds no thread; it holds its one response, because the
 // reception reads the next (pipelined) request of a connection only once
-// the last response is written. Only streamed responses (a content
-// provider: event streams, exports), which have no end to render, are
-// written by their worker, each write waiting at most write_timeout; their
-// routes cap how many run at once.
+// the last response is written. Only streamed responses (event streams,
+// exports), which have no end to render, are written by their worker, each
+// write waiting at most write_timeout; their routes cap how many run at
+// once.
 //
 // So a connection that is slow costs a file descriptor and a buffer, never
 // a thread, and the server answers while many are open; the health check
@@ -28,12 +28,14 @@
 // once and is closed.
 #pragma once
 
-#include <httplib.h>
-
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
+
+#include "service/http_request.h"
+#include "service/http_response.h"
 
 namespace actorcrawl {
 
@@ -53,36 +55,34 @@ struct HttpServerLimits {
   std::size_t max_requests_per_connection = 100;
 };
 
-class HttpServer : public httplib::Server {
+// What a request is answered with: fills the response, never throws (what
+// it throws anyway is answered 500).
+using RequestHandler = std::function<void(const HttpRequest&, HttpResponse&)>;
+
+class HttpServer {
  public:
-  explicit HttpServer(const HttpServerLimits& limits);
-  ~HttpServer() override;
+  HttpServer(const HttpServerLimits& limits, RequestHandler handler);
+  ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
   // A GET or HEAD of `path` (no query taken into account) is answered by
-  // the reception with 200 and this JSON body, before any worker or route
-  // sees it: a health check that answers while every worker is busy.
-  // Before serve().
+  // the reception with 200 and this JSON body, before any worker or the
+  // handler sees it: a health check that answers while every worker is
+  // busy. Before serve().
   void answer_at_reception(std::string path, std::string json_body);
 
-  // Serves the socket bound with bind_to_port() or bind_to_any_port()
-  // until stop(); the reception and worker threads live only in here.
-  // (The server owns httplib's post-routing handler: it tells a streamed
-  // response from one to render.)
-  bool serve();
+  // Binds to host:port (port 0: a free one) and listens. Returns the port,
+  // or -1 with the reason in `why_not`.
+  int bind(const std::string& host, int port, std::string* why_not = nullptr);
+  // Serves the bound socket until stop(); the reception and worker threads
+  // live only in here (the reception on the calling thread).
+  void serve();
   // From any thread. Open connections are closed; a request being answered
-  // finishes first.
+  // finishes first, a streamed response at its next write.
   void stop();
 
  private:
-  // httplib's accept loop hands each new socket here (on its own thread,
-  // through a task queue that runs tasks at once): it goes to the reception.
-  bool process_and_close_socket(socket_t sock) override;
-  // httplib's handling of one request (routing, handlers, the response) on
-  // a stream: false when the connection is no good for another.
-  bool answer_request(httplib::Stream& stream, bool last, bool& client_closes);
-
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

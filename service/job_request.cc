@@ -1,12 +1,14 @@
 #include "service/job_request.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
+#include <optional>
+#include <type_traits>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
-#include "core/crawl/crawl_profile.h"
-#include "core/page/crawl_scope.h"
 #include "core/web/json_guard.h"
 #include "core/web/url.h"
 #include "core/web/json_text.h"
@@ -28,8 +30,7 @@ using json = nlohmann::ordered_json;
 
 ApiError bad(const std::string& code, const std::string& message) { return ApiError(400, code, message); }
 
-std::int64_t integer_field(const json& body, const char* name, std::int64_t min, std::int64_t max) {
-  const json& v = body.at(name);
+std::int64_t integer_value(const json& v, const char* name, std::int64_t min, std::int64_t max) {
   if (!v.is_number_integer())
     throw bad("invalid_type", std::string{"'"} + name + "' must be an integer");
   // Past 2^63 - 1 the number is unsigned to the parser, and would read as
@@ -55,23 +56,140 @@ std::string crawlable_url(const json& v, const char* name) {
   return url->str();
 }
 
-// An array of at most `max` strings of at most `max_bytes` each.
-std::vector<std::string> string_list(const json& v, const char* name, std::size_t max, std::size_t max_bytes,
-                                     const char* what) {
+// The fields a job body may carry besides url and max_pages. Each is the
+// config key of its name, and its value is checked as the key's kind,
+// range and choices say (config_keys()); the job's own bounds are narrower:
+// a maximum from the service's limits, how many entries a list may hold and
+// how long each may be. Validating against the one table means a job field
+// cannot drift from the key it sets.
+struct JobField {
+  const char* name;
+  std::int64_t JobLimits::*max = nullptr;  // numbers: the job's maximum (else the key's)
+  std::size_t max_entries = 0;             // lists
+  std::size_t max_entry_bytes = 0;         // lists; 0: bounded by the body alone
+  const char* entries = "";                // lists: what the entries are, for messages
+  bool urls = false;                       // lists: http(s) URLs, normalized
+};
+constexpr std::size_t kMaxHostName = 253;
+const JobField kJobFields[] = {
+  {"max_depth", &JobLimits::max_depth},
+  {"profile"},
+  {"scope"},
+  {"politeness_delay_ms", &JobLimits::max_politeness_delay_ms},
+  {"allowed_domains", nullptr, 1000, kMaxHostName, "host names"},
+  {"respect_robots_txt"},
+  {"sitemaps"},
+  {"sitemap_urls", nullptr, 100, 0, "http(s) URLs", true},
+  {"extract"},
+  {"follow_patterns", nullptr, 100, 4096, "RE2 patterns"},
+  {"exclude_patterns", nullptr, 100, 4096, "RE2 patterns"},
+  // The requests a site requires (job_request_key_names()): where the
+  // operator allows them. Their values are never quoted back (secrets), and
+  // their own checks (RequestRules, the cookies' lines, the proxy URL) are
+  // the crawl's, run by check_crawl() before the job is accepted.
+  {"headers", nullptr, 100, 0, "entries, as the config's"},
+  {"auth", nullptr, 100, 0, "entries, as the config's"},
+  {"cookies"},
+  {"proxy"},
+};
+
+// The job's "cookies" is not the config key of its name (a switch) but the
+// text of a cookies.txt, which turns the jar on (job_config).
+constexpr std::string_view kCookies = "cookies";
+
+bool is_request_key(std::string_view name) {
+  const auto& keys = job_request_key_names();
+  return std::find(keys.begin(), keys.end(), name) != keys.end();
+}
+
+std::string known_fields() {
+  std::string out = "url, max_pages";
+  for (const auto& f : kJobFields)
+    if (!is_request_key(f.name))
+      out.append(", ").append(f.name);
+  out += ";";
+  const char* separator = " ";
+  for (const auto& name : job_request_key_names()) {
+    out.append(separator).append(name);
+    separator = ", ";
+  }
+  return out + " where the service allows them";
+}
+
+std::string in_quotes(std::string_view name) { return "'" + std::string{name} + "'"; }
+
+std::vector<std::string> list_value(const json& v, const JobField& field, const ConfigKey& key) {
+  const auto wrong_type = [&] {
+    return bad("invalid_type", in_quotes(field.name) + " must be an array of " + field.entries);
+  };
   if (!v.is_array())
-    throw bad("invalid_type", std::string{"'"} + name + "' must be an array of " + what);
-  if (v.size() > max)
-    throw bad("out_of_range", std::string{"'"} + name + "' may hold at most " + std::to_string(max) + " " + what);
+    throw wrong_type();
+  if (v.size() > field.max_entries)
+    throw bad("out_of_range", in_quotes(field.name) + " may hold at most " + std::to_string(field.max_entries) + " " +
+                                field.entries);
   std::vector<std::string> out;
   for (const auto& e : v) {
-    if (!e.is_string())
-      throw bad("invalid_type", std::string{"'"} + name + "' must be an array of " + what);
-    if (e.get_ref<const std::string&>().size() > max_bytes)
-      throw bad("out_of_range", std::string{"'"} + name + "' entries may be at most " + std::to_string(max_bytes) +
-                                  " bytes");
+    if (field.urls) {
+      out.push_back(crawlable_url(e, field.name));
+      continue;
+    }
+    if (e.is_object() && key.object_items) {
+      out.push_back(json_text(e));
+      continue;
+    }
+    if (!e.is_string() || e.get_ref<const std::string&>().empty())
+      throw wrong_type();
+    if (field.max_entry_bytes != 0 && e.get_ref<const std::string&>().size() > field.max_entry_bytes)
+      throw bad("out_of_range", in_quotes(field.name) + " entries may be at most " +
+                                  std::to_string(field.max_entry_bytes) + " bytes");
     out.push_back(e.get<std::string>());
   }
   return out;
+}
+
+// A field's value, checked as its config key's kind says. nullopt: a value
+// that stands for no field (an empty list of extraction rules).
+std::optional<JobValue> field_value(const json& v, const JobField& field, const JobLimits& limits) {
+  if (field.name == kCookies) {
+    if (!v.is_string())
+      throw bad("invalid_type", "'cookies' must be a string (a Netscape cookies.txt's text)");
+    return v.get<std::string>();
+  }
+  const ConfigKey& key = *find_config_key(field.name);
+  switch (key.kind) {
+    case ValueKind::integer:
+    case ValueKind::duration_ms:
+    case ValueKind::bytes:
+      return integer_value(v, field.name, key.min, field.max ? limits.*field.max : key.max);
+    case ValueKind::boolean:
+      if (!v.is_boolean())
+        throw bad("invalid_type", in_quotes(field.name) + " must be true or false");
+      return v.get<bool>();
+    case ValueKind::text: {
+      if (!v.is_string())
+        throw bad("invalid_type", in_quotes(field.name) + " must be a string");
+      const auto text = v.get<std::string>();
+      if (!key.choices.empty() && std::find(key.choices.begin(), key.choices.end(), text) == key.choices.end()) {
+        std::string choices;
+        for (const auto& c : key.choices)
+          choices += (choices.empty() ? "\"" : ", \"") + c + "\"";
+        throw bad("out_of_range", in_quotes(field.name) + " must be one of " + choices + ", got '" +
+                                    clip_for_message(text, 50) + "'");
+      }
+      return text;
+    }
+    case ValueKind::text_list:
+      return list_value(v, field, key);
+    case ValueKind::structured:
+      // The rules' own checks (selectors, patterns, options) are the
+      // crawl's: check_crawl() runs them before the job is accepted.
+      if (!v.is_array())
+        throw bad("invalid_type", in_quotes(field.name) + " must be an array of rules ({name, urls, fields}, as in the config)");
+      if (v.empty())
+        return std::nullopt;
+      return json_text(v);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -85,175 +203,60 @@ JobRequest parse_job_request(std::string_view body, const JobLimits& limits) {
     throw bad("malformed_json", "the body is not valid JSON");
   if (!doc.is_object())
     throw bad("invalid_body", "the body must be a JSON object");
-  static const char* const known[] = {"url", "max_pages", "max_depth", "profile", "scope", "politeness_delay_ms",
-                                      "allowed_domains", "respect_robots_txt", "sitemaps", "sitemap_urls",
-                                      "extract", "follow_patterns", "exclude_patterns"};
-  const auto& secret_keys = job_request_key_names();
   for (const auto& item : doc.items()) {
-    bool ok = false;
-    for (const char* k : known)
-      ok = ok || item.key() == k;
-    const bool secret = std::find(secret_keys.begin(), secret_keys.end(), item.key()) != secret_keys.end();
-    if (secret && std::find(limits.request_keys.begin(), limits.request_keys.end(), item.key()) ==
-                    limits.request_keys.end())
+    const std::string& name = item.key();
+    if (is_request_key(name) &&
+        std::find(limits.request_keys.begin(), limits.request_keys.end(), name) == limits.request_keys.end())
       throw ApiError(403, "not_allowed",
-                     "'" + item.key() + "' is not allowed in a job by this service (its operator allows it with "
-                     "service_job_request_keys)");
-    if (!ok && !secret)
-      throw bad("unknown_field", "unknown field '" + clip_for_message(item.key(), 100) +
-                                   "' (known: url, max_pages, max_depth, profile, scope, "
-                                   "politeness_delay_ms, allowed_domains, respect_robots_txt, sitemaps, "
-                                   "sitemap_urls, extract, follow_patterns, exclude_patterns; headers, auth, "
-                                   "cookies, proxy where the service allows them)");
+                     in_quotes(name) + " is not allowed in a job by this service (its operator allows it with "
+                                    "service_job_request_keys)");
+    const bool known = name == "url" || name == "max_pages" ||
+                       std::any_of(std::begin(kJobFields), std::end(kJobFields),
+                                   [&](const JobField& f) { return name == f.name; });
+    if (!known)
+      throw bad("unknown_field", "unknown field '" + clip_for_message(name, 100) + "' (known: " + known_fields() + ")");
   }
   if (!doc.contains("url"))
     throw bad("missing_field", "'url' is required");
   JobRequest r;
   r.url = crawlable_url(doc.at("url"), "url");
   if (doc.contains("max_pages"))
-    r.max_pages = integer_field(doc, "max_pages", 1, limits.max_pages);
-  if (doc.contains("max_depth"))
-    r.max_depth = integer_field(doc, "max_depth", 0, limits.max_depth);
-  if (doc.contains("politeness_delay_ms"))
-    r.politeness_delay_ms = integer_field(doc, "politeness_delay_ms", 0, limits.max_politeness_delay_ms);
-  if (doc.contains("profile")) {
-    const json& v = doc.at("profile");
-    if (!v.is_string())
-      throw bad("invalid_type", "'profile' must be a string");
-    const auto p = v.get<std::string>();
-    if (!parse_crawl_profile(p))
-      throw bad("out_of_range", "'profile' must be \"site\" or \"domains\", got '" + clip_for_message(p, 50) + "'");
-    r.profile = p;
-  }
-  if (doc.contains("scope")) {
-    const json& v = doc.at("scope");
-    if (!v.is_string())
-      throw bad("invalid_type", "'scope' must be a string");
-    const auto scope = v.get<std::string>();
-    if (!parse_crawl_scope(scope))
-      throw bad("out_of_range",
-                "'scope' must be \"domain\", \"host\" or \"any\", got '" + clip_for_message(scope, 50) + "'");
-    r.scope = scope;
-  }
-  if (doc.contains("extract")) {
-    // The rules' own checks (selectors, patterns, options) are the crawl's:
-    // check_crawl() runs them before the job is accepted.
-    const json& v = doc.at("extract");
-    if (!v.is_array())
-      throw bad("invalid_type", "'extract' must be an array of rules ({name, urls, fields}, as in the config)");
-    if (!v.empty())
-      r.extract = json_text(v);
-  }
-  if (doc.contains("respect_robots_txt")) {
-    const json& v = doc.at("respect_robots_txt");
-    if (!v.is_boolean())
-      throw bad("invalid_type", "'respect_robots_txt' must be true or false");
-    r.respect_robots_txt = v.get<bool>();
-  }
-  if (doc.contains("sitemaps")) {
-    const json& v = doc.at("sitemaps");
-    if (!v.is_boolean())
-      throw bad("invalid_type", "'sitemaps' must be true or false");
-    r.sitemaps = v.get<bool>();
-  }
-  if (doc.contains("sitemap_urls")) {
-    const json& v = doc.at("sitemap_urls");
-    if (!v.is_array())
-      throw bad("invalid_type", "'sitemap_urls' must be an array of http(s) URLs");
-    if (v.size() > 100)
-      throw bad("out_of_range", "'sitemap_urls' may hold at most 100 URLs");
-    std::vector<std::string> urls;
-    for (const auto& u : v)
-      urls.push_back(crawlable_url(u, "sitemap_urls"));
-    if (r.sitemaps && !*r.sitemaps && !urls.empty())
-      throw bad("out_of_range", "'sitemap_urls' names sitemaps to read, and 'sitemaps' is false");
-    r.sitemap_urls = std::move(urls);
-  }
-  if (doc.contains("allowed_domains")) {
-    const json& v = doc.at("allowed_domains");
-    if (!v.is_array())
-      throw bad("invalid_type", "'allowed_domains' must be an array of host names");
-    std::vector<std::string> hosts;
-    for (const auto& h : v) {
-      if (!h.is_string() || h.get<std::string>().empty() || h.get<std::string>().size() > 253)
-        throw bad("invalid_type", "'allowed_domains' must be an array of host names");
-      hosts.push_back(h.get<std::string>());
-    }
-    if (hosts.size() > 1000)
-      throw bad("out_of_range", "'allowed_domains' may hold at most 1000 names");
-    r.allowed_domains = std::move(hosts);
-  }
-  for (const char* name : {"follow_patterns", "exclude_patterns"})
-    if (doc.contains(name)) {
-      // The patterns' own check (RE2) is the crawl's: check_crawl().
-      auto patterns = string_list(doc.at(name), name, 100, 4096, "RE2 patterns");
-      (std::string{name} == "follow_patterns" ? r.follow_patterns : r.exclude_patterns) = std::move(patterns);
-    }
-  // The request keys: their values are never quoted back (secrets), and
-  // their own checks (RequestRules, the cookies' lines, the proxy URL) are
-  // the crawl's, run by check_crawl() before the job is accepted.
-  for (const char* name : {"headers", "auth"})
-    if (doc.contains(name)) {
-      const json& v = doc.at(name);
-      if (!v.is_array() || v.size() > 100)
-        throw bad("invalid_type", std::string{"'"} + name + "' must be an array of at most 100 entries, as the config's");
-      std::vector<std::string> entries;
-      for (const auto& e : v) {
-        if (e.is_string())
-          entries.push_back(e.get<std::string>());
-        else if (e.is_object())
-          entries.push_back(json_text(e));
-        else
-          throw bad("invalid_type", std::string{"'"} + name + "' entries must be strings or objects, as the config's");
-      }
-      (std::string{name} == "headers" ? r.headers : r.auth) = std::move(entries);
-    }
-  for (const char* name : {"cookies", "proxy"})
-    if (doc.contains(name)) {
-      const json& v = doc.at(name);
-      if (!v.is_string())
-        throw bad("invalid_type", std::string{"'"} + name + "' must be a string" +
-                                    (std::string{name} == "cookies" ? " (a Netscape cookies.txt's text)" : ""));
-      (std::string{name} == "cookies" ? r.cookies : r.proxy) = v.get<std::string>();
-    }
+    r.max_pages = integer_value(doc.at("max_pages"), "max_pages", find_config_key("max_pages")->min, limits.max_pages);
+  for (const auto& field : kJobFields)
+    if (doc.contains(field.name))
+      if (auto value = field_value(doc.at(field.name), field, limits))
+        r.fields.emplace(field.name, std::move(*value));
+  const bool* sitemaps = r.field<bool>("sitemaps");
+  const auto* sitemap_urls = r.field<std::vector<std::string>>("sitemap_urls");
+  if (sitemaps && !*sitemaps && sitemap_urls && !sitemap_urls->empty())
+    throw bad("out_of_range", "'sitemap_urls' names sitemaps to read, and 'sitemaps' is false");
   return r;
 }
 
 std::string to_json(const JobRequest& r) {
   json j{{"url", r.url}, {"max_pages", r.max_pages}};
-  if (r.max_depth)
-    j["max_depth"] = *r.max_depth;
-  if (r.profile)
-    j["profile"] = *r.profile;
-  if (r.scope)
-    j["scope"] = *r.scope;
-  if (r.politeness_delay_ms)
-    j["politeness_delay_ms"] = *r.politeness_delay_ms;
-  if (r.allowed_domains)
-    j["allowed_domains"] = *r.allowed_domains;
-  if (r.respect_robots_txt)
-    j["respect_robots_txt"] = *r.respect_robots_txt;
-  if (r.sitemaps)
-    j["sitemaps"] = *r.sitemaps;
-  if (r.sitemap_urls)
-    j["sitemap_urls"] = *r.sitemap_urls;
-  if (r.extract)
-    j["extract"] = json::parse(*r.extract);
-  if (r.follow_patterns)
-    j["follow_patterns"] = *r.follow_patterns;
-  if (r.exclude_patterns)
-    j["exclude_patterns"] = *r.exclude_patterns;
-  for (const auto& [name, entries] : {std::pair{"headers", &r.headers}, std::pair{"auth", &r.auth}})
-    if (*entries) {
-      json list = json::array();
-      for (const auto& e : **entries)
-        list.push_back(!e.empty() && e.front() == '{' ? json::parse(e, nullptr, false) : json(e));
-      j[name] = std::move(list);
-    }
-  if (r.cookies)
-    j["cookies"] = *r.cookies;
-  if (r.proxy)
-    j["proxy"] = *r.proxy;
+  for (const auto& field : kJobFields) {
+    const auto it = r.fields.find(field.name);
+    if (it == r.fields.end())
+      continue;
+    const ConfigKey* key = field.name == kCookies ? nullptr : find_config_key(field.name);
+    std::visit(
+      [&](const auto& value) {
+        using T = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+          json list = json::array();
+          for (const auto& e : value)
+            list.push_back(key->object_items && !e.empty() && e.front() == '{' ? json::parse(e, nullptr, false)
+                                                                               : json(e));
+          j[field.name] = std::move(list);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          j[field.name] = key && key->kind == ValueKind::structured ? json::parse(value, nullptr, false) : json(value);
+        } else {
+          j[field.name] = value;
+        }
+      },
+      it->second);
+  }
   return json_text(j);
 }
 
@@ -279,68 +282,23 @@ CrawlConfig job_config(const CrawlConfig& base, const JobRequest& r) {
   c.given.clear();
   if (sitemaps_given != base.given.end())
     c.given.insert(*sitemaps_given);
-  const auto set = [&c](const char* key) { c.given[key] = std::string{"job field '"} + key + "'"; };
   c.seeds = {r.url};
   c.max_pages = r.max_pages;
-  if (r.max_depth) {
-    c.max_depth = *r.max_depth;
-    set("max_depth");
-  }
-  if (r.profile) {
-    c.profile = *r.profile;
-    set("profile");
-  }
-  if (r.scope) {
-    c.scope = *r.scope;
-    set("scope");
-  }
-  if (r.politeness_delay_ms) {
-    c.politeness_delay_ms = *r.politeness_delay_ms;
-    set("politeness_delay_ms");
-  }
-  if (r.allowed_domains) {
-    c.allowed_domains = *r.allowed_domains;
-    set("allowed_domains");
-  }
-  if (r.respect_robots_txt) {
-    c.respect_robots_txt = *r.respect_robots_txt;
-    set("respect_robots_txt");
-  }
-  if (r.sitemaps) {
-    c.sitemaps = *r.sitemaps;
-    set("sitemaps");
-  }
-  if (r.sitemap_urls) {
-    c.sitemap_urls = *r.sitemap_urls;
-    set("sitemap_urls");
-  }
-  if (r.extract) {
-    c.extract_rules = *r.extract;
-    set("extract");
-  }
-  if (r.follow_patterns) {
-    c.follow_patterns = *r.follow_patterns;
-    set("follow_patterns");
-  }
-  if (r.exclude_patterns) {
-    c.exclude_patterns = *r.exclude_patterns;
-    set("exclude_patterns");
-  }
-  if (r.headers) {
-    c.request_headers = *r.headers;
-    set("headers");
-  }
-  if (r.auth) {
-    c.auth = *r.auth;
-    set("auth");
-  }
-  if (r.cookies) {
-    c.cookies_text = *r.cookies;
-    c.cookies = true;
-  }
-  if (r.proxy) {
-    c.proxy = *r.proxy;
-    set("proxy");
+  for (const auto& [name, value] : r.fields) {
+    if (name == kCookies) {
+      c.cookies_text = std::get<std::string>(value);
+      c.cookies = true;
+      continue;
+    }
+    // The value has the type of the key's member (parse_job_request).
+    std::visit(
+      [&c](auto member, const auto& v) {
+        using Member = std::decay_t<decltype(c.*member)>;
+        if constexpr (std::is_same_v<Member, std::decay_t<decltype(v)>>)
+          c.*member = v;
+      },
+      find_config_key(name)->member, value);
+    c.given[name] = "job field '" + name + "'";
   }
   return c;
 }

@@ -1,16 +1,19 @@
 // A crawl job as the service's POST /crawl asks for it, validated.
 //
-// The body is a JSON object with "url" (required, http or https) and
-// optional "max_pages", "max_depth", "profile", "scope",
-// "politeness_delay_ms", "allowed_domains", "respect_robots_txt", "sitemaps",
-// "sitemap_urls" (at most 100), "extract" (extraction rules, as the
-// config's `extract`), "follow_patterns" and "exclude_patterns" (RE2, at
-// most 100 each), and the requests the site requires where the service's
-// operator allows them (service_job_request_keys): "headers", "auth" (as
-// the config's keys), "cookies" (a Netscape cookies.txt's text) and
-// "proxy". Anything else is refused: an unknown field is more often a typo
-// than an extension, and a crawl started with a silently ignored limit is
-// worse than no crawl.
+// The body is a JSON object with "url" (required, http or https),
+// "max_pages" and optional fields that are config keys of the same name,
+// validated by the key's entry in the config key table (its kind, range and
+// choices: core/config/config_keys.cc) within the job's own bounds
+// (job_request.cc lists the fields and the bounds): "max_depth", "profile",
+// "scope", "politeness_delay_ms", "allowed_domains" (at most 1000),
+// "respect_robots_txt", "sitemaps", "sitemap_urls" (at most 100), "extract"
+// (extraction rules, as the config's), "follow_patterns" and
+// "exclude_patterns" (RE2, at most 100 each), and the requests the site
+// requires where the service's operator allows them
+// (service_job_request_keys): "headers", "auth" (as the config's keys),
+// "cookies" (a Netscape cookies.txt's text) and "proxy". Anything else is
+// refused: an unknown field is more often a typo than an extension, and a
+// crawl started with a silently ignored limit is worse than no crawl.
 //
 // headers, auth, cookies and proxy are the job's secrets: kept in the job
 // table (a job resumed after a restart sends them again), never in an API
@@ -18,9 +21,10 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <map>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "service/api_error.h"
@@ -28,28 +32,26 @@
 
 namespace actorcrawl {
 
+// A job field's value as its config key holds it: a whole number (integer
+// and duration keys, durations in ms), a boolean, a text (the extraction
+// rules: their JSON text; cookies: a cookies.txt's text), a list of texts
+// (an object entry of headers or auth: its JSON text).
+using JobValue = std::variant<std::int64_t, bool, std::string, std::vector<std::string>>;
+
 struct JobRequest {
   std::string url;  // normalized
   std::int64_t max_pages = 10;
-  std::optional<std::int64_t> max_depth;
-  std::optional<std::string> profile;
-  std::optional<std::string> scope;  // link_scope.h's CrawlScope names
-  std::optional<std::int64_t> politeness_delay_ms;
-  std::optional<std::vector<std::string>> allowed_domains;
-  std::optional<bool> respect_robots_txt;
-  std::optional<bool> sitemaps;
-  std::optional<std::vector<std::string>> sitemap_urls;  // normalized
-  std::optional<std::string> extract;  // the rules as JSON text (an array)
-  std::optional<std::vector<std::string>> follow_patterns;
-  std::optional<std::vector<std::string>> exclude_patterns;
-  // Secrets (see above): entries as the config keys hold them (an object
-  // entry as its JSON text), a cookies.txt's text, a proxy URL.
-  std::optional<std::vector<std::string>> headers;
-  std::optional<std::vector<std::string>> auth;
-  std::optional<std::string> cookies;
-  std::optional<std::string> proxy;
-};
+  // The optional fields the body gave, by name. URLs are normalized; an
+  // empty list of extraction rules is no field.
+  std::map<std::string, JobValue> fields;
 
+  // A field's value; nullptr when the body did not give it.
+  template <class T>
+  const T* field(const std::string& name) const {
+    const auto it = fields.find(name);
+    return it == fields.end() ? nullptr : std::get_if<T>(&it->second);
+  }
+};
 
 // The service's limits on what one job may ask for. The service sets
 // max_pages from its configuration's max_pages_per_job, whose default is

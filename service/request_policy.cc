@@ -177,6 +177,9 @@ bool is_identity_coding(std::string_view content_encoding) {
 
 namespace {
 
+// A request line longer than this is answered 414, as an URI too long: the
+// target is all of it but a few bytes.
+constexpr std::size_t kMaxRequestLine = 8192;
 // A chunk-size line longer than this is not a size: hex digits and a short
 // extension fit many times over.
 constexpr std::size_t kMaxChunkLine = 1024;
@@ -185,6 +188,14 @@ constexpr std::size_t kMaxChunkLine = 1024;
 // none for a body sent one byte per chunk with padding.
 constexpr std::size_t kFramingFactor = 2;
 constexpr std::size_t kFramingAllowance = 4096;
+
+// RFC 9110 section 5.6.2: what a method and a field name are made of.
+bool is_token_char(char c) {
+  return ascii::is_alpha(c) || ascii::is_digit(c) || std::string_view{"!#$%&'*+-.^_`|~"}.find(c) != std::string_view::npos;
+}
+bool is_token(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), is_token_char);
+}
 
 bool all_digits(std::string_view text) {
   if (text.empty())
@@ -218,6 +229,7 @@ RequestFramer::Progress RequestFramer::advance(std::string_view received) {
     case Phase::fixed_body:
       if (received.size() < end_)
         return Progress::incomplete;
+      request_.body.assign(received.substr(body_start_, end_ - body_start_));
       phase_ = Phase::done;
       return Progress::complete;
     case Phase::chunk_size:
@@ -233,10 +245,10 @@ RequestFramer::Progress RequestFramer::advance(std::string_view received) {
 
 // Every byte of a head may be printable or not (paths are percent-decoded
 // later), but line ends are CRLF, and NUL has no place: a bare CR or LF is
-// where two parsers could split lines differently. (RFC 9112 lets a
-// recipient take a bare LF as a line end; httplib does not, so accepting it
-// here would hand httplib a head it reads otherwise.) The scan resumes where
-// it stopped; a CR that is the last byte so far waits for the next one.
+// where two parsers (this one and a proxy's in front) could split lines
+// differently. RFC 9112 lets a recipient take a bare LF as a line end; this
+// one does not. The scan resumes where it stopped; a CR that is the last
+// byte so far waits for the next one.
 bool RequestFramer::line_ends_clean(std::string_view head) {
   for (; checked_ < head.size(); ++checked_) {
     const char c = head[checked_];
@@ -280,9 +292,12 @@ RequestFramer::Progress RequestFramer::read_head(std::string_view received) {
   if (head_end > max_head_)
     return too_large();
 
+  const auto line_end = received.find("\r\n");
+  if (const auto progress = read_request_line(received.substr(0, line_end)); progress == Progress::refused)
+    return progress;
   std::optional<std::string_view> length, coding;
   // Header fields: every line after the request line, up to the blank one.
-  for (std::size_t at = received.find("\r\n") + 2; at < head_end - 2;) {
+  for (std::size_t at = line_end + 2; at < head_end - 2;) {
     const auto eol = received.find("\r\n", at);
     const auto line = received.substr(at, eol - at);
     at = eol + 2;
@@ -290,11 +305,14 @@ RequestFramer::Progress RequestFramer::read_head(std::string_view received) {
       return refuse(400, "bad_request", "a header line folded onto the next (obsolete line folding)");
     const auto colon = line.find(':');
     if (colon == std::string_view::npos)
-      continue;  // not a field; httplib skips it too
+      return refuse(400, "bad_request", "a header line without a colon");
     const auto name = line.substr(0, colon);
     if (name.empty() || name.back() == ' ' || name.back() == '\t')
       return refuse(400, "bad_request", "whitespace between a header name and its colon");
+    if (!is_token(name))
+      return refuse(400, "bad_request", "a header name with a character a name may not hold");
     const auto value = ascii::trim(line.substr(colon + 1));
+    request_.headers.emplace_back(name, value);
     if (ascii::iequals(name, "Content-Length")) {
       if (length)
         return refuse(400, "bad_request", "more than one Content-Length header");
@@ -389,13 +407,14 @@ RequestFramer::Progress RequestFramer::read_chunks(std::string_view received) {
           return Progress::incomplete;
         if (received.substr(chunk_end_, 2) != "\r\n")
           return malformed("a chunk's data is not followed by CRLF");
+        request_.body.append(received.substr(scan_, chunk_end_ - scan_));
         scan_ = chunk_end_ + 2;
         phase_ = Phase::chunk_size;
         break;
       case Phase::trailer:
         if (received.size() < scan_ + 2)
           return Progress::incomplete;
-        // httplib reads no trailer fields, so none are taken.
+        // Nothing here reads trailer fields, so none are taken.
         if (received.substr(scan_, 2) != "\r\n")
           return malformed("trailer fields are not supported");
         end_ = scan_ + 2;
@@ -409,45 +428,38 @@ RequestFramer::Progress RequestFramer::read_chunks(std::string_view received) {
   }
 }
 
-std::optional<RequestHead> read_request_head(std::string_view head) {
-  const auto line_end = head.find("\r\n");
-  if (line_end == std::string_view::npos)
-    return std::nullopt;
-  const auto line = head.substr(0, line_end);
+RequestFramer::Progress RequestFramer::read_request_line(std::string_view line) {
+  if (line.size() > kMaxRequestLine)
+    return refuse(414, "uri_too_long",
+                  "the request line is longer than " + std::to_string(kMaxRequestLine) + " bytes");
   const auto first_space = line.find(' ');
   const auto last_space = line.rfind(' ');
-  if (first_space == std::string_view::npos || first_space == last_space)
-    return std::nullopt;
+  const auto method = line.substr(0, first_space);
+  const auto target = first_space == std::string_view::npos
+                        ? std::string_view{}
+                        : line.substr(first_space + 1, last_space - first_space - 1);
   const auto version = line.substr(last_space + 1);
-  if (version != "HTTP/1.1" && version != "HTTP/1.0")
-    return std::nullopt;
-  RequestHead out;
-  out.method = line.substr(0, first_space);
-  const auto target = line.substr(first_space + 1, last_space - first_space - 1);
-  out.path = target.substr(0, target.find('?'));
-  // httplib reads the first Connection header and compares it as sent.
-  std::optional<std::string_view> connection;
-  for (std::size_t at = line_end + 2; at < head.size() && !connection;) {
-    const auto eol = head.find("\r\n", at);
-    if (eol == std::string_view::npos || eol == at)
-      break;
-    const auto field = head.substr(at, eol - at);
-    at = eol + 2;
-    const auto colon = field.find(':');
-    if (colon != std::string_view::npos && ascii::iequals(field.substr(0, colon), "Connection"))
-      connection = ascii::trim(field.substr(colon + 1));
-  }
-  out.closes = connection == std::string_view{"close"} ||
-               (version == "HTTP/1.0" && connection != std::string_view{"Keep-Alive"});
-  return out;
+  if (first_space == std::string_view::npos || first_space == last_space || !is_token(method) || target.empty() ||
+      target.find(' ') != std::string_view::npos || (version != "HTTP/1.1" && version != "HTTP/1.0"))
+    return refuse(400, "bad_request", "the request line is not METHOD TARGET HTTP/1.1 (or HTTP/1.0)");
+  request_.method = method;
+  request_.target = target;
+  request_.version = version;
+  const auto question = target.find('?');
+  request_.path = percent_decode(target.substr(0, question));
+  if (question != std::string_view::npos)
+    request_.params = parse_query(target.substr(question + 1));
+  return Progress::incomplete;
 }
 
 // -- paths, queries, messages --------------------------------------------------
 
 namespace {
 
-// "/crawl/ID", "/crawl/ID/graph", "/crawl/ID/events", ...: as httplib's
-// patterns, an ID is one or more bytes other than '/'.
+constexpr std::string_view kJobPrefix = "/crawl/";
+
+// "/crawl/ID", "/crawl/ID/graph", "/crawl/ID/events", ...: an ID is one or
+// more bytes other than '/'.
 Route job_route(std::string_view rest) {
   const auto slash = rest.find('/');
   if (slash == 0)
@@ -471,38 +483,35 @@ Route job_route(std::string_view rest) {
 }  // namespace
 
 Route route_of(std::string_view path) {
-  if (path == route_pattern::health)
+  if (path == "/healthz")
     return Route::health;
-  if (path == route_pattern::dashboard)
+  if (path == "/")
     return Route::dashboard;
-  if (path == route_pattern::info)
+  if (path == "/api/info")
     return Route::info;
-  if (path == route_pattern::jobs)
+  if (path == "/crawl")
     return Route::jobs;
-  if (path == route_pattern::metrics)
+  if (path == "/metrics")
     return Route::metrics;
-  constexpr std::string_view job_prefix = "/crawl/";
-  if (path.substr(0, job_prefix.size()) == job_prefix)
-    return job_route(path.substr(job_prefix.size()));
+  if (path.substr(0, kJobPrefix.size()) == kJobPrefix)
+    return job_route(path.substr(kJobPrefix.size()));
   return Route::none;
 }
 
-const char* allowed_methods(Route route) {
-  switch (route) {
-    case Route::jobs: return "GET, HEAD, POST";
-    case Route::job: return "GET, HEAD, DELETE";
-    case Route::job_redrive: return "POST";
-    case Route::health:
-    case Route::dashboard:
-    case Route::info:
+std::string_view job_id_of(std::string_view path) {
+  switch (route_of(path)) {
+    case Route::job:
     case Route::job_graph:
     case Route::job_items:
     case Route::job_events:
-    case Route::job_export:
-    case Route::metrics: return "GET, HEAD";
-    case Route::none: return nullptr;
+    case Route::job_redrive:
+    case Route::job_export: {
+      const auto rest = path.substr(kJobPrefix.size());
+      return rest.substr(0, rest.find('/'));
+    }
+    default:
+      return {};
   }
-  return nullptr;
 }
 
 std::int64_t query_integer(std::string_view name, const std::optional<std::string>& text, std::int64_t fallback,

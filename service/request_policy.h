@@ -7,9 +7,11 @@
 // - which Origin headers may (a page on another site posting to the API
 //   sends its own origin; curl and scripts send none),
 // - the media type and content coding of a request body,
-// - where a request ends in the bytes received so far (head, then a body
-//   of Content-Length bytes or in chunks), and whether it is too large,
-// - which route a path has and the methods it answers, query integers,
+// - the request itself, read as its bytes arrive: where it ends (head,
+//   then a body of Content-Length bytes or in chunks), whether it is too
+//   large or framed in a way two readers could take two ways, and what it
+//   says (service/http_request.h): the service's one HTTP parser,
+// - which route a path has, query integers,
 // - request text clipped whole characters at a time for an error message.
 #pragma once
 
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "service/api_error.h"
+#include "service/http_request.h"
 
 namespace actorcrawl {
 
@@ -78,16 +81,18 @@ bool is_json_media_type(std::string_view content_type);
 // No Content-Encoding, or `identity`: a body read as sent.
 bool is_identity_coding(std::string_view content_encoding);
 
-// Where the request at the start of a connection's bytes ends, found as
-// the bytes arrive, so the server hands a thread only whole requests and
-// refuses one that is too large as soon as that shows. The head ends at its
-// blank line (CRLF CRLF); the body is Content-Length bytes, or chunks up to
-// the zero-sized one and its trailer. Refused, with the ApiError to answer:
-// a head over max_head_bytes (431), a body over max_body_bytes, declared or
-// counted so far (413), and framing that two parsers could read two ways
-// (400): line ends other than CRLF (as soon as one arrives), both
-// Content-Length and Transfer-Encoding, a repeated Content-Length, a coding
-// other than chunked, a malformed chunk.
+// The request at the start of a connection's bytes, read as the bytes
+// arrive, so the server hands a thread only whole requests and refuses one
+// that is too large as soon as that shows. The head ends at its blank line
+// (CRLF CRLF); the body is Content-Length bytes, or chunks up to the
+// zero-sized one and its trailer. Refused, with the ApiError to answer: a
+// head over max_head_bytes (431), a request line over 8192 bytes (414), a
+// body over max_body_bytes, declared or counted so far (413), and (400) a
+// request line that is not `METHOD TARGET HTTP/1.x`, a field line that is
+// not `name: value`, and framing that two parsers could read two ways:
+// line ends other than CRLF (as soon as one arrives), NUL, folded lines,
+// both Content-Length and Transfer-Encoding, a repeated Content-Length, a
+// coding other than chunked, a malformed chunk, trailer fields.
 class RequestFramer {
  public:
   enum class Progress { incomplete, complete, refused };
@@ -106,11 +111,16 @@ class RequestFramer {
   bool awaits_continue() const { return expects_continue_ && phase_ != Phase::head && phase_ != Phase::done; }
   // Anything of a request has arrived (an idle connection has none).
   bool started() const { return started_; }
+  // complete: the request as read; its head fields as soon as the head is
+  // whole. take_request() moves it out.
+  const HttpRequest& request() const { return request_; }
+  HttpRequest take_request() { return std::move(request_); }
 
  private:
   enum class Phase { head, fixed_body, chunk_size, chunk_data, trailer, done };
   Progress refuse(int status, const char* code, std::string message);
   Progress read_head(std::string_view received);
+  Progress read_request_line(std::string_view line);
   bool line_ends_clean(std::string_view head);
   Progress read_chunks(std::string_view received);
 
@@ -126,23 +136,11 @@ class RequestFramer {
   bool expects_continue_ = false;
   bool started_ = false;
   std::optional<ApiError> refusal_;
+  HttpRequest request_;
 };
 
-// What the server's reception reads of a whole head (one RequestFramer
-// found complete) to answer it without a worker: the method, the path (the
-// target without its query) and whether the connection closes after the
-// answer, decided as httplib decides it (`Connection: close`, or HTTP/1.0
-// without `Connection: Keep-Alive`). Empty when the request line is not
-// `METHOD TARGET HTTP/1.x`.
-struct RequestHead {
-  std::string_view method;
-  std::string_view path;
-  bool closes = false;
-};
-std::optional<RequestHead> read_request_head(std::string_view head);
-
-// The API's paths, as httplib's route patterns (registered in http_api.cc)
-// and as route_of() recognizes them without a regular expression.
+// The API's paths. A job's routes are /crawl/{id} and /crawl/{id}/<what>,
+// an id being one or more bytes other than '/' of the decoded path.
 enum class Route {
   health,
   dashboard,
@@ -157,23 +155,10 @@ enum class Route {
   metrics,
   none
 };
-namespace route_pattern {
-inline constexpr const char* health = "/healthz";
-inline constexpr const char* dashboard = "/";
-inline constexpr const char* info = "/api/info";
-inline constexpr const char* jobs = "/crawl";
-inline constexpr const char* job = R"(/crawl/([^/]+))";
-inline constexpr const char* job_graph = R"(/crawl/([^/]+)/graph)";
-inline constexpr const char* job_items = R"(/crawl/([^/]+)/items)";
-inline constexpr const char* job_events = R"(/crawl/([^/]+)/events)";
-inline constexpr const char* job_redrive = R"(/crawl/([^/]+)/redrive)";
-inline constexpr const char* job_export = R"(/crawl/([^/]+)/export)";
-inline constexpr const char* metrics = "/metrics";
-}  // namespace route_pattern
 Route route_of(std::string_view path);
-// The methods a route answers ("GET, HEAD, POST"), for 405's Allow header;
-// nullptr for Route::none.
-const char* allowed_methods(Route route);
+// The {id} of a job's route ("crawl_1" of /crawl/crawl_1/graph); empty for
+// any other route.
+std::string_view job_id_of(std::string_view path);
 
 // A query parameter as a whole number in [min, max]; `fallback` when it is
 // absent. Throws ApiError 400 (invalid_parameter, out_of_range).

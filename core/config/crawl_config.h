@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -237,7 +238,10 @@ struct ConfigKey {
   const char* shown_default = nullptr;
 };
 
+// Every key, in the order --help and configs/default.yaml list them
+// (core/config/config_keys.cc); one key by name, nullptr for none.
 const std::vector<ConfigKey>& config_keys();
+const ConfigKey* find_config_key(std::string_view name);
 
 // The fields of a service job that carry what sites require (headers,
 // auth, cookies, proxy): each allowed in a job body only when the

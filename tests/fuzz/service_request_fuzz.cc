@@ -9,8 +9,10 @@
 //   "message"}} — its body is what a client gets, whatever bytes it sent;
 // - an accepted job request survives the trip through the job table
 //   (to_json, job_request_from_json) unchanged;
-// - framing gives the same answer however the bytes were split on arrival;
-// - route_of agrees with the regular expressions httplib routes by.
+// - reading a request (framing it, and what it says) gives the same answer
+//   however the bytes were split on arrival;
+// - route_of and job_id_of agree with the routes' patterns as docs/service.md
+//   writes them, as regular expressions.
 //
 // Input: any bytes. The whole input is a job body, a request's bytes, a
 // path and a query value; split at its first newline it is a Host header
@@ -100,6 +102,13 @@ void check_framing(std::string_view bytes) {
       fail("a request longer than its bytes", bytes);
     if (pieces.request_length() != whole.request_length())
       fail("framing in pieces found another end", bytes);
+    const HttpRequest& a = whole.request();
+    const HttpRequest& b = pieces.request();
+    if (a.method != b.method || a.target != b.target || a.path != b.path || a.version != b.version ||
+        a.headers != b.headers || a.params != b.params || a.body != b.body)
+      fail("reading in pieces found another request", bytes);
+    if (a.method.empty() || a.target.empty() || a.body.size() > 256)
+      fail("a request read without a method, a target, or with a body over the limit", bytes);
   }
   if (at_once == P::refused) {
     check_error_body(*whole.refusal());
@@ -111,18 +120,23 @@ void check_framing(std::string_view bytes) {
 void check_route(std::string_view path) {
   if (path.size() > 256)
     return;  // std::regex recurses per character
-  static const std::regex job{route_pattern::job}, graph{route_pattern::job_graph},
-    items{route_pattern::job_items}, events{route_pattern::job_events};
+  static const std::regex job{R"(/crawl/([^/]+))"}, graph{R"(/crawl/([^/]+)/graph)"},
+    items{R"(/crawl/([^/]+)/items)"}, events{R"(/crawl/([^/]+)/events)"};
   const std::string text{path};
   const Route route = route_of(path);
-  const bool regex_job = std::regex_match(text, job), regex_graph = std::regex_match(text, graph),
-             regex_items = std::regex_match(text, items), regex_events = std::regex_match(text, events);
+  std::smatch m;
+  const bool regex_job = std::regex_match(text, m, job) || std::regex_match(text, m, graph) ||
+                         std::regex_match(text, m, items) || std::regex_match(text, m, events);
+  const bool regex_graph = std::regex_match(text, graph), regex_items = std::regex_match(text, items),
+             regex_events = std::regex_match(text, events);
+  if (regex_job && job_id_of(path) != m[1].str())
+    fail("job_id_of disagrees with the pattern's id", path);
   // A path like /crawl/x/graph matches job_graph only: [^/]+ stops at '/'.
-  if ((route == Route::job) != regex_job || (route == Route::job_graph) != regex_graph ||
+  const bool route_job = route == Route::job || route == Route::job_graph || route == Route::job_items ||
+                         route == Route::job_events;
+  if (route_job != regex_job || (route == Route::job_graph) != regex_graph ||
       (route == Route::job_items) != regex_items || (route == Route::job_events) != regex_events)
-    fail("route_of disagrees with httplib's patterns", path);
-  if ((route == Route::none) != (allowed_methods(route) == nullptr))
-    fail("a route without methods", path);
+    fail("route_of disagrees with the routes' patterns", path);
 }
 
 

@@ -24,7 +24,7 @@ TEST_CASE("job request: the seed's body, with defaults", "[job_request]") {
   const auto r = parse_job_request(R"({"url": "https://Example.com", "max_pages": 10})");
   CHECK(r.url == "https://example.com/");
   CHECK(r.max_pages == 10);
-  CHECK_FALSE(r.max_depth.has_value());
+  CHECK_FALSE(r.field<std::int64_t>("max_depth"));
   CHECK(parse_job_request(R"({"url": "http://a.test/"})").max_pages == 10);
 }
 
@@ -32,12 +32,12 @@ TEST_CASE("job request: every optional field", "[job_request]") {
   const auto r = parse_job_request(R"({"url": "http://a.test/", "max_pages": 5, "max_depth": 2,
       "profile": "domains", "politeness_delay_ms": 250, "allowed_domains": ["a.test", "b.test"],
       "respect_robots_txt": false, "sitemap_urls": ["HTTP://A.test:80/maps/s.xml"]})");
-  CHECK(*r.max_depth == 2);
-  CHECK(*r.profile == "domains");
-  CHECK(*r.politeness_delay_ms == 250);
-  CHECK(*r.allowed_domains == std::vector<std::string>{"a.test", "b.test"});
-  CHECK(*r.respect_robots_txt == false);
-  CHECK(*r.sitemap_urls == std::vector<std::string>{"http://a.test/maps/s.xml"});  // normalized
+  CHECK(*r.field<std::int64_t>("max_depth") == 2);
+  CHECK(*r.field<std::string>("profile") == "domains");
+  CHECK(*r.field<std::int64_t>("politeness_delay_ms") == 250);
+  CHECK(*r.field<std::vector<std::string>>("allowed_domains") == std::vector<std::string>{"a.test", "b.test"});
+  CHECK(*r.field<bool>("respect_robots_txt") == false);
+  CHECK(*r.field<std::vector<std::string>>("sitemap_urls") == std::vector<std::string>{"http://a.test/maps/s.xml"});  // normalized
   // Stored and read back unchanged.
   const auto again = job_request_from_json(to_json(r));
   CHECK(to_json(again) == to_json(r));
@@ -128,12 +128,12 @@ namespace actorcrawl {
 TEST_CASE("job request: an extraction rule's fields keep the order the client wrote", "[job_request]") {
   const auto r = parse_job_request(
     R"({"url": "http://a.test/", "extract": [{"name": "p", "fields": {"zeta": {"css": "b"}, "alpha": {"css": "i"}}}]})");
-  REQUIRE(r.extract);
-  CHECK(*r.extract == R"([{"name":"p","fields":{"zeta":{"css":"b"},"alpha":{"css":"i"}}}])");
+  REQUIRE(r.field<std::string>("extract"));
+  CHECK(*r.field<std::string>("extract") == R"([{"name":"p","fields":{"zeta":{"css":"b"},"alpha":{"css":"i"}}}])");
   // Stored with the job and read back after a restart, still in order.
   const auto again = job_request_from_json(to_json(r));
-  CHECK(*again.extract == *r.extract);
-  CHECK(job_config(CrawlConfig{}, again).extract_rules == *r.extract);
+  CHECK(*again.field<std::string>("extract") == *r.field<std::string>("extract"));
+  CHECK(job_config(CrawlConfig{}, again).extract_rules == *r.field<std::string>("extract"));
 }
 
 }  // namespace actorcrawl
@@ -194,14 +194,15 @@ TEST_CASE("job request: link patterns, and what sites require where the operator
   JobLimits all;
   all.request_keys = job_request_key_names();
   const auto r = parse_job_request(body, all);
-  CHECK(*r.follow_patterns == std::vector<std::string>{"/news/"});
-  CHECK(*r.exclude_patterns == std::vector<std::string>{"\\?print"});
-  REQUIRE(r.headers->size() == 2);
-  CHECK((*r.headers)[0] == "Accept-Language: de");
-  CHECK(nlohmann::json::parse((*r.headers)[1])["X-Api-Key"] == "k-SECRET");
-  CHECK(r.auth->size() == 1);
-  CHECK(r.cookies->find("s-SECRET") != std::string::npos);
-  CHECK(*r.proxy == "http://127.0.0.9:3128");
+  CHECK(*r.field<std::vector<std::string>>("follow_patterns") == std::vector<std::string>{"/news/"});
+  CHECK(*r.field<std::vector<std::string>>("exclude_patterns") == std::vector<std::string>{"\\?print"});
+  const auto& headers = *r.field<std::vector<std::string>>("headers");
+  REQUIRE(headers.size() == 2);
+  CHECK(headers[0] == "Accept-Language: de");
+  CHECK(nlohmann::json::parse(headers[1])["X-Api-Key"] == "k-SECRET");
+  CHECK(r.field<std::vector<std::string>>("auth")->size() == 1);
+  CHECK(r.field<std::string>("cookies")->find("s-SECRET") != std::string::npos);
+  CHECK(*r.field<std::string>("proxy") == "http://127.0.0.9:3128");
   // Kept in the job table as given (a resumed job sends them again), even
   // if the operator has since taken the allowance back.
   const auto again = job_request_from_json(to_json(r));
@@ -210,9 +211,10 @@ TEST_CASE("job request: link patterns, and what sites require where the operator
   const auto c = job_config(CrawlConfig{}, r);
   CHECK(c.follow_patterns == std::vector<std::string>{"/news/"});
   CHECK(c.exclude_patterns == std::vector<std::string>{"\\?print"});
-  CHECK(c.request_headers == *r.headers);
-  CHECK(c.auth == *r.auth);
-  CHECK(c.cookies_text == *r.cookies);
+  CHECK(c.request_headers == headers);
+  CHECK(c.auth == *r.field<std::vector<std::string>>("auth"));
+  CHECK(c.cookies_text == *r.field<std::string>("cookies"));
+  CHECK(c.cookies);
   CHECK(c.proxy == "http://127.0.0.9:3128");
   CHECK(c.given.count("headers") == 1);
 

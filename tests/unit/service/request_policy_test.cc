@@ -100,7 +100,7 @@ TEST_CASE("request policy: media type and content coding", "[request_policy]") {
   CHECK_FALSE(is_identity_coding("identity, gzip"));
 }
 
-TEST_CASE("request policy: routes by path, as httplib's patterns match them", "[request_policy]") {
+TEST_CASE("request policy: routes by path, and a job's id", "[request_policy]") {
   CHECK(route_of("/healthz") == Route::health);
   CHECK(route_of("/") == Route::dashboard);
   CHECK(route_of("/api/info") == Route::info);
@@ -109,16 +109,17 @@ TEST_CASE("request policy: routes by path, as httplib's patterns match them", "[
   CHECK(route_of("/crawl/\xff") == Route::job);
   CHECK(route_of("/crawl/crawl_1/graph") == Route::job_graph);
   CHECK(route_of("/crawl/crawl_1/items") == Route::job_items);
-  CHECK(std::string{allowed_methods(Route::job_items)} == "GET, HEAD");
   CHECK(route_of("/crawl/crawl_1/events") == Route::job_events);
   CHECK(route_of("/crawl/crawl_1/export") == Route::job_export);
-  CHECK(std::string{allowed_methods(Route::job_export)} == "GET, HEAD");
   CHECK(route_of("/metrics") == Route::metrics);
   for (const char* none : {"", "/crawl/", "/crawl//graph", "/crawl/a/b", "/crawl/a/graph/", "/crawl/a/items/", "/healthz/", "/CRAWL"})
     CHECK(route_of(none) == Route::none);
-  CHECK(std::string{allowed_methods(Route::jobs)} == "GET, HEAD, POST");
-  CHECK(std::string{allowed_methods(Route::job)} == "GET, HEAD, DELETE");
-  CHECK(allowed_methods(Route::none) == nullptr);
+  CHECK(job_id_of("/crawl/crawl_1") == "crawl_1");
+  CHECK(job_id_of("/crawl/crawl_1/graph") == "crawl_1");
+  CHECK(job_id_of("/crawl/\xff\xfe/export") == "\xff\xfe");
+  CHECK(job_id_of("/crawl").empty());
+  CHECK(job_id_of("/crawl/a/b").empty());
+  CHECK(job_id_of("/metrics").empty());
 }
 
 TEST_CASE("request policy: query integers", "[request_policy]") {
@@ -259,20 +260,67 @@ TEST_CASE("request framing: what two parsers could read two ways is refused", "[
   CHECK(code(chunked, "5 ;ext\r\nhello\r\n0\r\n\r\n") == "accepted");
 }
 
-TEST_CASE("request head: method, path and whether the connection closes, as httplib reads them",
+TEST_CASE("request reading: the request line, fields, query and body as read while framing",
           "[request_policy][framing]") {
-  const auto head = read_request_head("GET /healthz?probe=1 HTTP/1.1\r\nHost: a\r\n\r\n");
-  REQUIRE(head);
-  CHECK(head->method == "GET");
-  CHECK(head->path == "/healthz");
-  CHECK_FALSE(head->closes);
-  CHECK(read_request_head("HEAD / HTTP/1.1\r\nconnection: close\r\n\r\n")->closes);
-  CHECK_FALSE(read_request_head("GET / HTTP/1.1\r\nConnection: Close\r\n\r\n")->closes);  // httplib: exact
-  CHECK(read_request_head("GET / HTTP/1.0\r\n\r\n")->closes);
-  CHECK_FALSE(read_request_head("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n")->closes);
-  CHECK_FALSE(read_request_head("GET /\r\n\r\n"));
-  CHECK_FALSE(read_request_head("GET / HTTP/2\r\n\r\n"));
-  CHECK_FALSE(read_request_head("GET / HTTP/1.1"));
+  RequestFramer framer(1024, 100);
+  const std::string get = "GET /crawl/a%2Fb%ff/items?kind=a+b%26c&limit=5&flag&=x&kind=2 HTTP/1.1\r\n"
+                          "Host:  a.test \r\nX-Empty:\r\nhost: b\r\n\r\n";
+  REQUIRE(trickle(framer, get) == Progress::complete);
+  const HttpRequest& r = framer.request();
+  CHECK(r.method == "GET");
+  CHECK(r.target == "/crawl/a%2Fb%ff/items?kind=a+b%26c&limit=5&flag&=x&kind=2");
+  CHECK(r.path == "/crawl/a/b\xff/items");
+  CHECK(r.version == "HTTP/1.1");
+  CHECK(r.param("kind") == "a b&c");  // the first of two
+  CHECK(r.param("limit") == "5");
+  CHECK(r.param("flag") == "");
+  CHECK(r.param("") == "x");
+  CHECK_FALSE(r.param("missing"));
+  CHECK(r.header_count("HOST") == 2);
+  CHECK(r.header("Host") == "a.test");
+  CHECK(r.has_header("x-empty"));
+  CHECK(r.header("X-Empty").empty());
+  CHECK(r.body.empty());
+  CHECK_FALSE(r.closes());
+
+  // Bodies: by length, and in chunks with the framing taken off.
+  RequestFramer by_length(1024, 100);
+  CHECK(by_length.advance("POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhelloGET") == Progress::complete);
+  CHECK(by_length.request().body == "hello");
+  RequestFramer chunks(1024, 100);
+  CHECK(trickle(chunks, "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        "4;ext=1\r\nabcd\r\n0a\r\n0123456789\r\n0\r\n\r\n") == Progress::complete);
+  const HttpRequest moved = chunks.take_request();
+  CHECK(moved.body == "abcd0123456789");
+
+  // Whether the connection closes after the answer.
+  const auto closes = [](const std::string& head) {
+    RequestFramer f(1024, 100);
+    REQUIRE(f.advance(head) == Progress::complete);
+    return f.request().closes();
+  };
+  CHECK(closes("HEAD / HTTP/1.1\r\nconnection: close\r\n\r\n"));
+  CHECK(closes("GET / HTTP/1.1\r\nConnection: Keep-Alive, Close\r\n\r\n"));
+  CHECK(closes("GET / HTTP/1.0\r\n\r\n"));
+  CHECK_FALSE(closes("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
+  CHECK_FALSE(closes("GET / HTTP/1.1\r\nConnection: Upgrade\r\n\r\n"));
+
+  // A request line or a field line it cannot read is refused, named.
+  const auto refusal = [](const std::string& head) {
+    RequestFramer f(16384, 100);
+    const auto p = trickle(f, head);
+    return p == Progress::refused ? std::to_string(f.refusal()->status()) + " " + f.refusal()->code()
+                                  : std::string{"accepted"};
+  };
+  for (const char* line : {"GET /\r\n\r\n", "GET / HTTP/2\r\n\r\n", "GET HTTP/1.1\r\n\r\n", "GET  / HTTP/1.1\r\n\r\n",
+                           "G(T / HTTP/1.1\r\n\r\n", "\xff / HTTP/1.1\r\n\r\n", "GET / http/1.1\r\n\r\n"}) {
+    INFO(line);
+    CHECK(refusal(line) == "400 bad_request");
+  }
+  CHECK(refusal("GET / HTTP/1.1\r\nno colon\r\n\r\n") == "400 bad_request");
+  CHECK(refusal("GET / HTTP/1.1\r\nX\xff: a\r\n\r\n") == "400 bad_request");
+  CHECK(refusal("GET /" + std::string(8200, 'a') + " HTTP/1.1\r\n\r\n") == "414 uri_too_long");
+  CHECK(refusal("PATCH /" + std::string(8000, 'a') + " HTTP/1.1\r\n\r\n") == "accepted");
 }
 
 }  // namespace actorcrawl
