@@ -214,9 +214,10 @@ void CrawlScan::domain_edges(const std::function<void(const DomainEdge&)>& visit
 
 void CrawlScan::unfetched_targets(const std::function<void(std::string_view)>& visit) {
   reading("reading link targets", [&] {
-    // With link_targets (schema 10, between runs) or idx_links_to (schema 9
-    // and before) a walk in target order; during a run SQLite sorts in a
-    // temporary file (temp_store = FILE).
+    // SQLite sorts the targets in a temporary file (temp_store = FILE),
+    // once for this export. Files whose last run was written by an earlier
+    // version may hold link_targets (schema 10) or idx_links_to (schema 9
+    // and before): a walk in target order.
     SQLite::Statement q(db_, std::string{"SELECT DISTINCT l.to_url FROM "} +
                                (has_link_targets_ ? "link_targets" : "links") +
                                " l WHERE NOT EXISTS (SELECT 1 FROM pages p WHERE p.url = l.to_url)");

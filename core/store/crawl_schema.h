@@ -38,9 +38,11 @@ std::string_view crawl_schema_sql();
 
 // "Which pages link to this URL": link_targets, every (to_url,
 // from_page_id) of the view links, ordered by target. Kept apart from the
-// schema file because it lives only between runs: CrawlStore::begin_run
-// drops it and end_run builds it again in one sorted pass. Builds it when
-// it is missing, in the caller's transaction; `again`: drops it first.
+// schema file because it is not kept: a domains resume builds it for the
+// one read that searches links by target and drops it (CrawlStore), and
+// files of earlier versions, whose runs built it at their end, lose it when
+// the next run begins. Builds it when it is missing, in the caller's
+// transaction; `again`: drops it first.
 void build_link_targets(SQLite::Database& db, bool again = false);
 
 // Opens or creates `path`, proves it is a writable SQLite database of a

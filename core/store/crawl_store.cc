@@ -101,23 +101,32 @@ struct CrawlStore::Impl {
     });
   }
 
-  // Builds link_targets if it is missing, in a transaction of its own. The
-  // sort behind it may spill to temporary files there, not to memory
-  // (temp_store = MEMORY would hold a copy of every link in RAM);
-  // temp_store can only change outside a transaction.
-  // `again`: built anew even if present (a resume may have built it before
-  // the run wrote more links).
-  void build_targets(const char* operation, bool again) {
+  // Builds link_targets anew, in a transaction of its own. The sort behind
+  // it may spill to temporary files there, not to memory (temp_store =
+  // MEMORY would hold a copy of every link in RAM); temp_store can only
+  // change outside a transaction.
+  void build_targets(const char* operation) {
     try {
       batch.commit();
       link_to_host.reset();
       db.exec("PRAGMA temp_store = FILE");
       SQLite::Transaction build(db);
-      build_link_targets(db, again);
+      build_link_targets(db, true);
       build.commit();
       db.exec("PRAGMA temp_store = MEMORY");
     } catch (const SQLite::Exception& e) {
       db.tryExec("PRAGMA temp_store = MEMORY");
+      throw batch.failure(operation, e);
+    }
+  }
+
+  // link_targets gone: it would be stale as soon as a page is written.
+  void drop_targets(const char* operation) {
+    try {
+      batch.commit();
+      link_to_host.reset();
+      db.exec("DROP TABLE IF EXISTS link_targets");
+    } catch (const SQLite::Exception& e) {
       throw batch.failure(operation, e);
     }
   }
@@ -1093,10 +1102,10 @@ std::vector<std::string> CrawlStore::sitemaps_due(std::int64_t fetched_since_ms)
 }
 
 DomainResume CrawlStore::load_domain_resume(const std::string& seed_host_key, std::int64_t max_crawls_per_node) {
-  // root_url_of searches links by target; a run cut off by kill -9 left no
-  // link_targets for that (see begin_run).
-  impl_->build_targets("load_domain_resume", false);
-  return impl_->batch.read("load_domain_resume", [&] {
+  // root_url_of searches links by target: link_targets, built for this
+  // read and dropped after it (see begin_run).
+  impl_->build_targets("load_domain_resume");
+  auto resume = impl_->batch.read("load_domain_resume", [&] {
     DomainResume out;
     {
       StatementUse use(impl_->find_seed_node);
@@ -1130,6 +1139,8 @@ DomainResume CrawlStore::load_domain_resume(const std::string& seed_host_key, st
     }
     return out;
   });
+  impl_->drop_targets("load_domain_resume");
+  return resume;
 }
 
 void CrawlStore::requeue_frontier(const std::vector<FrontierEntry>& entries) {
@@ -1331,10 +1342,14 @@ std::int64_t CrawlStore::requeue_parked() {
 std::int64_t CrawlStore::begin_run(std::int64_t started_at_ms, const std::string& seeds_json) {
   std::int64_t run_id = 0;
   impl_->batch.write("begin_run", 1, [&] {
-    // link_targets is not kept up to date while a crawl runs: every page
-    // adds ~30 entries at random places of a table far larger than the
-    // page cache, which cost more than everything else the store does
-    // (docs/performance.md). end_run builds it again in one sorted pass.
+    // link_targets, "which pages link to this URL", is not kept: kept up to
+    // date page by page it cost more than everything else the store does
+    // (every page adds ~30 entries at random places of a table far larger
+    // than the page cache), and built again in one sorted pass at each
+    // run's end it still cost a seventh of a crawl's CPU, for the page
+    // graph's exports alone (docs/performance.md). A domains resume builds
+    // it for its one read and drops it; a file from before keeps one until
+    // here.
     impl_->link_to_host.reset();
     impl_->db.exec("DROP TABLE IF EXISTS link_targets");
     StatementUse use(impl_->insert_run);
@@ -1370,7 +1385,6 @@ void CrawlStore::end_run(std::int64_t run_id, std::int64_t ended_at_ms, const st
         "(SELECT content_digest FROM pages WHERE content_digest IS NOT NULL)");
   });
   impl_->batch.flush("end_run");
-  impl_->build_targets("end_run", true);
 }
 
 StoreSummary CrawlStore::summary(std::int64_t since_ms, const std::vector<std::string>& seed_urls) {
