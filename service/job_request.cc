@@ -69,6 +69,7 @@ struct JobField {
   std::size_t max_entry_bytes = 0;         // lists; 0: bounded by the body alone
   const char* entries = "";                // lists: what the entries are, for messages
   bool urls = false;                       // lists: http(s) URLs, normalized
+  bool names = false;                      // lists: host names, so never empty
 };
 constexpr std::size_t kMaxHostName = 253;
 const JobField kJobFields[] = {
@@ -76,7 +77,7 @@ const JobField kJobFields[] = {
   {"profile"},
   {"scope"},
   {"politeness_delay_ms", &JobLimits::max_politeness_delay_ms},
-  {"allowed_domains", nullptr, 1000, kMaxHostName, "host names"},
+  {"allowed_domains", nullptr, 1000, kMaxHostName, "host names", false, true},
   {"respect_robots_txt"},
   {"sitemaps"},
   {"sitemap_urls", nullptr, 100, 0, "http(s) URLs", true},
@@ -137,7 +138,9 @@ std::vector<std::string> list_value(const json& v, const JobField& field, const 
       out.push_back(json_text(e));
       continue;
     }
-    if (!e.is_string() || e.get_ref<const std::string&>().empty())
+    // Other entries' own checks (an empty header line, a pattern) are the
+    // crawl's: check_crawl() names the entry.
+    if (!e.is_string() || (field.names && e.get_ref<const std::string&>().empty()))
       throw wrong_type();
     if (field.max_entry_bytes != 0 && e.get_ref<const std::string&>().size() > field.max_entry_bytes)
       throw bad("out_of_range", in_quotes(field.name) + " entries may be at most " +

@@ -76,6 +76,13 @@ TEST_CASE("job request: each bad body has its code", "[job_request]") {
   CHECK(refusal(R"({"url": "http://a.test/", "respect_robots_txt": "no"})") == "invalid_type");
   CHECK(refusal(R"({"url": "http://a.test/", "allowed_domains": "a.test"})") == "invalid_type");
   CHECK(refusal(R"({"url": "http://a.test/", "allowed_domains": [""]})") == "invalid_type");
+  CHECK(refusal(R"({"url": "http://a.test/", "allowed_domains": [")" + std::string(254, 'a') + "\"]}") ==
+        "out_of_range");
+  // Each field is its config key's: what the key takes, the job takes (an
+  // empty pattern is RE2's, which matches every URL), within the job's bounds.
+  CHECK(refusal(R"({"url": "http://a.test/", "follow_patterns": [""]})") == "accepted");
+  CHECK(refusal(R"({"url": "http://a.test/", "scope": "page"})") == "out_of_range");
+  CHECK(refusal(R"({"url": "http://a.test/", "max_depth": 100})") == "accepted");
   CHECK(refusal(R"({"url": "http://a.test/", "sitemap_urls": "http://a.test/s.xml"})") == "invalid_type");
   CHECK(refusal(R"({"url": "http://a.test/", "sitemap_urls": [3]})") == "invalid_type");
   CHECK(refusal(R"({"url": "http://a.test/", "sitemap_urls": ["ftp://a.test/s.xml"]})") == "invalid_url");
