@@ -129,7 +129,7 @@ struct CrawlConfig {
   std::int64_t parse_lanes = 0;          // parsers behind the ProcessorActor; 0: one per core
   std::int64_t scheduler_threads = 0;    // CAF's scheduler; 0: scheduler_threads() in core/setup
   std::int64_t max_in_flight = 0;        // handed out, unsettled URLs; 0: selector buffer + 2 x slots
-  std::int64_t max_connections_per_host = 1;  // at once to one host, only while its delay is 0
+  std::int64_t max_connections_per_host = 2;  // at once to one host, only while its delay is 0
   std::int64_t max_leases_per_host = 2;  // site profile: URLs of one host out at once
   std::int64_t frontier_window = 10000;
   std::int64_t storage_batch = 512;

@@ -299,6 +299,7 @@ TEST_CASE("rules expire after robots_cache_ttl_ms and are fetched again", "[inte
   auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.robots_cache_ttl_ms = 1000;  // the smallest the configuration accepts
   config.politeness_delay_factor_percent = 0;  // the slow page must not push the next request out
+  config.max_connections_per_host = 1;         // /late waits behind /slow, not beside it
   crawl(config);
 
   // /late is gated after the slow page, when the first rules are over 1.2 s old.
@@ -418,6 +419,10 @@ TEST_CASE("Retry-After on a 429 holds the host back", "[integration][politeness]
   web.route(h, "/after", html(page("After", {})));
   auto config = fast_config(dir, LoopbackWeb::url(h, "/"));
   config.retry_attempts = 1;
+  // One request at a time, so /after waits behind /busy: with the delay 0
+  // of this web, /after would otherwise go out beside the first /busy,
+  // before any 429 said to wait.
+  config.max_connections_per_host = 1;
   crawl(config);
 
   const auto served = served_on(web, h);
