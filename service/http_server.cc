@@ -1,7 +1,6 @@
 #include "service/http_server.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <malloc.h>
 #include <netinet/in.h>
@@ -77,14 +76,12 @@ struct Connection {
 // An error the reception answers itself, without a worker: always the
 // connection's last response.
 std::string error_response(const ApiError& error) {
-  const std::string body = error.json();
-  std::string out = "HTTP/1.1 " + std::to_string(error.status()) + " " + reason_phrase(error.status()) + "\r\n";
-  out += "Content-Type: application/json\r\n";
-  out += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-  out += "Connection: close\r\n";
+  HttpResponse response;
+  response.status = error.status();
   if (error.status() == 503)
-    out += "Retry-After: 1\r\n";
-  return out + "\r\n" + body;
+    response.set_header("Retry-After", "1");
+  response.set_content(error.json(), "application/json");
+  return render_head(response, "Connection: close\r\n") + response.body;
 }
 
 // A short answer on a socket that has just been accepted or read: it fits
@@ -193,10 +190,10 @@ struct HttpServer::Impl {
   bool trim_owed = false;
   Clock::time_point last_trim;
 
-  // answer_at_reception(): the path, and the whole response but its
-  // connection header.
+  // answer_at_reception(): the path, and its answer (rendered with the
+  // connection fields of each request).
   std::string reception_path;
-  std::string reception_answer_head, reception_answer_body;
+  HttpResponse reception_answer;
 
   Impl(const HttpServerLimits& l, RequestHandler h) : limits(l), handler(std::move(h)) {}
   ~Impl() {
@@ -468,11 +465,9 @@ struct HttpServer::Impl {
         (request.method != "GET" && request.method != "HEAD"))
       return false;
     const bool last = ++c.served >= limits.max_requests_per_connection || stopping.load() || request.closes();
-    std::string response = reception_answer_head;
-    response += connection_fields(last);
-    response += "\r\n";
+    std::string response = render_head(reception_answer, connection_fields(last));
     if (request.method == "GET")
-      response += reception_answer_body;
+      response += reception_answer.body;
     c.received.erase(0, c.framer.request_length());
     send_response_to(c, std::move(response), last);
     return true;
@@ -647,9 +642,7 @@ HttpServer::~HttpServer() = default;
 
 void HttpServer::answer_at_reception(std::string path, std::string json_body) {
   impl_->reception_path = std::move(path);
-  impl_->reception_answer_body = std::move(json_body);
-  impl_->reception_answer_head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
-                                 std::to_string(impl_->reception_answer_body.size()) + "\r\n";
+  impl_->reception_answer.set_content(std::move(json_body), "application/json");
 }
 
 int HttpServer::bind(const std::string& host, int port, std::string* why_not) {
