@@ -62,7 +62,7 @@ struct Connection {
   Clock::time_point deadline;
   std::size_t served = 0;  // requests answered on it
   bool continue_sent = false;
-  bool lingering = false;  // answered with an error; closing
+  bool lingering = false;  // its last response sent: reading and dropping until it closes
   std::size_t lingered = 0;
   // A rendered response the reception is writing; no request is read
   // meanwhile. `deadline` is then the response's.
@@ -330,6 +330,11 @@ struct HttpServer::Impl {
           waiting.push_back(std::move(c));
         continue;
       }
+      if (c->close_after_outgoing) {
+        linger(*c, now);  // a stream was its last response
+        waiting.push_back(std::move(c));
+        continue;
+      }
       if (ready_for_next_request(c, now))
         waiting.push_back(std::move(c));
     }
@@ -364,9 +369,13 @@ struct HttpServer::Impl {
       trim_owed = true;
     std::string{}.swap(c->outgoing);  // the memory goes now, not with the connection
     c->outgoing_sent = 0;
-    if (c->close_after_outgoing || stopping.load()) {
+    if (stopping.load()) {
       close_connection(std::move(c));
       return false;
+    }
+    if (c->close_after_outgoing) {
+      linger(*c, now);
+      return true;
     }
     return ready_for_next_request(c, now);
   }
@@ -438,6 +447,16 @@ struct HttpServer::Impl {
 
   void answer_and_close(Connection& c, const ApiError& error, Clock::time_point now) {
     send_now(c.fd, error_response(error));
+    linger(c, now);
+  }
+
+  // The connection's last response is out; it closes once the client has
+  // it. Closing a socket with bytes still unread (a request pipelined past
+  // the last one answered) resets the connection, and a reset can destroy
+  // responses the client has not read yet. So only the sending side is shut
+  // now, and what still arrives is read and dropped until the client closes
+  // or kLinger passes.
+  void linger(Connection& c, Clock::time_point now) {
     ::shutdown(c.fd, SHUT_WR);
     c.lingering = true;
     c.deadline = now + kLinger;
@@ -538,10 +557,12 @@ struct HttpServer::Impl {
         while (!sink.over() && response.streamer(sink)) {
         }
       response = HttpResponse{};  // what the stream held goes now, not with the connection
-      if (last || !sink.whole())
-        close_connection(std::move(c));
-      else
-        hand_to_reception(std::move(c));
+      if (!sink.whole()) {
+        close_connection(std::move(c));  // cut short: the client cannot tell where it ended anyway
+        return;
+      }
+      c->close_after_outgoing = last;
+      hand_to_reception(std::move(c));
       return;
     }
     if (!head_only) {
