@@ -107,10 +107,8 @@ void write_delta(storage_ptr self, const frontier_delta& d) {
     db.add_frontier(d.added);
   if (!d.requeued.empty())
     db.requeue_frontier(d.requeued);
-  for (const auto& url : d.done)
-    db.settle_frontier(url, FrontierState::done);
-  for (const auto& url : d.failed)
-    db.settle_frontier(url, FrontierState::failed);
+  db.settle_frontier(d.done, FrontierState::done);
+  db.settle_frontier(d.failed, FrontierState::failed);
   if (!d.refused.empty())
     db.refuse_frontier(d.refused);
   if (!d.parked.empty())

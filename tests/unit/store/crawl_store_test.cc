@@ -360,6 +360,44 @@ TEST_CASE("record_page on an existing url replaces the row and its links", "[sto
   CHECK(q.getColumn(12).getInt() == 0);
 }
 
+// The page id a row's links and items are written under is not read back
+// from the upsert: it is the stored row's (read before the write) or the
+// row just inserted. New rows and a refetch mixed in one batch each keep
+// their own.
+TEST_CASE("links and items go with their own page, new or refetched, within one batch", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+  const auto page_with = [](const std::string& url, const std::string& mark) {
+    PageRow page = make_page(url, "a.test");
+    page.links = {{"http://a.test/" + mark, false}};
+    page.items = {ExtractedItem{"rule", "{\"mark\":\"" + mark + "\"}"}};
+    return page;
+  };
+  store.record_page(page_with("http://a.test/p", "p1"));
+  store.record_page(page_with("http://a.test/q", "q1"));
+  store.record_page(page_with("http://a.test/p", "p2"));  // refetched before the batch commits
+  store.record_page(page_with("http://a.test/r", "r1"));
+  store.flush();
+  store.record_page(page_with("http://a.test/q", "q2"));  // refetched in a later batch
+  store.flush();
+
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM pages") == 3);
+  for (const auto& [url, mark] : std::vector<std::pair<std::string, std::string>>{
+         {"http://a.test/p", "p2"}, {"http://a.test/q", "q2"}, {"http://a.test/r", "r1"}}) {
+    INFO(url);
+    CHECK(links_of(path.str(), url) == std::vector<std::tuple<std::string, int, int>>{{"http://a.test/" + mark, 0, 0}});
+    SQLite::Database db(path.str(), SQLite::OPEN_READONLY);
+    SQLite::Statement q(db, "SELECT i.item FROM items i JOIN pages p ON p.page_id = i.page_id WHERE p.url = ?1");
+    q.bind(1, url);
+    std::vector<std::string> items;
+    while (q.executeStep())
+      items.push_back(q.getColumn(0).getString());
+    CHECK(items == std::vector<std::string>{"{\"mark\":\"" + mark + "\"}"});
+  }
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM items") == 3);
+  CHECK(node(path.str(), "a.test").crawl_count == 5);
+}
+
 TEST_CASE("frontier: add, dedupe, settle, load_queued order and from_seq", "[store]") {
   TempDbPath path;
   CrawlStore store(path.str());
