@@ -216,6 +216,16 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
     }
     return bytes;
   }
+  if (body.empty()) {
+    // Room for the whole body at its first bytes, when the response says
+    // how long it is: appending chunk by chunk would allocate and copy it
+    // again at each doubling. Content-Length counts encoded bytes, so a
+    // compressed body may still grow past it.
+    curl_off_t announced = -1;
+    curl_easy_getinfo(t->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced);
+    if (announced > 0)
+      body.reserve(std::min(static_cast<std::size_t>(announced), limit));
+  }
   if (body.size() + bytes > limit) {
     // Cut while streaming: keep what fits, then make curl stop reading.
     body.append(data, limit - body.size());
