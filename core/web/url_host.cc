@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 #include "core/encoding/percent_encoding.h"
@@ -116,27 +117,21 @@ std::optional<std::uint64_t> ipv4_number(std::string_view part) {
   return value;
 }
 
-std::vector<std::string_view> split_dots(std::string_view s) {
-  std::vector<std::string_view> parts;
-  std::size_t begin = 0;
-  while (true) {
-    const std::size_t dot = s.find('.', begin);
-    parts.push_back(s.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin));
-    if (dot == std::string_view::npos) break;
-    begin = dot + 1;
-  }
-  return parts;
+// A host without the one trailing dot the standard ignores ("a.b." is
+// "a.b"); a host that is only "." or "" is left as it is.
+std::string_view without_trailing_dot(std::string_view host) {
+  if (host.size() > 1 && host.back() == '.') host.remove_suffix(1);
+  return host;
 }
 
 // "ends in a number": the last label (a trailing empty one aside) is
-// digits, or a number by the IPv4 number parser ("0x1f").
+// digits, or a number by the IPv4 number parser ("0x1f"). Every host of
+// every absolute link comes here: it reads the last label in place.
 bool ends_in_a_number(std::string_view host) {
-  auto parts = split_dots(host);
-  if (parts.back().empty()) {
-    if (parts.size() == 1) return false;
-    parts.pop_back();
-  }
-  const std::string_view last = parts.back();
+  if (host.empty()) return false;
+  host = without_trailing_dot(host);
+  const std::size_t dot = host.rfind('.');
+  const std::string_view last = dot == std::string_view::npos ? host : host.substr(dot + 1);
   if (!last.empty()) {
     bool digits = true;
     for (const char c : last) digits = digits && is_digit(c);
@@ -146,27 +141,31 @@ bool ends_in_a_number(std::string_view host) {
 }
 
 std::optional<std::string> parse_ipv4(std::string_view host) {
-  auto parts = split_dots(host);
-  if (parts.back().empty() && parts.size() > 1) parts.pop_back();
-  if (parts.size() > 4) return std::nullopt;
-  std::vector<std::uint64_t> numbers;
-  for (const auto part : parts) {
+  host = without_trailing_dot(host);
+  std::array<std::uint64_t, 4> numbers{};
+  std::size_t count = 0;
+  for (std::size_t begin = 0;;) {
+    const std::size_t dot = host.find('.', begin);
+    const std::string_view part =
+      host.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin);
+    if (count == numbers.size()) return std::nullopt;  // a fifth part
     const auto n = ipv4_number(part);
     if (!n) return std::nullopt;
-    numbers.push_back(*n);
+    numbers[count++] = *n;
+    if (dot == std::string_view::npos) break;
+    begin = dot + 1;
   }
-  for (std::size_t i = 0; i + 1 < numbers.size(); ++i)
+  for (std::size_t i = 0; i + 1 < count; ++i)
     if (numbers[i] > 255) return std::nullopt;
-  const std::uint64_t limit = std::uint64_t{1} << (8 * (5 - numbers.size()));
-  if (numbers.back() >= limit) return std::nullopt;
-  std::uint64_t address = numbers.back();
-  for (std::size_t i = 0; i + 1 < numbers.size(); ++i) address += numbers[i] << (8 * (3 - i));
-  std::string out;
-  for (int shift = 24; shift >= 0; shift -= 8) {
-    out += std::to_string((address >> shift) & 0xFF);
-    if (shift > 0) out += '.';
-  }
-  return out;
+  const std::uint64_t limit = std::uint64_t{1} << (8 * (5 - count));
+  if (numbers[count - 1] >= limit) return std::nullopt;
+  std::uint64_t address = numbers[count - 1];
+  for (std::size_t i = 0; i + 1 < count; ++i) address += numbers[i] << (8 * (3 - i));
+  char text[16];  // "255.255.255.255" and its terminator
+  const int length = std::snprintf(text, sizeof text, "%u.%u.%u.%u", static_cast<unsigned>((address >> 24) & 0xFF),
+                                   static_cast<unsigned>((address >> 16) & 0xFF),
+                                   static_cast<unsigned>((address >> 8) & 0xFF), static_cast<unsigned>(address & 0xFF));
+  return std::string(text, static_cast<std::size_t>(length));
 }
 
 // --- IPv6 -------------------------------------------------------------------
