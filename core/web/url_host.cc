@@ -71,16 +71,15 @@ std::optional<std::string> idna_to_ascii(const std::string& domain) {
 // passes them as written even where they do not decode ("xn--a",
 // "xn--zn7c.com"), and a crawler asks DNS for exactly that name anyway.
 // Anything else goes through UTS #46.
-std::optional<std::string> domain_to_ascii(const std::string& domain) {
+std::optional<std::string> domain_to_ascii(std::string domain) {
   bool ascii_only = true;
   for (const char c : domain) ascii_only = ascii_only && static_cast<unsigned char>(c) < 0x80;
-  std::optional<std::string> ascii;
   if (ascii_only) {
-    ascii = domain;
-    for (char& c : *ascii) c = to_lower(c);
-  } else {
-    ascii = idna_to_ascii(domain);
+    if (domain.empty()) return std::nullopt;
+    for (char& c : domain) c = to_lower(c);
+    return domain;
   }
+  auto ascii = idna_to_ascii(domain);
   if (!ascii || ascii->empty()) return std::nullopt;
   return ascii;
 }
@@ -305,7 +304,9 @@ std::optional<std::string> parse_url_host(std::string_view input) {
     if (!address) return std::nullopt;
     return "[" + serialize_ipv6(*address) + "]";
   }
-  const auto ascii = domain_to_ascii(percent_decode(input));
+  // Most hosts have nothing to decode, and are lowercased in the one copy.
+  const auto ascii =
+    domain_to_ascii(input.find('%') == std::string_view::npos ? std::string(input) : percent_decode(input));
   if (!ascii) return std::nullopt;
   for (const char c : *ascii)
     if (is_forbidden_domain_byte(static_cast<unsigned char>(c))) return std::nullopt;

@@ -1,7 +1,6 @@
 #include "core/web/url_parser.h"
 
 #include <string>
-#include <vector>
 
 #include "core/encoding/percent_encoding.h"
 #include "core/web/ascii.h"
@@ -135,26 +134,24 @@ class Parser {
       return path(pos + 1);
     }
     take_base_authority();
-    segments_from(base_->path);
+    // The base's segments: its serialized path is "/" and each segment.
+    if (base_->path.empty())
+      segments_ = "/";  // one empty segment
+    else
+      segments_ = base_->path[0] == '/' ? base_->path : "/" + base_->path;
     url_.query = base_->query;
     if (eof(pos)) return finish();
     if (s_[pos] == '?') return query(pos + 1);
     if (s_[pos] == '#') return finish();
     url_.query.reset();
-    if (!segments_.empty()) segments_.pop_back();  // shorten the path
+    pop_segment();  // shorten the path
     return path(pos);
   }
 
-  void segments_from(const std::string& serialized_path) {
-    segments_.clear();
-    std::size_t begin = serialized_path.empty() || serialized_path[0] != '/' ? 0 : 1;
-    while (begin <= serialized_path.size()) {
-      const std::size_t slash = serialized_path.find('/', begin);
-      const std::size_t end = slash == std::string::npos ? serialized_path.size() : slash;
-      segments_.push_back(serialized_path.substr(begin, end - begin));
-      if (slash == std::string::npos) break;
-      begin = slash + 1;
-    }
+  // The last segment goes, if there is one. A segment holds no '/' (a
+  // percent-encoded one stays "%2F"), so the last '/' starts it.
+  void pop_segment() {
+    if (!segments_.empty()) segments_.resize(segments_.rfind('/'));
   }
 
   std::optional<ParsedUrl> authority(std::size_t pos) {
@@ -213,30 +210,35 @@ class Parser {
     return path(end);
   }
 
+  // Each segment is written after a '/' where it ends up, then taken back
+  // when it turns out to be "." or "..".
   std::optional<ParsedUrl> path(std::size_t pos) {
-    std::string buffer;
+    std::size_t segment_start = segments_.size();
+    segments_ += '/';
     while (true) {
       const bool end = eof(pos);
       const char c = end ? '\0' : s_[pos];
       if (end || is_slash(c) || c == '?' || c == '#') {
         const bool slash = !end && is_slash(c);
-        if (is_double_dot(buffer)) {
-          if (!segments_.empty()) segments_.pop_back();
-          if (!slash) segments_.emplace_back();
-        } else if (is_single_dot(buffer)) {
-          if (!slash) segments_.emplace_back();
-        } else {
-          segments_.push_back(std::move(buffer));
+        const std::string_view segment = std::string_view(segments_).substr(segment_start + 1);
+        if (is_double_dot(segment)) {
+          segments_.resize(segment_start);
+          pop_segment();
+          if (!slash) segments_ += '/';  // an empty last segment
+        } else if (is_single_dot(segment)) {
+          segments_.resize(segment_start);
+          if (!slash) segments_ += '/';
         }
-        buffer.clear();
         if (end || c == '#') return finish();
         if (c == '?') return query(pos + 1);
+        segment_start = segments_.size();
+        segments_ += '/';
       } else {
         const auto b = static_cast<unsigned char>(c);
         if (in_path_set(b)) {
-          append_percent_encoded(buffer, b);
+          append_percent_encoded(segments_, b);
         } else {
-          buffer += c;
+          segments_ += c;
         }
       }
       ++pos;
@@ -259,14 +261,7 @@ class Parser {
   }
 
   std::optional<ParsedUrl> finish() {
-    if (!segments_.empty() || url_.path.empty()) {
-      std::string p;
-      for (const auto& segment : segments_) {
-        p += '/';
-        p += segment;
-      }
-      url_.path = p.empty() ? "/" : std::move(p);
-    }
+    url_.path = segments_.empty() ? "/" : std::move(segments_);
     return std::move(url_);
   }
 
@@ -274,7 +269,9 @@ class Parser {
   const ParsedUrl* base_;
   UrlError* why_;
   ParsedUrl url_;
-  std::vector<std::string> segments_;
+  // The path's segments as they are serialized: "/" before each. An empty
+  // string is no segment, "/" one empty segment.
+  std::string segments_;
 };
 
 }  // namespace
