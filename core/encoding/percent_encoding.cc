@@ -62,8 +62,17 @@ std::size_t append_canonical_percent(std::string& out, std::string_view s, std::
 }
 
 void append_canonical_percent_encoding(std::string& out, std::string_view in, bool (*raw)(char)) {
-  for (std::size_t i = 0; i < in.size();)
-    i += append_canonical_percent(out, in, i, raw);
+  for (std::size_t i = 0; i < in.size();) {
+    // A run of bytes that stay as they are goes in at once; most of a URL
+    // is one.
+    std::size_t run = i;
+    while (run < in.size() && in[run] != '%' && raw(in[run]))
+      ++run;
+    out.append(in.data() + i, run - i);
+    i = run;
+    if (i < in.size())
+      i += append_canonical_percent(out, in, i, raw);
+  }
 }
 
 std::string canonical_percent_encoding(std::string_view in, bool (*raw)(char)) {
