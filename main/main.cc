@@ -15,6 +15,7 @@
 #include "core/config/crawl_config.h"
 #include "core/config/man_page.h"
 #include "core/config/version.h"
+#include "core/store/crawl_schema.h"
 #include "core/store/crawl_store.h"
 #include "core/export/crawl_export.h"
 #include "main/export_command.h"
@@ -279,6 +280,7 @@ int dispatch(std::vector<std::string> args) {
 // exception: a configuration problem exits 2, anything else 1, each with a
 // message.
 int main(int argc, char** argv) {
+  actorcrawl::configure_sqlite_for_process();
   try {
     return dispatch(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const ConfigError& e) {

@@ -45,8 +45,10 @@ void build_link_targets(SQLite::Database& db, bool again) {
           SELECT to_url, from_page_id FROM links ORDER BY to_url, from_page_id)sql");
 }
 
+void configure_sqlite_for_process() { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
+
 SQLite::Database open_crawl_database(const std::string& path) {
-  SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, kBusyTimeoutMs);
+  SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_NOMUTEX, kBusyTimeoutMs);
   // Opening is lazy: a file that is not a database only fails on the first
   // read, which must happen here so the caller learns it at construction.
   const int version = db.execAndGet("PRAGMA user_version").getInt();
