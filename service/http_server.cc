@@ -424,6 +424,11 @@ struct HttpServer::Impl {
 
   // Moves the request on. False when it went to a worker.
   bool frame(ConnectionPtr& c, Clock::time_point now) {
+    if (!c->framer.started()) {
+      drop_empty_lines(c->received);
+      if (c->received == "\r")
+        return true;  // half an empty line: the rest decides
+    }
     switch (c->framer.advance(c->received)) {
       case RequestFramer::Progress::complete:
         if (answers_itself(*c)) {
@@ -443,6 +448,15 @@ struct HttpServer::Impl {
         return true;
     }
     return true;
+  }
+
+  // Empty lines before a request line are skipped (RFC 9112 2.2): some
+  // clients end a POST body with a CRLF it does not count.
+  static void drop_empty_lines(std::string& received) {
+    std::size_t skip = 0;
+    while (received.compare(skip, 2, "\r\n") == 0)
+      skip += 2;
+    received.erase(0, skip);
   }
 
   void answer_and_close(Connection& c, const ApiError& error, Clock::time_point now) {
@@ -484,7 +498,7 @@ struct HttpServer::Impl {
         (request.method != "GET" && request.method != "HEAD"))
       return false;
     const bool last = ++c.served >= limits.max_requests_per_connection || stopping.load() || request.closes();
-    std::string response = render_head(reception_answer, connection_fields(last));
+    std::string response = render_head(reception_answer, connection_fields(last, request));
     if (request.method == "GET")
       response += reception_answer.body;
     c.received.erase(0, c.framer.request_length());
@@ -493,12 +507,16 @@ struct HttpServer::Impl {
   }
 
   // What a response says of its connection: closed after it, or kept open
-  // for so long and so many requests more.
-  std::string connection_fields(bool closes) const {
+  // for so long and so many requests more. An HTTP/1.0 client keeps a
+  // connection only when told so (RFC 9112 C.2.2): it asked with
+  // `Connection: keep-alive` (else the connection closes), and hears it back.
+  std::string connection_fields(bool closes, const HttpRequest& request) const {
     if (closes)
       return "Connection: close\r\n";
-    return "Keep-Alive: timeout=" + std::to_string(std::max<std::int64_t>(1, limits.read_timeout.count() / 1000)) +
-           ", max=" + std::to_string(limits.max_requests_per_connection) + "\r\n";
+    std::string fields = request.version == "HTTP/1.0" ? "Connection: keep-alive\r\n" : "";
+    fields += "Keep-Alive: timeout=" + std::to_string(std::max<std::int64_t>(1, limits.read_timeout.count() / 1000)) +
+              ", max=" + std::to_string(limits.max_requests_per_connection) + "\r\n";
+    return fields;
   }
 
   static void send_response_to(Connection& c, std::string response, bool close_after) {
@@ -548,7 +566,7 @@ struct HttpServer::Impl {
       response.set_content(error.json(), "application/json");
     }
     const bool head_only = request.method == "HEAD";
-    std::string head = render_head(response, connection_fields(last));
+    std::string head = render_head(response, connection_fields(last, request));
     if (response.streamer && !head_only) {
       // No end to render: written here, as it comes.
       SocketWriter writer(c->fd, limits.write_timeout, stopping);

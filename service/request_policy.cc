@@ -442,6 +442,10 @@ RequestFramer::Progress RequestFramer::read_request_line(std::string_view line) 
   if (first_space == std::string_view::npos || first_space == last_space || !is_token(method) || target.empty() ||
       target.find(' ') != std::string_view::npos || (version != "HTTP/1.1" && version != "HTTP/1.0"))
     return refuse(400, "bad_request", "the request line is not METHOD TARGET HTTP/1.1 (or HTTP/1.0)");
+  // A fragment is the client's own business and never sent (RFC 9112 3.2):
+  // a target holding one is a broken client, not a path to look up.
+  if (target.find('#') != std::string_view::npos)
+    return refuse(400, "bad_request", "the request target holds a '#' fragment, which a client never sends");
   request_.method = method;
   request_.target = target;
   request_.version = version;

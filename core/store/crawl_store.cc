@@ -139,9 +139,9 @@ struct CrawlStore::Impl {
   }
 
   // The crawled page's node: counted, described, and its id returned. A
-  // node met before in this batch has its id cached: a plain update then,
-  // without the RETURNING (a temporary table each execution) the upsert
-  // needs to learn the id.
+  // node whose id is cached (met before, and not undone since): a plain
+  // update, without the RETURNING (a temporary table each execution) the
+  // upsert needs to learn the id.
   std::int64_t upsert_crawled_node(const PageRow& page) {
     if (const auto it = node_ids.find(page.host_key); it != node_ids.end()) {
       StatementUse use(count_crawled);

@@ -543,6 +543,57 @@ TEST_CASE("serve abuse: requests pipelined past a connection's last get every an
   check_unharmed(service);
 }
 
+TEST_CASE("serve: an HTTP/1.0 client that asks to keep its connection is told so and answered again on it",
+          "[integration][service]") {
+  ScratchDir dir;
+  Service service(dir);
+  const int port = service.port();
+  for (const std::string path : {"/healthz", "/crawl"}) {  // the reception's own answer, then a worker's
+    INFO(path);
+    Connection client(port);
+    const std::string ask = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1:" + std::to_string(port) +
+                            "\r\nConnection: keep-alive\r\n\r\n";
+    REQUIRE(client.send(ask));
+    std::string got;
+    auto until = Clock::now() + 5s;
+    while (Clock::now() < until && count_of(got, "HTTP/1.1 200 OK") < 1)
+      got = client.receive(200ms, false);
+    CHECK(count_of(got, "Connection: keep-alive") == 1);
+    CHECK_FALSE(client.closed());
+    REQUIRE(client.send(ask));
+    until = Clock::now() + 5s;
+    while (Clock::now() < until && count_of(got, "HTTP/1.1 200 OK") < 2)
+      got = client.receive(200ms, false);
+    CHECK(count_of(got, "HTTP/1.1 200 OK") == 2);
+    // Without the ask, HTTP/1.0 closes after one answer.
+    Connection once(port);
+    REQUIRE(once.send("GET " + path + " HTTP/1.0\r\n\r\n"));
+    until = Clock::now() + 5s;
+    while (Clock::now() < until && !once.closed())
+      once.receive(200ms, false);
+    CHECK(once.closed());
+    CHECK(count_of(once.receive(0ms, false), "Connection: close") == 1);
+  }
+  check_unharmed(service);
+}
+
+TEST_CASE("serve: empty lines before a request are skipped, as after a POST body that ends in an extra CRLF",
+          "[integration][service]") {
+  ScratchDir dir;
+  Service service(dir);
+  const int port = service.port();
+  Connection client(port);
+  const std::string health = request("GET", "/healthz", port);
+  REQUIRE(client.send("\r\n" + health + "\r\n\r\n" + health));
+  std::string got;
+  const auto until = Clock::now() + 5s;
+  while (Clock::now() < until && count_of(got, "HTTP/1.1 ") < 2)
+    got = client.receive(200ms, false);
+  CHECK(count_of(got, "HTTP/1.1 200 OK") == 2);
+  CHECK(count_of(got, "HTTP/1.1 400") == 0);
+  check_unharmed(service);
+}
+
 TEST_CASE("serve abuse: a head whose lines end in a bare LF is answered 400 at once",
           "[integration][service][abuse]") {
   ScratchDir dir;

@@ -258,6 +258,10 @@ TEST_CASE("request framing: what two parsers could read two ways is refused", "[
   CHECK(code(chunked, "5\r\nhelloXX0\r\n\r\n") == "bad_request");
   CHECK(code(chunked, "0\r\nTrailer: x\r\n\r\n") == "bad_request");
   CHECK(code(chunked, "5 ;ext\r\nhello\r\n0\r\n\r\n") == "accepted");
+  // A fragment is never sent: a target with one is refused, not looked up.
+  CHECK(code("GET /crawl#frag HTTP/1.1\r\n\r\n") == "bad_request");
+  CHECK(code("GET /crawl?a=1#frag HTTP/1.1\r\n\r\n") == "bad_request");
+  CHECK(code("GET /crawl?a=%23 HTTP/1.1\r\n\r\n") == "accepted");
 }
 
 TEST_CASE("request reading: the request line, fields, query and body as read while framing",
