@@ -237,6 +237,25 @@ std::size_t count_of(const std::string& text, const std::string& piece) {
   return n;
 }
 
+// What `c` has received once `done` holds for it, once the service closed
+// it, or after `timeout`.
+template <typename Done>
+std::string receive_until(Connection& c, Done done, std::chrono::milliseconds timeout = 5000ms) {
+  std::string got = c.receive(0ms, false);
+  const auto until = Clock::now() + timeout;
+  while (Clock::now() < until && !done(got) && !c.closed())
+    got = c.receive(200ms, false);
+  return got;
+}
+
+// A `done` for receive_until: `piece` is there `times` times.
+auto seen(const std::string& piece, std::size_t times) {
+  return [piece, times](const std::string& got) { return count_of(got, piece) >= times; };
+}
+
+// A `done` for receive_until that waits for the close.
+bool never(const std::string&) { return false; }
+
 std::string repeat(const std::string& piece, int times) {
   std::string out;
   for (int i = 0; i < times; ++i)
@@ -510,10 +529,7 @@ TEST_CASE("serve abuse: clients that pipeline requests and never read hold no th
   // A keep-alive connection gets its probes answered one after another.
   Connection kept(port);
   REQUIRE(kept.send(repeat(request("GET", "/healthz", port), 3)));
-  std::string got;
-  const auto until = Clock::now() + 5s;
-  while (Clock::now() < until && count_of(got, "HTTP/1.1 200 OK") < 3)
-    got = kept.receive(200ms, false);
+  const std::string got = receive_until(kept, seen("HTTP/1.1 200 OK", 3));
   CHECK(count_of(got, "HTTP/1.1 200 OK") == 3);
   CHECK(count_of(got, "Keep-Alive: timeout=") == 3);
 }
@@ -531,10 +547,7 @@ TEST_CASE("serve abuse: requests pipelined past a connection's last get every an
     INFO(path);
     Connection client(port, 4096);
     REQUIRE(client.send(repeat(request("GET", path, port), 1000)));
-    std::string got;
-    const auto until = Clock::now() + 10s;
-    while (Clock::now() < until && !client.closed())
-      got = client.receive(200ms, false);
+    const std::string got = receive_until(client, never, 10s);
     CHECK(client.closed());
     CHECK_FALSE(client.reset());
     CHECK(count_of(got, "HTTP/1.1 200 OK") == 100);
@@ -554,25 +567,16 @@ TEST_CASE("serve: an HTTP/1.0 client that asks to keep its connection is told so
     const std::string ask = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1:" + std::to_string(port) +
                             "\r\nConnection: keep-alive\r\n\r\n";
     REQUIRE(client.send(ask));
-    std::string got;
-    auto until = Clock::now() + 5s;
-    while (Clock::now() < until && count_of(got, "HTTP/1.1 200 OK") < 1)
-      got = client.receive(200ms, false);
-    CHECK(count_of(got, "Connection: keep-alive") == 1);
+    CHECK(count_of(receive_until(client, seen("HTTP/1.1 200 OK", 1)), "Connection: keep-alive") == 1);
     CHECK_FALSE(client.closed());
     REQUIRE(client.send(ask));
-    until = Clock::now() + 5s;
-    while (Clock::now() < until && count_of(got, "HTTP/1.1 200 OK") < 2)
-      got = client.receive(200ms, false);
-    CHECK(count_of(got, "HTTP/1.1 200 OK") == 2);
+    CHECK(count_of(receive_until(client, seen("HTTP/1.1 200 OK", 2)), "HTTP/1.1 200 OK") == 2);
     // Without the ask, HTTP/1.0 closes after one answer.
     Connection once(port);
     REQUIRE(once.send("GET " + path + " HTTP/1.0\r\n\r\n"));
-    until = Clock::now() + 5s;
-    while (Clock::now() < until && !once.closed())
-      once.receive(200ms, false);
+    const std::string answer = receive_until(once, never);
     CHECK(once.closed());
-    CHECK(count_of(once.receive(0ms, false), "Connection: close") == 1);
+    CHECK(count_of(answer, "Connection: close") == 1);
   }
   check_unharmed(service);
 }
@@ -585,10 +589,7 @@ TEST_CASE("serve: empty lines before a request are skipped, as after a POST body
   Connection client(port);
   const std::string health = request("GET", "/healthz", port);
   REQUIRE(client.send("\r\n" + health + "\r\n\r\n" + health));
-  std::string got;
-  const auto until = Clock::now() + 5s;
-  while (Clock::now() < until && count_of(got, "HTTP/1.1 ") < 2)
-    got = client.receive(200ms, false);
+  const std::string got = receive_until(client, seen("HTTP/1.1 ", 2));
   CHECK(count_of(got, "HTTP/1.1 200 OK") == 2);
   CHECK(count_of(got, "HTTP/1.1 400") == 0);
   check_unharmed(service);
