@@ -10,7 +10,7 @@
 # what it costs with them): compare binaries with it, not against CPU time.
 #
 #   bench/instructions.sh                                 build/actorcrawl
-#   BINS="before=/tmp/old after=build/actorcrawl" bench/instructions.sh
+#   BINS="before=../old/actorcrawl after=build/actorcrawl" bench/instructions.sh
 #   HOSTS=10 PAGES=200 ...                                the web (the default)
 #
 # Prints a Markdown table (binary, pages, instructions, instructions a page)
