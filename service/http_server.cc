@@ -424,11 +424,6 @@ struct HttpServer::Impl {
 
   // Moves the request on. False when it went to a worker.
   bool frame(ConnectionPtr& c, Clock::time_point now) {
-    if (!c->framer.started()) {
-      drop_empty_lines(c->received);
-      if (c->received == "\r")
-        return true;  // half an empty line: the rest decides
-    }
     switch (c->framer.advance(c->received)) {
       case RequestFramer::Progress::complete:
         if (answers_itself(*c)) {
@@ -448,15 +443,6 @@ struct HttpServer::Impl {
         return true;
     }
     return true;
-  }
-
-  // Empty lines before a request line are skipped (RFC 9112 2.2): some
-  // clients end a POST body with a CRLF it does not count.
-  static void drop_empty_lines(std::string& received) {
-    std::size_t skip = 0;
-    while (received.compare(skip, 2, "\r\n") == 0)
-      skip += 2;
-    received.erase(0, skip);
   }
 
   void answer_and_close(Connection& c, const ApiError& error, Clock::time_point now) {

@@ -219,7 +219,19 @@ RequestFramer::Progress RequestFramer::refuse(int status, const char* code, std:
 RequestFramer::Progress RequestFramer::advance(std::string_view received) {
   if (refusal_)
     return Progress::refused;
-  started_ = started_ || !received.empty();
+  // Empty lines before the request line are skipped (RFC 9112 2.2): some
+  // clients end a POST body with a CRLF it does not count. Skipped until
+  // the request line's first byte has been checked; they count toward the
+  // head's size, so endless empty lines are refused like a large head.
+  if (phase_ == Phase::head && checked_ == 0) {
+    while (received.compare(skipped_, 2, "\r\n") == 0)
+      skipped_ += 2;
+    if (skipped_ > max_head_)
+      return head_too_large();
+  }
+  received.remove_prefix(skipped_);
+  // A lone CR may be half of one more empty line.
+  started_ = started_ || (!received.empty() && received != "\r");
   if (phase_ == Phase::head) {
     const auto progress = read_head(received);
     if (progress != Progress::incomplete || phase_ == Phase::head)
@@ -266,11 +278,13 @@ bool RequestFramer::line_ends_clean(std::string_view head) {
   return true;
 }
 
+RequestFramer::Progress RequestFramer::head_too_large() {
+  return refuse(431, "headers_too_large",
+                "the request line and headers are larger than " + std::to_string(max_head_) + " bytes");
+}
+
 RequestFramer::Progress RequestFramer::read_head(std::string_view received) {
-  const auto too_large = [&] {
-    return refuse(431, "headers_too_large",
-                  "the request line and headers are larger than " + std::to_string(max_head_) + " bytes");
-  };
+  const auto too_large = [&] { return head_too_large(); };
   const auto unclean = [&] {
     return refuse(400, "bad_request", "the request's lines must end in CRLF, and it may not hold NUL bytes");
   };

@@ -81,8 +81,8 @@ bool is_json_media_type(std::string_view content_type);
 // No Content-Encoding, or `identity`: a body read as sent.
 bool is_identity_coding(std::string_view content_encoding);
 
-// The request at the start of a connection's bytes, read as the bytes
-// arrive, so the server hands a thread only whole requests and refuses one
+// The request at the start of a connection's bytes (after any empty lines),
+// read as the bytes arrive, so the server hands a thread only whole requests and refuses one
 // that is too large as soon as that shows. The head ends at its blank line
 // (CRLF CRLF); the body is Content-Length bytes, or chunks up to the
 // zero-sized one and its trailer. Refused, with the ApiError to answer: a
@@ -102,14 +102,16 @@ class RequestFramer {
   // bytes as at the last call and perhaps more; the scan resumes where it
   // stopped, so a request trickling in byte by byte costs linear time.
   Progress advance(std::string_view received);
-  // complete: how many bytes of `received` the request is (more may follow:
-  // the next, pipelined request).
-  std::size_t request_length() const { return end_; }
+  // complete: how many bytes of `received` the request is, the empty lines
+  // skipped before it included (more may follow: the next, pipelined
+  // request).
+  std::size_t request_length() const { return skipped_ + end_; }
   // refused: what to answer.
   const std::optional<ApiError>& refusal() const { return refusal_; }
   // The head asked for "100 Continue" and the body has not arrived.
   bool awaits_continue() const { return expects_continue_ && phase_ != Phase::head && phase_ != Phase::done; }
-  // Anything of a request has arrived (an idle connection has none).
+  // Anything of a request but empty lines has arrived (an idle connection
+  // has none).
   bool started() const { return started_; }
   // complete: the request as read; its head fields as soon as the head is
   // whole. take_request() moves it out.
@@ -119,6 +121,7 @@ class RequestFramer {
  private:
   enum class Phase { head, fixed_body, chunk_size, chunk_data, trailer, done };
   Progress refuse(int status, const char* code, std::string message);
+  Progress head_too_large();
   Progress read_head(std::string_view received);
   Progress read_request_line(std::string_view line);
   bool line_ends_clean(std::string_view head);
@@ -127,6 +130,7 @@ class RequestFramer {
   std::size_t max_head_;
   std::size_t max_body_;
   Phase phase_ = Phase::head;
+  std::size_t skipped_ = 0;     // empty lines before the request line; every other position is after them
   std::size_t scan_ = 0;        // where the next look starts
   std::size_t checked_ = 0;     // head bytes whose line ends are checked
   std::size_t body_start_ = 0;

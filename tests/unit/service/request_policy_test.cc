@@ -28,6 +28,13 @@ std::string error_code(F&& f) {
 
 // Feeds `bytes` to a framer one byte at a time, as the slowest client
 // sends them, and returns the last progress.
+std::string repeat_text(const std::string& piece, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i)
+    out += piece;
+  return out;
+}
+
 Progress trickle(RequestFramer& framer, const std::string& bytes) {
   Progress p = Progress::incomplete;
   for (std::size_t n = 0; n <= bytes.size() && p == Progress::incomplete; ++n)
@@ -184,6 +191,23 @@ TEST_CASE("request framing: a head, then a body by length or in chunks", "[reque
   RequestFramer chunks(1024, 100);
   CHECK(trickle(chunks, chunked + body + "next") == Progress::complete);
   CHECK(chunks.request_length() == chunked.size() + body.size());
+
+  // Empty lines before the request line (a CRLF after a POST body) are
+  // skipped, at once or byte by byte, and counted in its length; they alone
+  // are no request yet.
+  const std::string post_body = "POST /crawl HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}";
+  for (const std::string& before : {"\r\n"s, "\r\n\r\n"s}) {
+    RequestFramer at_once(1024, 100), in_pieces(1024, 100);
+    CHECK(at_once.advance(before + post_body + "GET") == Progress::complete);
+    CHECK(at_once.request_length() == before.size() + post_body.size());
+    CHECK(at_once.request().body == "{}");
+    CHECK(trickle(in_pieces, before + get) == Progress::complete);
+    CHECK(in_pieces.request_length() == before.size() + get.size());
+    CHECK(in_pieces.request().target == "/crawl");
+  }
+  RequestFramer only_empty(1024, 100);
+  CHECK(only_empty.advance("\r\n\r\n\r") == Progress::incomplete);
+  CHECK_FALSE(only_empty.started());
 }
 
 TEST_CASE("request framing: too large, as soon as it shows", "[request_policy][framing]") {
@@ -198,6 +222,9 @@ TEST_CASE("request framing: too large, as soon as it shows", "[request_policy][f
   // A head without end, or too long.
   CHECK(refusal("GET / HTTP/1.1\r\nX: " + std::string(2000, 'a')) == "431 headers_too_large");
   CHECK(refusal("GET / HTTP/1.1\r\nX: " + std::string(1010, 'a') + "\r\n\r\n") == "431 headers_too_large");
+  // Empty lines without end: the skipped ones are held until the request
+  // comes, so they count toward the head.
+  CHECK(refusal(repeat_text("\r\n", 600)) == "431 headers_too_large");
   // A declared length over the limit, before any of the body.
   CHECK(refusal("POST / HTTP/1.1\r\nContent-Length: 101\r\n\r\n") == "413 body_too_large");
   CHECK(refusal("POST / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n") == "413 body_too_large");
