@@ -1219,7 +1219,7 @@ std::int64_t CrawlStore::requeue_fetched_before(std::int64_t cutoff_ms) {
 }
 
 void CrawlStore::settle_frontier(const std::string& url, FrontierState state) {
-  impl_->batch.write("settle_frontier", 1, [&] { impl_->settle(url, state); });
+  settle_frontier(std::vector<std::string>{url}, state);
 }
 
 void CrawlStore::settle_frontier(const std::vector<std::string>& urls, FrontierState state) {

@@ -5,7 +5,6 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
-#include <vector>
 
 #include "core/encoding/percent_encoding.h"
 #include "core/web/ascii.h"
