@@ -280,12 +280,13 @@ struct HttpApi::Impl {
 
   // DNS rebinding: a page of evil.example whose name now points here still
   // sends Host: evil.example. Requests without a Host (HTTP/1.0 tools) go on;
-  // every browser sends one.
+  // every browser sends one. A target in absolute form (http://host/...)
+  // names its host itself, which is checked in the Host field's place.
   void check_host(const HttpRequest& req) const {
     const auto hosts = req.header_count("Host");
-    if (hosts == 0)
+    if (hosts == 0 && req.authority.empty())
       return;
-    const auto host = req.header("Host");
+    const auto host = req.host();
     if (hosts > 1 || !allowed_hosts || !allowed_hosts->allows(host))
       throw ApiError(421, "host_not_allowed",
                      "this service does not answer to Host '" + clip_for_message(host, 100) +
@@ -299,7 +300,7 @@ struct HttpApi::Impl {
     if (origins == 0)
       return;
     const auto origin = req.header("Origin");
-    if (origins > 1 || !allowed_origins.allows(origin, req.header("Host")))
+    if (origins > 1 || !allowed_origins.allows(origin, req.host()))
       throw ApiError(403, "origin_not_allowed",
                      "requests from pages of '" + clip_for_message(origin, 100) +
                        "' are not accepted (an origin of yours belongs in service_allowed_origins)");

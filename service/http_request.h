@@ -16,9 +16,12 @@ namespace actorcrawl {
 
 struct HttpRequest {
   std::string method;   // as sent: methods are case-sensitive
-  std::string target;   // as sent: path and query, still encoded
+  std::string target;   // path and query as sent, still encoded (of an absolute-form target, the part after its authority)
   std::string path;     // the target up to '?', percent-decoded
   std::string version;  // "HTTP/1.1" or "HTTP/1.0"
+  // The host[:port] of a target sent in absolute form (`GET http://host/path`,
+  // RFC 9112 3.2.2), "" for the usual origin form.
+  std::string authority;
   // Every field, in order, names as sent, values without the whitespace
   // around them.
   std::vector<std::pair<std::string, std::string>> headers;
@@ -32,6 +35,10 @@ struct HttpRequest {
   std::string header(std::string_view name) const;
   // The first parameter of this name.
   std::optional<std::string> param(std::string_view name) const;
+  // The host the request is for: an absolute-form target's authority, which
+  // a server must take over any Host field (RFC 9112 3.2.2), else the first
+  // Host field ("" if none).
+  std::string host() const { return authority.empty() ? header("Host") : authority; }
   // Whether the connection ends after the answer: HTTP/1.1 unless the
   // client says `Connection: close`, HTTP/1.0 unless it says `keep-alive`.
   bool closes() const;

@@ -197,6 +197,16 @@ bool is_token(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), is_token_char);
 }
 
+// "http" or "https" when `target` is in absolute form ("http://..."; the
+// scheme without regard to case), else "".
+std::string_view absolute_form_scheme(std::string_view target) {
+  for (std::string_view scheme : {std::string_view{"http"}, std::string_view{"https"}})
+    if (target.size() > scheme.size() + 3 && ascii::iequals(target.substr(0, scheme.size()), scheme) &&
+        target.substr(scheme.size(), 3) == "://")
+      return target.substr(0, scheme.size());
+  return {};
+}
+
 bool all_digits(std::string_view text) {
   if (text.empty())
     return false;
@@ -461,12 +471,26 @@ RequestFramer::Progress RequestFramer::read_request_line(std::string_view line) 
   if (target.find('#') != std::string_view::npos)
     return refuse(400, "bad_request", "the request target holds a '#' fragment, which a client never sends");
   request_.method = method;
-  request_.target = target;
   request_.version = version;
-  const auto question = target.find('?');
-  request_.path = percent_decode(target.substr(0, question));
+  // The absolute form, `http://host:port/path?query`, which a server must
+  // accept (RFC 9112 3.2.2): its authority stands for the Host field, the
+  // rest is read as the origin form is.
+  auto origin_form = target;
+  if (const auto scheme = absolute_form_scheme(target); !scheme.empty()) {
+    const auto rest = target.substr(scheme.size() + 3);
+    const auto authority = rest.substr(0, rest.find_first_of("/?"));
+    if (authority.empty() || authority.find('@') != std::string_view::npos)
+      return refuse(400, "bad_request", "an absolute request target needs a host, and no user name or password");
+    request_.authority = authority;
+    origin_form = rest.substr(authority.size());
+  }
+  request_.target = origin_form;
+  const auto question = origin_form.find('?');
+  request_.path = percent_decode(origin_form.substr(0, question));
+  if (request_.path.empty() && !request_.authority.empty())
+    request_.path = "/";  // `http://host` and `http://host?q` name the root
   if (question != std::string_view::npos)
-    request_.params = parse_query(target.substr(question + 1));
+    request_.params = parse_query(origin_form.substr(question + 1));
   return Progress::incomplete;
 }
 

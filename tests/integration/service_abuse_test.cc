@@ -371,6 +371,15 @@ TEST_CASE("serve abuse: pages of other sites can neither post jobs nor read thro
   check_error(ask(port, json_post(port, "{}", "Content-Type: application/json; charset=utf-8\r\n")), 400,
               "missing_field");
   CHECK(ask(port, "GET /healthz HTTP/1.1\r\nHost: evil.example\r\n\r\n").status == 200);
+  // A target in absolute form (RFC 9112 3.2.2) is answered as its path, and
+  // its authority is checked in the Host field's place, whatever that says.
+  CHECK(ask(port, "GET http://" + here + "/crawl HTTP/1.1\r\nHost: " + here + "\r\n\r\n").status == 200);
+  CHECK(ask(port, "GET http://" + here + "/crawl HTTP/1.1\r\nHost: evil.example\r\n\r\n").status == 200);
+  CHECK(ask(port, "GET HTTP://localhost:" + std::to_string(port) + "/healthz HTTP/1.1\r\n\r\n").status == 200);
+  check_error(ask(port, "GET http://evil.example/crawl HTTP/1.1\r\nHost: " + here + "\r\n\r\n"), 421,
+              "host_not_allowed");
+  check_error(ask(port, "GET http://user@" + here + "/crawl HTTP/1.1\r\nHost: " + here + "\r\n\r\n"), 400,
+              "bad_request");
   check_unharmed(service);
 
   // Names and origins the operator adds.

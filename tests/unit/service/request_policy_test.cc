@@ -291,6 +291,39 @@ TEST_CASE("request framing: what two parsers could read two ways is refused", "[
   CHECK(code("GET /crawl?a=%23 HTTP/1.1\r\n\r\n") == "accepted");
 }
 
+TEST_CASE("request reading: a target in absolute form is read as its path, its authority kept",
+          "[request_policy][framing]") {
+  const auto read = [](const std::string& head) {
+    RequestFramer framer(1024, 100);
+    REQUIRE(framer.advance(head) == Progress::complete);
+    return framer.request();
+  };
+  const HttpRequest r = read("GET http://127.0.0.1:8088/crawl/a%20b/items?limit=5 HTTP/1.1\r\nHost: evil.example\r\n\r\n");
+  CHECK(r.authority == "127.0.0.1:8088");
+  CHECK(r.host() == "127.0.0.1:8088");  // the target's authority, not the Host field
+  CHECK(r.target == "/crawl/a%20b/items?limit=5");
+  CHECK(r.path == "/crawl/a b/items");
+  CHECK(r.param("limit") == "5");
+  CHECK(route_of(r.path) == Route::job_items);
+  // Any case of the scheme; no path is the root.
+  CHECK(read("GET HTTPS://localhost HTTP/1.1\r\n\r\n").path == "/");
+  CHECK(read("GET http://localhost?x=1 HTTP/1.1\r\n\r\n").path == "/");
+  // The origin form keeps the Host field as the request's host.
+  const HttpRequest plain = read("GET /healthz HTTP/1.1\r\nHost: localhost:8088\r\n\r\n");
+  CHECK(plain.authority.empty());
+  CHECK(plain.host() == "localhost:8088");
+  // A path that only looks like a URL is a path.
+  CHECK(read("GET /http://x/ HTTP/1.1\r\n\r\n").path == "/http://x/");
+  // No host, or credentials in it, is refused.
+  for (const std::string head : {"GET http:///crawl HTTP/1.1\r\n\r\n", "GET http://u:p@localhost/ HTTP/1.1\r\n\r\n",
+                                 "GET http://?x HTTP/1.1\r\n\r\n"}) {
+    INFO(head);
+    RequestFramer framer(1024, 100);
+    CHECK(framer.advance(head) == Progress::refused);
+    CHECK(framer.refusal()->code() == "bad_request");
+  }
+}
+
 TEST_CASE("request reading: the request line, fields, query and body as read while framing",
           "[request_policy][framing]") {
   RequestFramer framer(1024, 100);
