@@ -109,7 +109,7 @@ const std::vector<ConfigKey>& config_keys() {
     {"parse_lanes", ValueKind::integer, "parsers working in parallel behind the Processor (0: one per core)", &C::parse_lanes, 0, 64},
     {"scheduler_threads", ValueKind::integer, "threads running this process's actors (0: as many as its parse lanes where it processes pages, 1 for a coordinator that fetches nothing itself)", &C::scheduler_threads, 0, 256},
     {"frontier_window", ValueKind::integer, "queued URLs held in memory (the rest wait in SQLite)", &C::frontier_window, 16, 100'000'000},
-    {"storage_batch", ValueKind::integer, "writes per SQLite transaction", &C::storage_batch, 1, 1'000'000},
+    {"storage_batch", ValueKind::integer, "writes per SQLite transaction, at most (a transaction also commits within 250 ms of its first write)", &C::storage_batch, 1, 1'000'000},
     {"progress_interval_ms", ValueKind::duration_ms, "progress report period", &C::progress_interval_ms, 100, kHour},
     {"report_timings", ValueKind::boolean, "print where the crawl's time went (fetch, parse, store, mailboxes) at the end", &C::report_timings},
     {"listen", ValueKind::text, "coordinator: HOST:PORT (or PORT, on 127.0.0.1) that worker nodes connect to; port 0 picks a free one", &C::listen},
