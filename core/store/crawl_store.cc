@@ -266,7 +266,8 @@ struct CrawlStore::Impl {
     insert_body.bind(1, page.content_digest);
     insert_body.bind(2, page.body.encoding);
     insert_body.bind(3, page.body.size);
-    insert_body.bind(4, page.body.data.data(), static_cast<int>(page.body.data.size()));
+    // Not copied by SQLite: `page` outlives the statement's use.
+    insert_body.bindNoCopy(4, page.body.data.data(), static_cast<int>(page.body.data.size()));
     insert_body.exec();
   }
 
