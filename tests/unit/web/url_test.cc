@@ -261,6 +261,18 @@ TEST_CASE("parse: IP hosts", "[url][parse]") {
   CHECK(parsed("http://[::1/") == "<malformed>");
   CHECK(parsed("http://[v7.x]/") == "<malformed>");
   CHECK(parsed("http://[fe80::1%25eth0]/") == "<malformed>");
+  // Every byte value in every place, written back in plain decimal, from
+  // the numbers a host spells in any notation.
+  for (unsigned b = 0; b < 256; ++b) {
+    const std::string d = std::to_string(b);
+    INFO(b);
+    CHECK(parsed("http://" + d + "." + d + "." + d + "." + d + "/") == "http://" + d + "." + d + "." + d + "." + d + "/");
+    CHECK(parsed("http://" + std::to_string(b * 0x01000000u + 0x000a0b0cu) + "/") == "http://" + d + ".10.11.12/");
+  }
+  CHECK(parsed("http://0xffffffff/") == "http://255.255.255.255/");
+  CHECK(parsed("http://0/") == "http://0.0.0.0/");
+  CHECK(parsed("http://10.0.258/") == "http://10.0.1.2/");
+  CHECK(parsed("http://0x7f.1/") == "http://127.0.0.1/");
 }
 
 TEST_CASE("parse: errors", "[url][parse]") {
