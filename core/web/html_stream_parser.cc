@@ -56,86 +56,71 @@ enum class Tag {
   breakout,  // other start tags that end foreign content
 };
 
-// The bytes of a name of up to 8 bytes as one integer, the first in the
-// lowest byte; names of one length are equal exactly when their words are.
-constexpr std::uint64_t word(std::string_view n) {
-  std::uint64_t w = 0;
-  for (std::size_t i = 0; i < n.size(); ++i)
-    w |= std::uint64_t{static_cast<unsigned char>(n[i])} << (8 * i);
-  return w;
-}
-
 Tag tag_of(std::string_view n) {
-  // A name of up to 8 bytes is compared as one integer: a page names a tag
-  // at every '<', and comparing the texts called memcmp for each candidate.
-  const std::uint64_t w = n.size() <= 8 ? word(n) : 0;
   switch (n.size()) {
     case 1:
-      if (w == word("a")) return Tag::a;
-      if (w == word("p")) return Tag::p;
-      if (w == word("b") || w == word("i") || w == word("s") || w == word("u")) return Tag::breakout;
+      if (n == "a") return Tag::a;
+      if (n == "p") return Tag::p;
+      if (n == "b" || n == "i" || n == "s" || n == "u") return Tag::breakout;
       break;
     case 2:
-      if (w == word("hr")) return Tag::hr;
-      if (w == word("br")) return Tag::br;
-      if (w == word("mi")) return Tag::mi;
-      if (w == word("tr") || w == word("td") || w == word("th")) return Tag::table_part;
-      if (w == word("mo")) return Tag::mo;
-      if (w == word("mn")) return Tag::mn;
-      if (w == word("ms")) return Tag::ms;
-      if (w == word("dd") || w == word("dl") || w == word("dt") || w == word("em") || w == word("li") ||
-          w == word("ol") || w == word("tt") || w == word("ul") ||
+      if (n == "hr") return Tag::hr;
+      if (n == "br") return Tag::br;
+      if (n == "mi") return Tag::mi;
+      if (n == "tr" || n == "td" || n == "th") return Tag::table_part;
+      if (n == "mo") return Tag::mo;
+      if (n == "mn") return Tag::mn;
+      if (n == "ms") return Tag::ms;
+      if (n == "dd" || n == "dl" || n == "dt" || n == "em" || n == "li" || n == "ol" || n == "tt" || n == "ul" ||
           (n[0] == 'h' && n[1] >= '1' && n[1] <= '6'))
         return Tag::breakout;
       break;
     case 3:
-      if (w == word("svg")) return Tag::svg;
-      if (w == word("xmp")) return Tag::xmp;
-      if (w == word("big") || w == word("div") || w == word("img") || w == word("pre") || w == word("sub") ||
-          w == word("sup") || w == word("var"))
+      if (n == "svg") return Tag::svg;
+      if (n == "xmp") return Tag::xmp;
+      if (n == "big" || n == "div" || n == "img" || n == "pre" || n == "sub" || n == "sup" || n == "var")
         return Tag::breakout;
       break;
     case 4:
-      if (w == word("area")) return Tag::area;
-      if (w == word("base")) return Tag::base;
-      if (w == word("link")) return Tag::link;
-      if (w == word("meta")) return Tag::meta;
-      if (w == word("math")) return Tag::math;
-      if (w == word("font")) return Tag::font;
-      if (w == word("desc")) return Tag::desc;
-      if (w == word("html")) return Tag::html;
-      if (w == word("body") || w == word("code") || w == word("head") || w == word("menu") || w == word("nobr") ||
-          w == word("ruby") || w == word("span"))
+      if (n == "area") return Tag::area;
+      if (n == "base") return Tag::base;
+      if (n == "link") return Tag::link;
+      if (n == "meta") return Tag::meta;
+      if (n == "math") return Tag::math;
+      if (n == "font") return Tag::font;
+      if (n == "desc") return Tag::desc;
+      if (n == "html") return Tag::html;
+      if (n == "body" || n == "code" || n == "head" || n == "menu" || n == "nobr" || n == "ruby" || n == "span")
         return Tag::breakout;
       break;
     case 5:
-      if (w == word("title")) return Tag::title;
-      if (w == word("style")) return Tag::style;
-      if (w == word("input")) return Tag::input;
-      if (w == word("mtext")) return Tag::mtext;
-      if (w == word("table")) return Tag::table;
-      if (w == word("tbody") || w == word("tfoot") || w == word("thead")) return Tag::table_part;
-      if (w == word("embed") || w == word("small")) return Tag::breakout;
+      if (n == "title") return Tag::title;
+      if (n == "style") return Tag::style;
+      if (n == "input") return Tag::input;
+      if (n == "mtext") return Tag::mtext;
+      if (n == "table") return Tag::table;
+      if (n == "tbody" || n == "tfoot" || n == "thead") return Tag::table_part;
+      if (n == "embed" || n == "small") return Tag::breakout;
       break;
     case 6:
-      if (w == word("iframe")) return Tag::iframe;
-      if (w == word("script")) return Tag::script;
-      if (w == word("select")) return Tag::select;
-      if (w == word("option")) return Tag::option;
-      if (w == word("keygen")) return Tag::keygen;
-      if (w == word("mglyph")) return Tag::mglyph;
-      if (w == word("center") || w == word("strike") || w == word("strong")) return Tag::breakout;
+      if (n == "iframe") return Tag::iframe;
+      if (n == "script") return Tag::script;
+      if (n == "select") return Tag::select;
+      if (n == "option") return Tag::option;
+      if (n == "keygen") return Tag::keygen;
+      if (n == "mglyph") return Tag::mglyph;
+      if (n == "center" || n == "strike" || n == "strong") return Tag::breakout;
       break;
     case 7:
-      if (w == word("noembed")) return Tag::noembed;
-      if (w == word("caption")) return Tag::table_part;
-      if (w == word("listing")) return Tag::breakout;
+      if (n == "noembed") return Tag::noembed;
+      if (n == "caption") return Tag::table_part;
+      if (n == "listing") return Tag::breakout;
       break;
     case 8:
-      if (w == word("textarea")) return Tag::textarea;
-      if (w == word("noframes")) return Tag::noframes;
-      if (w == word("optgroup")) return Tag::optgroup;
-      if (w == word("template")) return Tag::template_;
+      if (n == "textarea") return Tag::textarea;
+      if (n == "noframes") return Tag::noframes;
+      if (n == "optgroup") return Tag::optgroup;
+      if (n == "template") return Tag::template_;
       break;
     case 9:
       if (n == "plaintext") return Tag::plaintext;
