@@ -293,8 +293,11 @@ RequestFramer::Progress RequestFramer::head_too_large() {
                 "the request line and headers are larger than " + std::to_string(max_head_) + " bytes");
 }
 
+RequestFramer::Progress RequestFramer::body_too_large() {
+  return refuse(413, "body_too_large", "the request body is larger than " + std::to_string(max_body_) + " bytes");
+}
+
 RequestFramer::Progress RequestFramer::read_head(std::string_view received) {
-  const auto too_large = [&] { return head_too_large(); };
   const auto unclean = [&] {
     return refuse(400, "bad_request", "the request's lines must end in CRLF, and it may not hold NUL bytes");
   };
@@ -309,12 +312,12 @@ RequestFramer::Progress RequestFramer::read_head(std::string_view received) {
     return unclean();
   if (blank == std::string_view::npos) {
     if (received.size() > max_head_)
-      return too_large();
+      return head_too_large();
     scan_ = received.size() >= 3 ? received.size() - 3 : 0;
     return Progress::incomplete;
   }
   if (head_end > max_head_)
-    return too_large();
+    return head_too_large();
 
   const auto line_end = received.find("\r\n");
   if (const auto progress = read_request_line(received.substr(0, line_end)); progress == Progress::refused)
@@ -366,7 +369,7 @@ RequestFramer::Progress RequestFramer::read_head(std::string_view received) {
       return refuse(400, "bad_request", "Content-Length '" + clip_for_message(*length, 40) + "' is not a number");
     // More than 18 digits is more than any limit, and more than fits.
     if (length->size() > 18 || std::stoull(std::string{*length}) > max_body_)
-      return refuse(413, "body_too_large", "the request body is larger than " + std::to_string(max_body_) + " bytes");
+      return body_too_large();
     end_ = head_end + std::stoull(std::string{*length});
     phase_ = Phase::fixed_body;
     return Progress::incomplete;
@@ -377,9 +380,6 @@ RequestFramer::Progress RequestFramer::read_head(std::string_view received) {
 }
 
 RequestFramer::Progress RequestFramer::read_chunks(std::string_view received) {
-  const auto too_large = [&] {
-    return refuse(413, "body_too_large", "the request body is larger than " + std::to_string(max_body_) + " bytes");
-  };
   const auto malformed = [&](const char* what) {
     return refuse(400, "bad_request", std::string{"malformed chunked body: "} + what);
   };
@@ -407,7 +407,7 @@ RequestFramer::Progress RequestFramer::read_chunks(std::string_view received) {
         for (; digits < line.size() && is_hex_digit(line[digits]); ++digits) {
           size = size * 16 + static_cast<std::uint64_t>(hex_digit_value(line[digits]));
           if (size > max_body_)
-            return too_large();
+            return body_too_large();
         }
         if (digits == 0)
           return malformed("a chunk does not start with its size in hex");
@@ -416,7 +416,7 @@ RequestFramer::Progress RequestFramer::read_chunks(std::string_view received) {
           return malformed("a chunk size is followed by something other than an extension");
         payload_ += size;
         if (payload_ > max_body_)
-          return too_large();
+          return body_too_large();
         scan_ = eol + 2;
         if (size == 0) {
           phase_ = Phase::trailer;

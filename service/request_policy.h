@@ -81,9 +81,10 @@ bool is_json_media_type(std::string_view content_type);
 // No Content-Encoding, or `identity`: a body read as sent.
 bool is_identity_coding(std::string_view content_encoding);
 
-// The request at the start of a connection's bytes (after any empty lines),
-// read as the bytes arrive, so the server hands a thread only whole requests and refuses one
-// that is too large as soon as that shows. The head ends at its blank line
+// The request at the start of a connection's bytes (after any empty
+// lines), read as the bytes arrive, so the server hands a thread only whole
+// requests and refuses one that is too large as soon as that shows. The
+// head ends at its blank line
 // (CRLF CRLF); the body is Content-Length bytes, or chunks up to the
 // zero-sized one and its trailer. Refused, with the ApiError to answer: a
 // head over max_head_bytes (431), a request line over 8192 bytes (414), a
@@ -122,6 +123,7 @@ class RequestFramer {
   enum class Phase { head, fixed_body, chunk_size, chunk_data, trailer, done };
   Progress refuse(int status, const char* code, std::string message);
   Progress head_too_large();
+  Progress body_too_large();
   Progress read_head(std::string_view received);
   Progress read_request_line(std::string_view line);
   bool line_ends_clean(std::string_view head);

@@ -26,8 +26,7 @@ std::string error_code(F&& f) {
   return "none";
 }
 
-// Feeds `bytes` to a framer one byte at a time, as the slowest client
-// sends them, and returns the last progress.
+// `piece`, `times` times over.
 std::string repeat_text(const std::string& piece, int times) {
   std::string out;
   for (int i = 0; i < times; ++i)
@@ -35,6 +34,8 @@ std::string repeat_text(const std::string& piece, int times) {
   return out;
 }
 
+// Feeds `bytes` to a framer one byte at a time, as the slowest client
+// sends them, and returns the last progress.
 Progress trickle(RequestFramer& framer, const std::string& bytes) {
   Progress p = Progress::incomplete;
   for (std::size_t n = 0; n <= bytes.size() && p == Progress::incomplete; ++n)
