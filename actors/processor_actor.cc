@@ -7,6 +7,8 @@
 #include "core/page/page_pipeline.h"
 #include "core/hosts/sitemap_reading.h"
 #include "core/report/stage_times.h"
+#include "core/store/node_bodies.h"
+#include "core/store/store_error.h"
 #include "messages/catalogue.h"
 
 namespace actorcrawl {
@@ -31,6 +33,7 @@ struct lane_state {
   ProcessorSettings settings;
   StageTimes times{"parse"};
   bool stop_sent = false;  // a processor gave up, and the Frontier was told
+  bool node_bodies_failed = false;  // the node's bodies file refused a write, and the log said so
   // The open batch, one entry a page in each (but `processed`, which also
   // holds pages that ended in a dead letter).
   store_pages rows;
@@ -41,10 +44,29 @@ struct lane_state {
 
 using lane_ptr = traced_actor<lane_state, parse_lane_actor>*;
 
+// On a worker node that keeps the bodies it fetched (bodies_dir), they are
+// written there, and committed, before their rows leave: a row the
+// coordinator records never names a body a crash of this node could lose.
+// A file that refuses a write sends the bodies with the rows, as a node
+// without bodies_dir does: they are kept either way.
+void keep_bodies_on_node(lane_ptr self) {
+  auto& st = self->state;
+  if (!st.settings.node_bodies)
+    return;
+  try {
+    st.settings.node_bodies->keep(st.rows.pages);
+  } catch (const StoreError& e) {
+    if (!st.node_bodies_failed)
+      log_line(LogLevel::warn, std::string{e.what()} + "; while it cannot, the bodies go to the coordinator with their pages");
+    st.node_bodies_failed = true;
+  }
+}
+
 void flush_batch(lane_ptr self) {
   auto& st = self->state;
   const auto now = monotonic_us();
   if (!st.rows.pages.empty()) {
+    keep_bodies_on_node(self);
     st.rows.sent_us = now;
     self->send(st.actors.storage, std::exchange(st.rows, {}));
   }

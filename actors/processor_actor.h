@@ -15,10 +15,14 @@
 namespace actorcrawl {
 
 class PagePipeline;
+class NodeBodiesWriter;
 
 struct ProcessorSettings {
   std::shared_ptr<const PagePipeline> pipeline;
   bool log_each_page = false;  // a log line per page fetched (the domains profile's)
+  // A worker node's own file for the bodies it keeps (bodies_dir); none:
+  // kept bodies go with the pages' rows to Storage.
+  std::shared_ptr<NodeBodiesWriter> node_bodies;
 };
 
 // `lanes` parsers work in parallel behind the one ProcessorActor.

@@ -22,6 +22,8 @@
 #   NODES="1 4" CONFIGS=extract ROUNDS=3 bench/cluster.sh
 #   OTHER_BIN=path/to/older/actorcrawl OTHER_NAME=bodies-cross bench/cluster.sh
 #                                         the same runs with another build too
+#   OTHER_BIN=build/actorcrawl OTHER_NAME=shipped OTHER_NODE_BODIES=coordinator bench/cluster.sh
+#                                         kept bodies on the nodes against sent to the coordinator
 #
 # Capping needs root and a writable cgroup CPU controller: cgroup v1's
 # cpu.cfs_quota_us or v2's cpu.max. Without one the script says so and exits
@@ -36,6 +38,11 @@
 #   CORE_SHARE [0.1]                 each node's CPU cap, in cores
 #   NODE_WORKERS [2] NODE_TRANSFERS [32] NODE_LANES [1]   each node's fetch and parse settings
 #   PLUGIN_INSTANCES [1]             wordcount.py instances a node
+#   NODE_BODIES [node]               where the bodies a crawl keeps (keep_bodies, on with
+#                                    the extract and python configurations) go: node (each
+#                                    node's bodies_dir) or coordinator (bodies_dir "": sent
+#                                    with the pages' rows); OTHER_NODE_BODIES [NODE_BODIES]
+#                                    the same for OTHER_BIN's runs
 #   ACTORCRAWL_BIN [build/actorcrawl]  OTHER_BIN [] OTHER_NAME [other]
 #   CLUSTER_PORT [8086]              nginx's port
 #   NGINX_WORKERS [1] TOOL_TIMEOUT [900] RESULTS_DIR [bench/results] KEEP_WORK [0]
@@ -56,6 +63,10 @@ CORE_SHARE=${CORE_SHARE:-0.1}
 NODE_WORKERS=${NODE_WORKERS:-2}; NODE_TRANSFERS=${NODE_TRANSFERS:-32}; NODE_LANES=${NODE_LANES:-1}
 PLUGIN_INSTANCES=${PLUGIN_INSTANCES:-1}
 OTHER_BIN=${OTHER_BIN:-}; OTHER_NAME=${OTHER_NAME:-other}
+NODE_BODIES=${NODE_BODIES:-node}; OTHER_NODE_BODIES=${OTHER_NODE_BODIES:-$NODE_BODIES}
+for where in "$NODE_BODIES" "$OTHER_NODE_BODIES"; do
+  case $where in node|coordinator) ;; *) echo "NODE_BODIES: node or coordinator, not '$where'" >&2; exit 2 ;; esac
+done
 TOOL_TIMEOUT=${TOOL_TIMEOUT:-900}
 NGINX_WORKERS=${NGINX_WORKERS:-1}
 KEEP_WORK=${KEEP_WORK:-0}
@@ -193,12 +204,16 @@ cluster() {
   "$PY" "$BENCH_DIR/benchtool.py" link-watch "$dir/link.json" --port "$port" --pid "${cpid:-$coord}" &
   watcher=$!
   local -a nodes=() node_times=()
+  local where=$NODE_BODIES
+  [ "$name" = current ] || where=$OTHER_NODE_BODIES
+  local -a bodies=(--bodies-dir "$dir/bodies")
+  [ "$where" = node ] || bodies=(--bodies-dir "")
   for i in $(seq 1 "$n"); do
     cg=$(make_cgroup "$name-$config-n$n-r$round-w$i")
     (cd "$dir" && echo $BASHPID >"$cg/cgroup.procs" && exec /usr/bin/time -v -o "w$i-time.txt" \
        timeout -k 10 "$TOOL_TIMEOUT" "$bin" worker --connect "127.0.0.1:$port" --node-id "w$i" \
        --workers "$NODE_WORKERS" --transfers-per-worker "$NODE_TRANSFERS" --parse-lanes "$NODE_LANES" \
-       --warc-dir "$dir/warc-w$i" >"w$i.log" 2>&1) &
+       --warc-dir "$dir/warc-w$i" "${bodies[@]}" >"w$i.log" 2>&1) &
     nodes+=($!)
     node_times+=(--node-time "$dir/w$i-time.txt")
   done
@@ -209,7 +224,7 @@ cluster() {
     --db "$dir/crawl.db" --metrics "$dir/metrics.log" --coordinator-time "$dir/coordinator-time.txt" \
     "${node_times[@]}" --link "$dir/link.json"
   RUN_JSONS+=("$dir/run.json")
-  rm -f "$dir/crawl.db" "$dir/crawl.db-wal" "$dir/crawl.db-shm"
+  rm -rf "$dir/crawl.db" "$dir/crawl.db-wal" "$dir/crawl.db-shm" "$dir/bodies"
   remove_cgroups
   mkdir -p "$CG_ROOT"
 }
@@ -234,7 +249,7 @@ stop_nginx
   echo "Run started $STARTED with \`bench/cluster.sh\` (NODES=\"$NODES\", CONFIGS=\"$CONFIGS\", ROUNDS=$ROUNDS, CORE_SHARE=$CORE_SHARE)."
   echo
   echo "- web: $HOSTS hosts x $PAGES pages, ~$PAGE_KB KiB, ~$LINKS links a page (bench/synthweb.py), one seed; each crawl stops at --max-pages $MAX_PAGES"
-  echo "- coordinator: \`actorcrawl coordinator --workers 0\` (fetches and processes nothing itself), uncapped; each worker node: \`actorcrawl worker --workers $NODE_WORKERS --transfers-per-worker $NODE_TRANSFERS --parse-lanes $NODE_LANES\` in a cgroup ($CG_KIND) capped at $CORE_SHARE core; politeness off (delay 0, adaptive delay off, robots.txt off), sitemaps off"
+  echo "- coordinator: \`actorcrawl coordinator --workers 0\` (fetches and processes nothing itself), uncapped; each worker node: \`actorcrawl worker --workers $NODE_WORKERS --transfers-per-worker $NODE_TRANSFERS --parse-lanes $NODE_LANES\` (kept bodies: current $NODE_BODIES$([ -z "$OTHER_BIN" ] || echo ", $OTHER_NAME $OTHER_NODE_BODIES")) in a cgroup ($CG_KIND) capped at $CORE_SHARE core; politeness off (delay 0, adaptive delay off, robots.txt off), sitemaps off"
   echo "- extract: \`--extract '$EXTRACT_RULES'\`; python: plugins/wordcount.py, $PLUGIN_INSTANCES instance(s) a node ($("$PY" --version 2>&1))"
   echo "- one process: \`actorcrawl crawl --workers $NODE_WORKERS --transfers-per-worker $NODE_TRANSFERS\`, uncapped, the same flags"
   echo "- binaries: $(for e in "${BINS[@]}"; do printf '%s = %s (sha256 %s); ' "${e%%:*}" "$("${e#*:}" --version 2>&1 | head -n 1)" "$(sha256sum "${e#*:}" | cut -c1-12)"; done)the tree at commit $COMMIT"

@@ -36,7 +36,10 @@ void extract_usage(std::ostream& out) {
          "Without --kind, a page's items become exactly what the configuration's\n"
          "processors give: the items of a rule no longer configured go. Pages whose\n"
          "body was not kept (crawled without keep_bodies) are counted and left as\n"
-         "they are. Any crawl option applies (--no-respect-robots-txt has no effect).\n"
+         "they are. The bodies a cluster's worker nodes kept are read from their files\n"
+         "(actorcrawl-bodies-NODE.db) in bodies_dir: gather them there, or give\n"
+         "--bodies-dir DIR. Any crawl option applies (--no-respect-robots-txt has no\n"
+         "effect).\n"
          "An external processor that cannot process a page keeps the items its earlier\n"
          "run gave that page; one that can go on no more (a crash loop) stops the run\n"
          "there, the pages after it left as they were.\n"
@@ -87,7 +90,8 @@ void print_summary(const ReextractReport& r, bool as_json) {
     std::cout << "kept bodies that could not be read (" << why << "), pages left as they were: " << n << "\n";
   if (r.pages_without_body > 0)
     std::cout << "pages whose body was not kept, left as they were: " << r.pages_without_body
-              << " (crawled without keep_bodies)\n";
+              << " (crawled without keep_bodies, or kept by a worker node whose actorcrawl-bodies-NODE.db is not in "
+                 "bodies_dir)\n";
 }
 
 }  // namespace

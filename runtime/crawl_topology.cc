@@ -70,7 +70,7 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   SitemapSettings sitemaps = sitemap_settings(config);
   sitemaps.ledger.crawls_host = [pipeline = parts.pipeline](const Url& root) { return pipeline->admits(root); };
   a.processor = spawn_processor(
-    sys, ProcessorSettings{std::move(parts.pipeline), config.crawl_profile() == CrawlProfile::domains},
+    sys, ProcessorSettings{std::move(parts.pipeline), config.crawl_profile() == CrawlProfile::domains, nullptr},
     parse_lanes(config));
   a.host_selector = spawn_host_selector(sys, politeness_settings(config), settings, std::move(sitemaps));
   a.frontier = spawn_frontier(sys, frontier_settings(config), std::move(observer));

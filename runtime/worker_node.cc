@@ -14,6 +14,8 @@
 #include "core/config/shared_config.h"
 #include "core/page/page_pipeline.h"
 #include "core/setup/crawl_setup.h"
+#include "core/store/node_bodies.h"
+#include "core/store/store_error.h"
 #include "core/warc/warc_archive.h"
 #include "instrument/message_trace.h"
 #include "core/report/console_log.h"
@@ -128,7 +130,7 @@ struct Session {
 
   // Builds the node's Processor from the coordinator's configuration; an
   // error text when the node cannot run it (a plugin program missing, a
-  // rule this build refuses, a warc_dir it cannot write).
+  // rule this build refuses, a warc_dir or bodies_dir it cannot write).
   caf::variant<NodeProcessing, std::string> start_processing(const Joined& joined) {
     const std::string node = node_name(config);
     try {
@@ -139,8 +141,13 @@ struct Session {
       // A jar of the node's own, from cookies_file as this node reads it:
       // the coordinator's database keeps only its own jar between runs.
       out.cookies = cookie_jar(crawl);
-      out.processor = spawn_processor(
-        sys, ProcessorSettings{out.pipeline, crawl.crawl_profile() == CrawlProfile::domains}, parse_lanes(crawl));
+      ProcessorSettings settings{out.pipeline, crawl.crawl_profile() == CrawlProfile::domains, nullptr};
+      // The bodies it keeps stay on this node (core/store/node_bodies.h).
+      if (crawl.keep_bodies_enabled() && !crawl.bodies_dir.empty()) {
+        settings.node_bodies = std::make_shared<NodeBodiesWriter>(crawl.bodies_dir, file_safe_node_name(node));
+        log_line(LogLevel::notice, "keeping the bodies this node fetches in " + settings.node_bodies->path());
+      }
+      out.processor = spawn_processor(sys, std::move(settings), parse_lanes(crawl));
       topology actors = joined.welcome.actors;
       actors.processor = out.processor;
       caf::anon_send(out.processor, std::move(actors));
@@ -151,6 +158,8 @@ struct Session {
       return out;
     } catch (const ConfigError& e) {
       return std::string{e.what()};
+    } catch (const StoreError& e) {
+      return "bodies_dir: " + std::string{e.what()};
     }
   }
 

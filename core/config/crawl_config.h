@@ -121,6 +121,11 @@ struct CrawlConfig {
   // once per digest: what `actorcrawl extract` and `parse --db` run
   // processors on again. Its default: keep_bodies_enabled().
   bool keep_bodies = true;
+  // Key `bodies_dir`: where a worker node keeps the bodies it fetched
+  // (core/store/node_bodies.h) rather than send them to the coordinator,
+  // and where `extract` and `parse --db` look for a body the database does
+  // not hold; "": a node sends its bodies with the pages' rows.
+  std::string bodies_dir = "bodies";
   // The `warc` processor's files (docs/warc.md).
   std::string warc_dir = "warc";
   std::string warc_prefix = "actorcrawl";

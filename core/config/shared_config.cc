@@ -9,8 +9,8 @@ namespace actorcrawl {
 
 namespace {
 
-constexpr std::array<std::string_view, 18> kNodeKeys = {
-  "concurrent_workers", "transfers_per_worker", "parse_lanes", "scheduler_threads", "warc_dir", "save_pages_dir",
+constexpr std::array<std::string_view, 19> kNodeKeys = {
+  "concurrent_workers", "transfers_per_worker", "parse_lanes", "scheduler_threads", "warc_dir", "save_pages_dir", "bodies_dir",
   "trace_path", "node_id", "connect", "listen", "tls_cert", "tls_key", "tls_ca",
   "heartbeat_interval_ms", "peer_timeout_ms", "reconnect_timeout_ms", "progress_interval_ms", "report_timings"};
 
@@ -44,11 +44,15 @@ CrawlConfig node_crawl_config(const CrawlConfig& node, const std::string& text,
   for (const auto& key : config_keys())
     if (is_node_key(key.name))
       copy_key(key, node, out);
+  out.warc_prefix += "-" + file_safe_node_name(node_name);
+  return out;
+}
+
+std::string file_safe_node_name(const std::string& node_name) {
   std::string name;
   for (char c : node_name)
     name += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
-  out.warc_prefix += "-" + name;
-  return out;
+  return name;
 }
 
 }  // namespace actorcrawl

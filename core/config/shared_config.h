@@ -3,7 +3,7 @@
 // page processing (processors, extraction rules, plugins, link selection,
 // limits), so it gets every key; its own are the ones about the node
 // itself: how much it runs at once (workers, transfers, parse lanes), where
-// it writes (warc_dir, save_pages_dir, trace), how it reaches the
+// it writes (warc_dir, save_pages_dir, bodies_dir, trace), how it reaches the
 // coordinator (connect, TLS, timeouts) and its name.
 #pragma once
 
@@ -30,5 +30,9 @@ std::vector<std::string> given_keys(const CrawlConfig& coordinator);
 // ConfigError when `text` does not read (a coordinator of another build).
 CrawlConfig node_crawl_config(const CrawlConfig& node, const std::string& text,
                               const std::vector<std::string>& given, const std::string& node_name);
+
+// `node_name` as a part of a file's name: any byte but letters, digits,
+// '.', '_' and '-' becomes '_'.
+std::string file_safe_node_name(const std::string& node_name);
 
 }  // namespace actorcrawl

@@ -190,7 +190,7 @@ PageTrialResult try_stored_page(const CrawlConfig& given, const std::string& db_
   std::optional<Url> url;
   const auto pipeline = trial_pipeline(config, url_text, url);
   const auto selected_rules = selector_rules(selectors);
-  KeptPages store(db_path, KeptPages::Access::read);
+  KeptPages store(db_path, KeptPages::Access::read, config.bodies_dir);
   PageTrialResult result;
   auto kept = store.find(url->str());
   if (!kept) {
@@ -199,7 +199,9 @@ PageTrialResult try_stored_page(const CrawlConfig& given, const std::string& db_
   }
   if (kept->body.encoding.empty()) {
     result.error = "the body of " + url->str() + " was not kept in " + db_path +
-                   " (crawled without keep_bodies, or a redirect, an error or a noindex page); "
+                   (config.bodies_dir.empty() ? std::string{} : " nor in bodies_dir '" + config.bodies_dir + "'") +
+                   " (crawled without keep_bodies, or a redirect, an error or a noindex page, or kept by a worker "
+                   "node whose bodies file is not in bodies_dir); "
                    "actorcrawl parse " + url->str() + " fetches it";
     return result;
   }

@@ -89,7 +89,7 @@ ReextractReport reextract(const CrawlConfig& config, const ReextractOptions& opt
   const ProcessorChain full = processor_chain(config, ChainUse::run);
   const ProcessorChain chain(processors_to_run(config, full, options.kind), nullptr);
 
-  KeptPages store(options.db_path, KeptPages::Access::rewrite);
+  KeptPages store(options.db_path, KeptPages::Access::rewrite, config.bodies_dir);
   ReextractReport report;
   report.pages_without_body = store.pages_without_body();
   ItemsReplaced which{options.kind, {}};

@@ -5,6 +5,7 @@
 #include "core/clock/clock.h"
 #include "core/store/crawl_schema.h"
 #include "core/store/database_lock.h"
+#include "core/store/node_bodies.h"
 #include "core/store/sqlite_statements.h"
 #include "core/store/store_error.h"
 #include "core/web/json_text.h"
@@ -14,6 +15,15 @@ namespace actorcrawl {
 namespace {
 
 constexpr int kBusyTimeoutMs = 5000;
+
+// A page a crawl would have kept a body for: fetched with one, not a
+// redirect recorded as the page, not noindex.
+const std::string kFetchedWithBody =
+  "COALESCE(p.error, '') = '' AND COALESCE(p.bytes, 0) > 0 AND COALESCE(p.status_code, 0) NOT BETWEEN 300 AND 399 "
+  "AND instr(COALESCE(p.robots_directives, ''), 'noindex') = 0";
+
+// After the page's columns, every query that reads a body reads these.
+constexpr const char* kBodyColumns = ", b.encoding, b.size, b.body, p.content_digest";
 
 // The columns every query below reads, in this order; a file from before
 // schema 9 (read, not migrated) has no charset column.
@@ -82,8 +92,27 @@ std::string kinds_json(const std::vector<std::string>& kinds) {
 }  // namespace
 
 struct KeptPages::Impl {
-  Impl(const std::string& p, Access access)
-      : path(p), db(open_database(p, access)), bodies(has_bodies_table(db)), columns(page_columns(has_charset_column(db))) {}
+  Impl(const std::string& p, Access access, const std::string& bodies_dir)
+      : path(p),
+        db(open_database(p, access)),
+        bodies(has_bodies_table(db)),
+        columns(page_columns(has_charset_column(db))),
+        nodes(bodies_dir) {}
+
+  // A body the database does not hold, from the nodes' files, by the
+  // digest the query read last (kBodyColumns); false when none has it.
+  bool body_from_nodes(KeptPage& page, SQLite::Statement& s) {
+    if (!page.body.encoding.empty())
+      return true;
+    const SQLite::Column digest = s.getColumn(14);
+    if (nodes.empty() || digest.isNull())
+      return false;
+    auto body = nodes.find(digest.getString());
+    if (!body)
+      return false;
+    page.body = std::move(*body);
+    return true;
+  }
 
   // What replace() writes with. `kind` (?2) NULL: every item and failure
   // of the page; else ItemsReplaced::covers, in SQL. Items of keep_kinds
@@ -105,15 +134,16 @@ struct KeptPages::Impl {
   SQLite::Database db;
   bool bodies;  // a database from before schema 9 has none
   std::string columns;
+  NodeBodiesReader nodes;
   // Declared after db: finalized before the connection closes.
   std::optional<Writes> writes;
 };
 
-KeptPages::KeptPages(const std::string& db_path, Access access) {
+KeptPages::KeptPages(const std::string& db_path, Access access, const std::string& bodies_dir) {
   if (access == Access::rewrite)
     lock_ = std::make_unique<DatabaseLock>(db_path);
   try {
-    impl_ = std::make_unique<Impl>(db_path, access);
+    impl_ = std::make_unique<Impl>(db_path, access, bodies_dir);
   } catch (const SQLite::Exception& e) {
     throw StoreError("cannot open database '" + db_path + "': " + e.what());
   }
@@ -123,19 +153,38 @@ KeptPages::~KeptPages() = default;
 
 std::vector<KeptPage> KeptPages::next_batch(std::int64_t after, std::size_t limit, bool failed_only) {
   std::vector<KeptPage> out;
-  if (!impl_->bodies)
+  if (!impl_->bodies || limit == 0)
     return out;
+  // With nodes' files, a page whose body the database lacks is a candidate
+  // too; one no file holds either is passed over, and the query goes on
+  // past it until `limit` pages are read or the pages end.
+  const bool nodes = !impl_->nodes.empty();
   try {
-    SQLite::Statement s(impl_->db, "SELECT " + impl_->columns + R"sql(, b.encoding, b.size, b.body
-        FROM pages p JOIN bodies b ON b.content_digest = p.content_digest
-        WHERE p.page_id > ?1
-          AND (?2 = 0 OR EXISTS (SELECT 1 FROM processor_failures f WHERE f.page_id = p.page_id))
-        ORDER BY p.page_id LIMIT ?3)sql");
-    s.bind(1, after);
-    s.bind(2, failed_only ? 1 : 0);
-    s.bind(3, static_cast<std::int64_t>(limit));
-    while (s.executeStep())
-      out.push_back(page_from(s, true));
+    SQLite::Statement s(impl_->db, "SELECT " + impl_->columns + kBodyColumns + " FROM pages p " +
+                                     (nodes ? "LEFT JOIN" : "JOIN") +
+                                     " bodies b ON b.content_digest = p.content_digest WHERE p.page_id > ?1 " +
+                                     (nodes ? "AND (b.content_digest IS NOT NULL OR (p.content_digest IS NOT NULL AND " +
+                                                kFetchedWithBody + ")) "
+                                            : std::string{}) +
+                                     "AND (?2 = 0 OR EXISTS (SELECT 1 FROM processor_failures f WHERE f.page_id = p.page_id)) "
+                                     "ORDER BY p.page_id LIMIT ?3");
+    for (;;) {
+      const auto wanted = static_cast<std::int64_t>(limit - out.size());
+      s.reset();
+      s.bind(1, after);
+      s.bind(2, failed_only ? 1 : 0);
+      s.bind(3, wanted);
+      std::int64_t read = 0;
+      while (s.executeStep()) {
+        ++read;
+        KeptPage page = page_from(s, true);
+        after = page.page_id;
+        if (impl_->body_from_nodes(page, s))
+          out.push_back(std::move(page));
+      }
+      if (read < wanted || out.size() >= limit)
+        break;
+    }
   } catch (const SQLite::Exception& e) {
     throw StoreError("reading kept pages of '" + impl_->path + "' failed: " + e.what());
   }
@@ -143,24 +192,26 @@ std::vector<KeptPage> KeptPages::next_batch(std::int64_t after, std::size_t limi
 }
 
 std::int64_t KeptPages::pages_without_body() {
-  // What a crawl would have kept: a fetched page with a body, not a
-  // redirect recorded as the page, not noindex.
-  const std::string kept = impl_->bodies ? " AND NOT EXISTS (SELECT 1 FROM bodies b WHERE b.content_digest = p.content_digest)"
-                                         : std::string{};
   try {
-    return impl_->db
-      .execAndGet("SELECT COUNT(*) FROM pages p WHERE COALESCE(p.error, '') = '' AND COALESCE(p.bytes, 0) > 0 "
-                  "AND COALESCE(p.status_code, 0) NOT BETWEEN 300 AND 399 "
-                  "AND instr(COALESCE(p.robots_directives, ''), 'noindex') = 0" +
-                  kept)
-      .getInt64();
+    if (!impl_->bodies)
+      return impl_->db.execAndGet("SELECT COUNT(*) FROM pages p WHERE " + kFetchedWithBody).getInt64();
+    const std::string unkept = "FROM pages p WHERE " + kFetchedWithBody +
+                               " AND NOT EXISTS (SELECT 1 FROM bodies b WHERE b.content_digest = p.content_digest)";
+    if (impl_->nodes.empty())
+      return impl_->db.execAndGet("SELECT COUNT(*) " + unkept).getInt64();
+    std::int64_t n = 0;
+    SQLite::Statement s(impl_->db, "SELECT p.content_digest " + unkept);
+    while (s.executeStep())
+      if (s.getColumn(0).isNull() || !impl_->nodes.holds(s.getColumn(0).getString()))
+        ++n;
+    return n;
   } catch (const SQLite::Exception& e) {
     throw StoreError("counting pages of '" + impl_->path + "' failed: " + e.what());
   }
 }
 
 std::optional<KeptPage> KeptPages::find(const std::string& url) {
-  const std::string body_columns = impl_->bodies ? ", b.encoding, b.size, b.body" : "";
+  const std::string body_columns = impl_->bodies ? kBodyColumns : "";
   const std::string join =
     impl_->bodies ? " LEFT JOIN bodies b ON b.content_digest = p.content_digest" : std::string{};
   try {
@@ -168,8 +219,12 @@ std::optional<KeptPage> KeptPages::find(const std::string& url) {
       SQLite::Statement s(impl_->db, "SELECT " + impl_->columns + body_columns + " FROM pages p" + join +
                                        " WHERE " + column + " = ?1 ORDER BY p.page_id LIMIT 1");
       s.bind(1, url);
-      if (s.executeStep())
-        return page_from(s, impl_->bodies);
+      if (s.executeStep()) {
+        KeptPage page = page_from(s, impl_->bodies);
+        if (impl_->bodies)
+          impl_->body_from_nodes(page, s);
+        return page;
+      }
     }
   } catch (const SQLite::Exception& e) {
     throw StoreError("reading page " + url + " of '" + impl_->path + "' failed: " + e.what());

@@ -1,6 +1,8 @@
 // The pages of a crawl database read back with their kept bodies
 // (keep_bodies), for processors to run on again with no request: `actorcrawl
-// extract` replaces their items, `actorcrawl parse --db` prints one.
+// extract` replaces their items, `actorcrawl parse --db` prints one. A body
+// the database does not hold is looked for in the bodies files of worker
+// nodes (core/store/node_bodies.h) in `bodies_dir`.
 #pragma once
 
 #include <cstdint>
@@ -58,8 +60,9 @@ class KeptPages {
     rewrite,  // the database's one writer (DatabaseLock): items are replaced
   };
   // Throws DatabaseInUse (rewrite, another writer holds the database) or
-  // StoreError (no such database, not one this build reads).
-  KeptPages(const std::string& db_path, Access access);
+  // StoreError (no such database, not one this build reads, a file in
+  // `bodies_dir` that is not a bodies file).
+  KeptPages(const std::string& db_path, Access access, const std::string& bodies_dir = "");
   ~KeptPages();
   KeptPages(const KeptPages&) = delete;
   KeptPages& operator=(const KeptPages&) = delete;
@@ -68,7 +71,8 @@ class KeptPages {
   // kept; with `failed_only`, those with a processor failure recorded.
   std::vector<KeptPage> next_batch(std::int64_t after, std::size_t limit, bool failed_only);
   // Pages fetched with a body (no error, no redirect recorded as the page)
-  // whose body is not kept: crawled without keep_bodies, or before it.
+  // whose body is not kept: crawled without keep_bodies, or before it, or
+  // kept by a worker node whose file is not in `bodies_dir`.
   std::int64_t pages_without_body();
   // The page stored for `url` (the requested URL, or else a page's final
   // URL), its body when kept.

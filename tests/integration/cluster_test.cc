@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -607,13 +608,16 @@ TEST_CASE("worker nodes run the coordinator's rules and plugins: the same pages,
   web.web.clear_requests();
   auto config = cluster_config(dir, web, "cluster.db");
   const std::string ran_in = dir.path("cluster-ran.txt");
+  // Each node keeps the bodies it fetched in a file of its own, both
+  // gathered in one directory, as WARC files are.
+  const std::string bodies = dir.path("bodies");
   ChildProcess coordinator(ACTORCRAWL_BINARY,
                            coordinator_args(config, {"--extract", kPageRules, "--processors", "html_links",
                                                      "--processors", words_plugin(dir, ran_in)}),
                            dir.path("coordinator.log"));
   const int port = start_and_read_port(coordinator);
-  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, {}, "w1"), dir.path("w1.log"));
-  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, {}, "w2"), dir.path("w2.log"));
+  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, {"--bodies-dir", bodies}, "w1"), dir.path("w1.log"));
+  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, {"--bodies-dir", bodies}, "w2"), dir.path("w2.log"));
   const auto code = coordinator.wait(60s);
   INFO(coordinator.output());
   REQUIRE(code == std::optional<int>{0});
@@ -634,23 +638,77 @@ TEST_CASE("worker nodes run the coordinator's rules and plugins: the same pages,
   // The coordinator's summary counts what the nodes' processors did.
   CHECK(coordinator.output().find("; words took " + std::to_string(ClusterWeb::pages())) != std::string::npos);
 
-  // The bodies the nodes kept reach the coordinator's database, so the
-  // scraper's loop works on a cluster's database as on one process's:
-  // changed rules, `actorcrawl extract`, no request.
-  CHECK(count(config.db_path, "SELECT COUNT(*) FROM bodies") > 0);
-  CHECK(column(config.db_path, "SELECT content_digest || size FROM bodies ORDER BY 1") ==
-        column(single.db_path, "SELECT content_digest || size FROM bodies ORDER BY 1"));
+  // The bodies stayed on the nodes that fetched them: none crossed to the
+  // coordinator's database, and the nodes' two files hold what one
+  // process keeps.
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM bodies") == 0);
+  const std::string query = "SELECT content_digest || size FROM bodies";
+  std::vector<std::string> on_nodes = column(bodies + "/actorcrawl-bodies-w1.db", query);
+  const std::vector<std::string> on_w2 = column(bodies + "/actorcrawl-bodies-w2.db", query);
+  CHECK(!on_nodes.empty());
+  CHECK(!on_w2.empty());
+  on_nodes.insert(on_nodes.end(), on_w2.begin(), on_w2.end());
+  std::sort(on_nodes.begin(), on_nodes.end());
+  on_nodes.erase(std::unique(on_nodes.begin(), on_nodes.end()), on_nodes.end());
+  CHECK(on_nodes == column(single.db_path, query + " ORDER BY 1"));
+
+  // So the scraper's loop works on a cluster's database as on one
+  // process's: changed rules, `actorcrawl extract` with the nodes' files,
+  // no request. Without them, it says what it could not read.
   web.web.clear_requests();
   const std::string changed = R"json([{"name": "heading", "fields": {"h1": {"css": "h1::text"}, "title": {"css": "title::text"}}}])json";
+  const Outcome blind = run("extract --db " + config.db_path + " --bodies-dir '' --extract '" + changed + "'");
+  INFO(blind.output);
+  CHECK(blind.exit_code == 0);
+  CHECK(blind.output.find("pages whose body was not kept, left as they were: " +
+                          std::to_string(ClusterWeb::pages())) != std::string::npos);
+  CHECK(blind.output.find("bodies_dir") != std::string::npos);
+  CHECK(count(config.db_path, "SELECT COUNT(*) FROM items WHERE kind = 'heading'") == 0);
   for (const std::string& db : {config.db_path, single.db_path}) {
-    const Outcome extracted = run("extract --db " + db + " --extract '" + changed + "'");
+    const Outcome extracted = run("extract --db " + db + " --bodies-dir '" + bodies + "' --extract '" + changed + "'");
     INFO(extracted.output);
     CHECK(extracted.exit_code == 0);
+    CHECK(extracted.output.find("pages whose body was not kept") == std::string::npos);
     CHECK(count(db, "SELECT COUNT(*) FROM items WHERE kind = 'heading'") == ClusterWeb::pages());
   }
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM items WHERE kind <> 'heading'") == 0);
   CHECK(items_of(config.db_path) == items_of(single.db_path));
+  // `parse --db` reads a node's body the same way.
+  const Outcome parsed = run("parse --db " + config.db_path + " --bodies-dir '" + bodies + "' --url " + web.seed() +
+                             " --css title::text");
+  INFO(parsed.output);
+  CHECK(parsed.exit_code == 0);
+  CHECK(parsed.output.find("Root 0") != std::string::npos);
   CHECK(web.web.requests().empty());
+}
+
+TEST_CASE("worker nodes without a bodies_dir send the bodies they keep to the coordinator's database",
+          "[integration][cluster]") {
+  ScratchDir dir;
+  ClusterWeb web(5);
+  auto single = cluster_config(dir, web, "single.db");
+  single.extract_rules = kPageRules;
+  crawl(single);
+  check_complete(single.db_path);
+  auto config = cluster_config(dir, web, "cluster.db");
+  ChildProcess coordinator(ACTORCRAWL_BINARY, coordinator_args(config, {"--extract", kPageRules}),
+                           dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, {"--bodies-dir", ""}, "w1"), dir.path("w1.log"));
+  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, {"--bodies-dir", ""}, "w2"), dir.path("w2.log"));
+  const auto code = coordinator.wait(60s);
+  INFO(coordinator.output());
+  REQUIRE(code == std::optional<int>{0});
+  CHECK(w1.wait(10s) == std::optional<int>{0});
+  CHECK(w2.wait(10s) == std::optional<int>{0});
+  check_complete(config.db_path);
+  CHECK(column(config.db_path, "SELECT content_digest || size FROM bodies ORDER BY 1") ==
+        column(single.db_path, "SELECT content_digest || size FROM bodies ORDER BY 1"));
+  const Outcome extracted = run("extract --db " + config.db_path + " --bodies-dir '' --extract '" + kPageRules + "'");
+  INFO(extracted.output);
+  CHECK(extracted.exit_code == 0);
+  CHECK(extracted.output.find("pages whose body was not kept") == std::string::npos);
+  CHECK(items_of(config.db_path) == items_of(single.db_path));
 }
 
 TEST_CASE("a worker node killed with SIGKILL mid-crawl loses no page and no item of its Processor",
@@ -663,8 +721,10 @@ TEST_CASE("a worker node killed with SIGKILL mid-crawl loses no page and no item
                                                      "--processors", words_plugin(dir, dir.path("ran.txt"))}),
                            dir.path("coordinator.log"));
   const int port = start_and_read_port(coordinator);
-  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, {"--transfers-per-worker", "8"}, "w1"), dir.path("w1.log"));
-  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, {}, "w2"), dir.path("w2.log"));
+  const std::string bodies = dir.path("bodies");
+  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, {"--transfers-per-worker", "8", "--bodies-dir", bodies}, "w1"),
+                  dir.path("w1.log"));
+  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, {"--bodies-dir", bodies}, "w2"), dir.path("w2.log"));
   REQUIRE(coordinator.wait_for_output("fetch worker worker-1@w1 joined", 30s));
   const auto until = std::chrono::steady_clock::now() + 30s;
   while (requests_so_far(web.web) < ClusterWeb::pages() / 3 && std::chrono::steady_clock::now() < until)
@@ -682,6 +742,14 @@ TEST_CASE("a worker node killed with SIGKILL mid-crawl loses no page and no item
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM items WHERE kind = 'page'") == ClusterWeb::pages());
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM items WHERE kind = 'words'") == ClusterWeb::pages());
   CHECK(count(config.db_path, "SELECT COUNT(*) FROM processor_failures") == 0);
+  // Nor a body: a node commits the bodies it keeps before their pages'
+  // rows leave it, so every page the coordinator recorded, the killed
+  // node's too, has its body in one of the nodes' files.
+  const Outcome extracted = run("extract --db " + config.db_path + " --bodies-dir '" + bodies + "' --extract '" + kPageRules + "' --kind page");
+  INFO(extracted.output);
+  CHECK(extracted.exit_code == 0);
+  CHECK(extracted.output.find("pages processed again: " + std::to_string(ClusterWeb::pages())) != std::string::npos);
+  CHECK(extracted.output.find("pages whose body was not kept") == std::string::npos);
 }
 
 // A plugin that takes its time, so that pages wait in the node's parse
@@ -706,7 +774,8 @@ TEST_CASE("a worker node stopped mid-crawl hands in the pages it fetched: none i
                            coordinator_args(config, {"--processors", "html_links", "--processors", slow_plugin(dir)}),
                            dir.path("coordinator.log"));
   const int port = start_and_read_port(coordinator);
-  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, {"--transfers-per-worker", "8"}, "w1"), dir.path("w1.log"));
+  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, {"--transfers-per-worker", "8", "--bodies-dir", dir.path("bodies")}, "w1"),
+                  dir.path("w1.log"));
   REQUIRE(coordinator.wait_for_output("fetch worker worker-1@w1 joined", 30s));
   const auto until = std::chrono::steady_clock::now() + 30s;
   while (requests_so_far(web.web) < ClusterWeb::pages() / 3 && std::chrono::steady_clock::now() < until)
@@ -717,7 +786,7 @@ TEST_CASE("a worker node stopped mid-crawl hands in the pages it fetched: none i
   const auto stopped = w1.wait(30s);
   INFO(w1.output());
   REQUIRE(stopped.has_value());
-  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, {}, "w2"), dir.path("w2.log"));
+  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, {"--bodies-dir", dir.path("bodies")}, "w2"), dir.path("w2.log"));
   const auto code = coordinator.wait(90s);
   INFO(coordinator.output());
   REQUIRE(code == std::optional<int>{0});
@@ -745,7 +814,7 @@ TEST_CASE("a worker node that cannot start the crawl's plugin is refused at join
                            dir.path("coordinator.log"));
   const int port = start_and_read_port(coordinator);
   std::filesystem::remove(program);
-  ChildProcess worker(ACTORCRAWL_BINARY, worker_args(port, {}, "w1"), dir.path("w1.log"));
+  ChildProcess worker(ACTORCRAWL_BINARY, worker_args(port, {"--bodies-dir", dir.path("bodies")}, "w1"), dir.path("w1.log"));
   CHECK(worker.wait(30s) == std::optional<int>{3});
   INFO(worker.output());
   CHECK(worker.output().find("this node cannot run the crawl's processing") != std::string::npos);
@@ -810,7 +879,7 @@ TEST_CASE("worker nodes send what the site requires and run each rules: the same
                             dir.path("cluster.db"), "--metrics", dir.path("cluster.metrics")},
                            dir.path("coordinator.log"));
   const int port = start_and_read_port(coordinator);
-  ChildProcess worker(ACTORCRAWL_BINARY, worker_args(port, {}, "w1"), dir.path("w1.log"));
+  ChildProcess worker(ACTORCRAWL_BINARY, worker_args(port, {"--bodies-dir", dir.path("bodies")}, "w1"), dir.path("w1.log"));
   const auto code = coordinator.wait(60s);
   INFO(coordinator.output());
   REQUIRE(code == std::optional<int>{0});

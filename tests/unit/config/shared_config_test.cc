@@ -18,6 +18,7 @@ TEST_CASE("shared config: every key of the coordinator travels, a node keeps its
   coordinator.concurrent_workers = 0;
   coordinator.parse_lanes = 8;
   coordinator.warc_dir = "coordinator-warc";
+  coordinator.bodies_dir = "";
   coordinator.given["max_pages"] = "option '--max-pages'";
 
   CrawlConfig node;
@@ -25,6 +26,7 @@ TEST_CASE("shared config: every key of the coordinator travels, a node keeps its
   node.transfers_per_worker = 16;
   node.parse_lanes = 2;
   node.warc_dir = "node-warc";
+  node.bodies_dir = "node-bodies";
   node.connect = "10.0.0.1:7788";
   node.max_pages = 5;  // not a node key: the coordinator's counts
 
@@ -43,9 +45,11 @@ TEST_CASE("shared config: every key of the coordinator travels, a node keeps its
   CHECK(out.transfers_per_worker == 16);
   CHECK(out.parse_lanes == 2);
   CHECK(out.warc_dir == "node-warc");
+  CHECK(out.bodies_dir == "node-bodies");
   CHECK(out.connect == "10.0.0.1:7788");
   // Its WARC files are its own, named by the node.
   CHECK(out.warc_prefix == coordinator.warc_prefix + "-crawl-b_311");
+  CHECK(file_safe_node_name("crawl-b:311/../x y.z") == "crawl-b_311_.._x_y.z");
   // The keys the coordinator's user gave, and only those.
   CHECK(out.given.size() == 1);
   CHECK(out.given.count("max_pages") == 1);
