@@ -56,71 +56,86 @@ enum class Tag {
   breakout,  // other start tags that end foreign content
 };
 
+// The bytes of a name of up to 8 bytes as one integer, the first in the
+// lowest byte; names of one length are equal exactly when their words are.
+constexpr std::uint64_t word(std::string_view n) {
+  std::uint64_t w = 0;
+  for (std::size_t i = 0; i < n.size(); ++i)
+    w |= std::uint64_t{static_cast<unsigned char>(n[i])} << (8 * i);
+  return w;
+}
+
 Tag tag_of(std::string_view n) {
+  // A name of up to 8 bytes is compared as one integer: a page names a tag
+  // at every '<', and comparing the texts called memcmp for each candidate.
+  const std::uint64_t w = n.size() <= 8 ? word(n) : 0;
   switch (n.size()) {
     case 1:
-      if (n == "a") return Tag::a;
-      if (n == "p") return Tag::p;
-      if (n == "b" || n == "i" || n == "s" || n == "u") return Tag::breakout;
+      if (w == word("a")) return Tag::a;
+      if (w == word("p")) return Tag::p;
+      if (w == word("b") || w == word("i") || w == word("s") || w == word("u")) return Tag::breakout;
       break;
     case 2:
-      if (n == "hr") return Tag::hr;
-      if (n == "br") return Tag::br;
-      if (n == "mi") return Tag::mi;
-      if (n == "tr" || n == "td" || n == "th") return Tag::table_part;
-      if (n == "mo") return Tag::mo;
-      if (n == "mn") return Tag::mn;
-      if (n == "ms") return Tag::ms;
-      if (n == "dd" || n == "dl" || n == "dt" || n == "em" || n == "li" || n == "ol" || n == "tt" || n == "ul" ||
+      if (w == word("hr")) return Tag::hr;
+      if (w == word("br")) return Tag::br;
+      if (w == word("mi")) return Tag::mi;
+      if (w == word("tr") || w == word("td") || w == word("th")) return Tag::table_part;
+      if (w == word("mo")) return Tag::mo;
+      if (w == word("mn")) return Tag::mn;
+      if (w == word("ms")) return Tag::ms;
+      if (w == word("dd") || w == word("dl") || w == word("dt") || w == word("em") || w == word("li") ||
+          w == word("ol") || w == word("tt") || w == word("ul") ||
           (n[0] == 'h' && n[1] >= '1' && n[1] <= '6'))
         return Tag::breakout;
       break;
     case 3:
-      if (n == "svg") return Tag::svg;
-      if (n == "xmp") return Tag::xmp;
-      if (n == "big" || n == "div" || n == "img" || n == "pre" || n == "sub" || n == "sup" || n == "var")
+      if (w == word("svg")) return Tag::svg;
+      if (w == word("xmp")) return Tag::xmp;
+      if (w == word("big") || w == word("div") || w == word("img") || w == word("pre") || w == word("sub") ||
+          w == word("sup") || w == word("var"))
         return Tag::breakout;
       break;
     case 4:
-      if (n == "area") return Tag::area;
-      if (n == "base") return Tag::base;
-      if (n == "link") return Tag::link;
-      if (n == "meta") return Tag::meta;
-      if (n == "math") return Tag::math;
-      if (n == "font") return Tag::font;
-      if (n == "desc") return Tag::desc;
-      if (n == "html") return Tag::html;
-      if (n == "body" || n == "code" || n == "head" || n == "menu" || n == "nobr" || n == "ruby" || n == "span")
+      if (w == word("area")) return Tag::area;
+      if (w == word("base")) return Tag::base;
+      if (w == word("link")) return Tag::link;
+      if (w == word("meta")) return Tag::meta;
+      if (w == word("math")) return Tag::math;
+      if (w == word("font")) return Tag::font;
+      if (w == word("desc")) return Tag::desc;
+      if (w == word("html")) return Tag::html;
+      if (w == word("body") || w == word("code") || w == word("head") || w == word("menu") || w == word("nobr") ||
+          w == word("ruby") || w == word("span"))
         return Tag::breakout;
       break;
     case 5:
-      if (n == "title") return Tag::title;
-      if (n == "style") return Tag::style;
-      if (n == "input") return Tag::input;
-      if (n == "mtext") return Tag::mtext;
-      if (n == "table") return Tag::table;
-      if (n == "tbody" || n == "tfoot" || n == "thead") return Tag::table_part;
-      if (n == "embed" || n == "small") return Tag::breakout;
+      if (w == word("title")) return Tag::title;
+      if (w == word("style")) return Tag::style;
+      if (w == word("input")) return Tag::input;
+      if (w == word("mtext")) return Tag::mtext;
+      if (w == word("table")) return Tag::table;
+      if (w == word("tbody") || w == word("tfoot") || w == word("thead")) return Tag::table_part;
+      if (w == word("embed") || w == word("small")) return Tag::breakout;
       break;
     case 6:
-      if (n == "iframe") return Tag::iframe;
-      if (n == "script") return Tag::script;
-      if (n == "select") return Tag::select;
-      if (n == "option") return Tag::option;
-      if (n == "keygen") return Tag::keygen;
-      if (n == "mglyph") return Tag::mglyph;
-      if (n == "center" || n == "strike" || n == "strong") return Tag::breakout;
+      if (w == word("iframe")) return Tag::iframe;
+      if (w == word("script")) return Tag::script;
+      if (w == word("select")) return Tag::select;
+      if (w == word("option")) return Tag::option;
+      if (w == word("keygen")) return Tag::keygen;
+      if (w == word("mglyph")) return Tag::mglyph;
+      if (w == word("center") || w == word("strike") || w == word("strong")) return Tag::breakout;
       break;
     case 7:
-      if (n == "noembed") return Tag::noembed;
-      if (n == "caption") return Tag::table_part;
-      if (n == "listing") return Tag::breakout;
+      if (w == word("noembed")) return Tag::noembed;
+      if (w == word("caption")) return Tag::table_part;
+      if (w == word("listing")) return Tag::breakout;
       break;
     case 8:
-      if (n == "textarea") return Tag::textarea;
-      if (n == "noframes") return Tag::noframes;
-      if (n == "optgroup") return Tag::optgroup;
-      if (n == "template") return Tag::template_;
+      if (w == word("textarea")) return Tag::textarea;
+      if (w == word("noframes")) return Tag::noframes;
+      if (w == word("optgroup")) return Tag::optgroup;
+      if (w == word("template")) return Tag::template_;
       break;
     case 9:
       if (n == "plaintext") return Tag::plaintext;
@@ -288,8 +303,7 @@ class HtmlOpenElements {
 };
 
 // The HTML Standard's special category, for HTML elements.
-bool is_special_element(std::string_view n) {
-  static constexpr std::string_view kSpecial[] = {
+constexpr std::string_view kSpecialElements[] = {
     "address", "applet", "area", "article", "aside", "base", "basefont", "bgsound", "blockquote", "body", "br",
     "button", "caption", "center", "col", "colgroup", "dd", "details", "dir", "div", "dl", "dt", "embed",
     "fieldset", "figcaption", "figure", "footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4", "h5", "h6",
@@ -297,10 +311,6 @@ bool is_special_element(std::string_view n) {
     "marquee", "menu", "meta", "nav", "noembed", "noframes", "noscript", "object", "ol", "p", "param",
     "plaintext", "pre", "script", "search", "section", "select", "source", "style", "summary", "table", "tbody",
     "td", "template", "textarea", "tfoot", "th", "thead", "title", "tr", "track", "ul", "wbr", "xmp"};
-  for (std::string_view v : kSpecial)
-    if (n == v) return true;
-  return false;
-}
 
 // An open element of foreign content (or the <svg>/<math> that began it):
 // 16 bytes.
@@ -322,59 +332,72 @@ struct ForeignElement {
 };
 
 // Elements that have no content and so are never open.
-bool is_void_element(std::string_view n) {
-  static constexpr std::string_view kVoid[] = {"area", "base", "basefont", "bgsound", "br", "col", "embed",
-                                               "frame", "hr", "image", "img", "input", "keygen", "link",
-                                               "meta", "param", "source", "track", "wbr"};
-  for (std::string_view v : kVoid)
-    if (n == v) return true;
-  return false;
+constexpr std::string_view kVoidElements[] = {"area", "base", "basefont", "bgsound", "br", "col", "embed",
+                                              "frame", "hr", "image", "img", "input", "keygen", "link",
+                                              "meta", "param", "source", "track", "wbr"};
+
+// The parts of a table (the names tag_of() calls Tag::table_part).
+enum class TablePart : std::uint8_t { none, caption, tbody, thead, tfoot, tr, td, th };
+
+// `n`, a name tag_of() said is a table part, as its TablePart: told apart
+// by its length and one byte, as a table's every tag asks.
+TablePart table_part_of(std::string_view n) {
+  switch (n.size()) {
+    case 2:
+      return n[1] == 'r' ? TablePart::tr : n[1] == 'd' ? TablePart::td : TablePart::th;
+    case 5:
+      return n[1] == 'b' ? TablePart::tbody : n[1] == 'h' ? TablePart::thead : TablePart::tfoot;
+    default:
+      return TablePart::caption;
+  }
 }
 
 // What is open of one <table>: enough to tell whether a table part's end
 // tag closes anything (and so ends a <select> in the table), and whether
 // content is in a cell or in the table's structure.
 struct OpenTable {
+  explicit OpenTable(std::uint64_t n) : number(n) {}
+
   std::uint64_t number = 0;  // tables are numbered as they open (HtmlFieldCollector::TreePlace)
-  std::string section;   // "tbody", "thead" or "tfoot" ("tbody" implied by a row); "" for none
+  TablePart section = TablePart::none;  // tbody, thead or tfoot (tbody implied by a row)
   bool row = false;
-  std::string cell;      // "td" or "th"; "" for none
+  TablePart cell = TablePart::none;  // td or th
   bool caption = false;
 
   // Where content is as in a page's body, and a table may start.
-  bool holds_content() const { return !cell.empty() || caption; }
+  bool holds_content() const { return cell != TablePart::none || caption; }
 
-  void start(std::string_view part) {
-    if (part == "td" || part == "th") {
-      if (section.empty()) section = "tbody";
+  void start(TablePart part) {
+    if (part == TablePart::td || part == TablePart::th) {
+      if (section == TablePart::none) section = TablePart::tbody;
       row = true;
-      cell = std::string(part);
+      cell = part;
       caption = false;
-    } else if (part == "tr") {
-      if (section.empty()) section = "tbody";
+    } else if (part == TablePart::tr) {
+      if (section == TablePart::none) section = TablePart::tbody;
       row = true;
-      cell.clear();
+      cell = TablePart::none;
       caption = false;
-    } else if (part == "caption") {
+    } else if (part == TablePart::caption) {
       *this = OpenTable{number};
       caption = true;
     } else {  // tbody, thead, tfoot
       *this = OpenTable{number};
-      section = std::string(part);
+      section = part;
     }
   }
 
   // Whether the end tag of `part` closes something open (an element of
   // that very name); it does if so.
-  bool end(std::string_view part) {
-    if (part == "td" || part == "th") {
+  bool end(TablePart part) {
+    if (part == TablePart::td || part == TablePart::th) {
       if (cell != part) return false;
-      cell.clear();
-    } else if (part == "tr") {
+      cell = TablePart::none;
+    } else if (part == TablePart::tr) {
       if (!row) return false;
       row = false;
-      cell.clear();
-    } else if (part == "caption") {
+      cell = TablePart::none;
+    } else if (part == TablePart::caption) {
       if (!caption) return false;
       caption = false;
     } else {
@@ -387,15 +410,37 @@ struct OpenTable {
 
 // Start tags that close an open <p> ("close a p element" in the HTML
 // Standard's "in body" rules).
-bool closes_p(std::string_view n) {
-  static constexpr std::string_view kClosers[] = {
-    "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div", "dl",
-    "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header",
-    "hgroup", "hr", "li", "dd", "dt", "listing", "main", "menu", "nav", "ol", "p", "plaintext", "pre",
-    "search", "section", "summary", "table", "ul", "xmp"};
-  for (std::string_view v : kClosers)
-    if (n == v) return true;
-  return false;
+constexpr std::string_view kClosesP[] = {
+  "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div", "dl",
+  "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header",
+  "hgroup", "hr", "li", "dd", "dt", "listing", "main", "menu", "nav", "ol", "p", "plaintext", "pre",
+  "search", "section", "summary", "table", "ul", "xmp"};
+
+// What "in body" makes of an HTML element's name at an integration point
+// (note_html_element), in one lookup: walking the three lists above
+// compared each tag's name with some 150 texts, most of the parse of a page
+// of tags at integration points (adversarial_html.h's mi+tables).
+enum InBody : std::uint8_t {
+  kSpecial = 1,
+  kClosingP = 2,
+  kNotOpened = 4,  // void, or a tag "in body" ignores (html, head, body, frameset, col, colgroup, frame)
+};
+
+std::uint8_t in_body_flags(std::string_view n) {
+  static const std::unordered_map<std::string_view, std::uint8_t> kFlags = [] {
+    std::unordered_map<std::string_view, std::uint8_t> flags;
+    for (std::string_view v : kSpecialElements)
+      flags[v] |= kSpecial;
+    for (std::string_view v : kClosesP)
+      flags[v] |= kClosingP;
+    for (std::string_view v : kVoidElements)
+      flags[v] |= kNotOpened;
+    for (std::string_view v : {"html", "head", "body", "frameset", "col", "colgroup", "frame"})
+      flags[v] |= kNotOpened;
+    return flags;
+  }();
+  const auto it = kFlags.find(n);
+  return it == kFlags.end() ? 0 : it->second;
 }
 
 class StreamParser {
@@ -751,16 +796,15 @@ class StreamParser {
   // matter most (a new <a> ends the open one; a block ends an open <p>).
   void note_html_element() {
     // Not elements "in body" makes: tags it ignores there (table parts
-    // outside a table, html, head, body, frameset) and the void ones.
-    if (foreign_.empty() || tag_.tag == Tag::svg || tag_.tag == Tag::math || is_void_element(tag_.name) ||
-        tag_.tag == Tag::html || tag_.name == "body" || tag_.name == "head" || tag_.name == "frameset" ||
-        (tag_.tag == Tag::table_part && !in_html_table()) || tag_.name == "col" || tag_.name == "colgroup" ||
-        tag_.name == "frame")
-      return;
+    // outside a table, html, head, body, frameset, col, colgroup, frame)
+    // and the void ones.
+    if (foreign_.empty() || tag_.tag == Tag::svg || tag_.tag == Tag::math) return;
+    const std::uint8_t flags = in_body_flags(tag_.name);
+    if ((flags & kNotOpened) != 0 || (tag_.tag == Tag::table_part && !in_html_table())) return;
     HtmlOpenElements& open = foreign_.back().html_open;
     if (tag_.tag == Tag::a) open.close_formatting(a_);
-    if (closes_p(tag_.name)) open.close_through(p_);
-    open.push(names_.id_of(tag_.name), is_special_element(tag_.name));
+    if ((flags & kClosingP) != 0) open.close_through(p_);
+    open.push(names_.id_of(tag_.name), (flags & kSpecial) != 0);
   }
 
   // Whether a <table> is open among the HTML elements of the current
@@ -805,7 +849,7 @@ class StreamParser {
         tables_.push_back(OpenTable{++tables_opened_});
         return true;
       case Tag::table_part:
-        if (!tables_.empty()) tables_.back().start(tag_.name);
+        if (!tables_.empty()) tables_.back().start(table_part_of(tag_.name));
         return true;
       case Tag::template_:
         open_template();
@@ -848,7 +892,8 @@ class StreamParser {
     if (tag_.tag == Tag::select) select_open_ = false;
     // "in select in table": the end tag of a table part that is open ends
     // the select; one that closes nothing is dropped.
-    const bool closed_part = tag_.tag == Tag::table_part && !tables_.empty() && tables_.back().end(tag_.name);
+    const bool closed_part =
+      tag_.tag == Tag::table_part && !tables_.empty() && tables_.back().end(table_part_of(tag_.name));
     if (select_open_ && select_in_table_ && (tag_.tag == Tag::table || closed_part)) select_open_ = false;
     if (tag_.tag == Tag::table && !tables_.empty()) tables_.pop_back();
   }

@@ -51,6 +51,8 @@ void check_linear(HtmlParser parser, std::size_t begin = 0, std::size_t end = st
   const auto plain = testing::cost_growth(cost, testing::plain_page(kLinearityBytes, 1),
                                           testing::plain_page(kLinearityFactor * kLinearityBytes, 1));
   testing::WorstGrowth worst;
+  double costliest = 0;  // the largest large_cost / plain.large_cost, and whose
+  std::string costliest_name;
   const auto& constructs = testing::adversarial_constructs();
   for (std::size_t i = begin; i < std::min(end, constructs.size()); ++i) {
     const auto& construct = constructs[i];
@@ -61,6 +63,10 @@ void check_linear(HtmlParser parser, std::size_t begin = 0, std::size_t end = st
     CHECK(g.ratio / plain.ratio <= kMaxRelativeGrowth);
     worst.take(g.ratio, plain.ratio, construct.name);
     CHECK(g.large_cost / plain.large_cost <= kMaxOverPlain);
+    if (g.large_cost / plain.large_cost > costliest) {
+      costliest = g.large_cost / plain.large_cost;
+      costliest_name = construct.name;
+    }
     if (construct.keeps_last_link) {
       const HtmlDocument doc = parse_html(large, parser);
       REQUIRE_FALSE(doc.links.empty());
@@ -70,7 +76,9 @@ void check_linear(HtmlParser parser, std::size_t begin = 0, std::size_t end = st
   WARN(to_string(parser) << " parser, " << kLinearityBytes / 1024 << " KiB to "
                          << kLinearityFactor * kLinearityBytes / 1024 << " KiB: a plain page's cost grew "
                          << plain.ratio << " times; the worst construct's (" << worst.name << ") " << worst.relative
-                         << " times as much (bound " << kMaxRelativeGrowth << ")");
+                         << " times as much (bound " << kMaxRelativeGrowth << "); the costliest at "
+                         << kLinearityFactor * kLinearityBytes / 1024 << " KiB (" << costliest_name << ") "
+                         << costliest << " times a plain page's cost (bound " << kMaxOverPlain << ")");
 }
 
 }  // namespace
