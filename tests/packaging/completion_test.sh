@@ -55,7 +55,7 @@ expect_none() {
   done
 }
 
-expect "$BINARY " crawl coordinator worker serve trace redrive export parse --help --version --man-page
+expect "$BINARY " crawl coordinator worker serve trace redrive export parse extract --help --version --man-page
 expect "$BINARY cr" crawl
 expect_none "$BINARY cr" serve
 expect "$BINARY crawl --max-p" --max-pages --max-pages-per-host
@@ -69,6 +69,9 @@ expect "$BINARY trace --mer" --mermaid
 expect "$BINARY redrive --old" --older-than
 expect "$BINARY parse --cs" --css
 expect "$BINARY parse --max-b" --max-body-bytes
+expect "$BINARY extract --fai" --failed
+expect "$BINARY extract --bodies" --bodies-dir
+expect "$BINARY worker --bodies" --bodies-dir
 # Every flag of --help completes, and nothing is offered twice.
 all=$(completions "$BINARY crawl --")
 while read -r flag; do
