@@ -824,6 +824,27 @@ TEST_CASE("a worker node that cannot start the crawl's plugin is refused at join
   coordinator.wait(30s);
 }
 
+TEST_CASE("a worker node that cannot keep bodies in its bodies_dir is refused at join with exit 3 naming it",
+          "[integration][cluster]") {
+  ScratchDir dir;
+  ClusterWeb web(0);
+  auto config = cluster_config(dir, web, "cluster.db");
+  ChildProcess coordinator(ACTORCRAWL_BINARY, coordinator_args(config, {"--extract", kPageRules}),
+                           dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+  // A file where the directory would be made.
+  std::ofstream(dir.path("in-the-way")) << "a file";
+  const std::string bodies = dir.path("in-the-way") + "/bodies";
+  ChildProcess worker(ACTORCRAWL_BINARY, worker_args(port, {"--bodies-dir", bodies}, "w1"), dir.path("w1.log"));
+  CHECK(worker.wait(30s) == std::optional<int>{3});
+  INFO(worker.output());
+  CHECK(worker.output().find("this node cannot run the crawl's processing: bodies_dir: ") != std::string::npos);
+  CHECK(worker.output().find(bodies) != std::string::npos);
+  CHECK(coordinator.wait_for_output("worker node w1 cannot run this crawl's processing", 10s));
+  coordinator.signal(SIGINT);
+  coordinator.wait(30s);
+}
+
 TEST_CASE("worker nodes send what the site requires and run each rules: the same items as one process",
           "[integration][cluster][site_requests]") {
   ScratchDir dir;
