@@ -57,7 +57,8 @@ void keep_bodies_on_node(lane_ptr self) {
     st.settings.node_bodies->keep(st.rows.pages);
   } catch (const StoreError& e) {
     if (!st.node_bodies_failed)
-      log_line(LogLevel::warn, std::string{e.what()} + "; while it cannot, the bodies go to the coordinator with their pages");
+      log_line(LogLevel::warn,
+               std::string{e.what()} + "; while it cannot, the bodies go to the coordinator with their pages");
     st.node_bodies_failed = true;
   }
 }

@@ -10,8 +10,8 @@ namespace actorcrawl {
 namespace {
 
 constexpr std::array<std::string_view, 19> kNodeKeys = {
-  "concurrent_workers", "transfers_per_worker", "parse_lanes", "scheduler_threads", "warc_dir", "save_pages_dir", "bodies_dir",
-  "trace_path", "node_id", "connect", "listen", "tls_cert", "tls_key", "tls_ca",
+  "concurrent_workers", "transfers_per_worker", "parse_lanes", "scheduler_threads", "warc_dir", "save_pages_dir",
+  "bodies_dir", "trace_path", "node_id", "connect", "listen", "tls_cert", "tls_key", "tls_ca",
   "heartbeat_interval_ms", "peer_timeout_ms", "reconnect_timeout_ms", "progress_interval_ms", "report_timings"};
 
 // Copies one key's value from `from` to `to`.

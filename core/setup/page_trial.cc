@@ -200,8 +200,8 @@ PageTrialResult try_stored_page(const CrawlConfig& given, const std::string& db_
   if (kept->body.encoding.empty()) {
     result.error = "the body of " + url->str() + " was not kept in " + db_path +
                    (config.bodies_dir.empty() ? std::string{} : " nor in bodies_dir '" + config.bodies_dir + "'") +
-                   " (crawled without keep_bodies, or a redirect, an error or a noindex page, or kept by a worker "
-                   "node whose bodies file is not in bodies_dir); "
+                   " (crawled without keep_bodies, a redirect, an error or a noindex page, or kept by a worker node "
+                   "whose bodies file lies elsewhere); "
                    "actorcrawl parse " + url->str() + " fetches it";
     return result;
   }

@@ -160,14 +160,15 @@ std::vector<KeptPage> KeptPages::next_batch(std::int64_t after, std::size_t limi
   // past it until `limit` pages are read or the pages end.
   const bool nodes = !impl_->nodes.empty();
   try {
-    SQLite::Statement s(impl_->db, "SELECT " + impl_->columns + kBodyColumns + " FROM pages p " +
-                                     (nodes ? "LEFT JOIN" : "JOIN") +
-                                     " bodies b ON b.content_digest = p.content_digest WHERE p.page_id > ?1 " +
-                                     (nodes ? "AND (b.content_digest IS NOT NULL OR (p.content_digest IS NOT NULL AND " +
-                                                kFetchedWithBody + ")) "
-                                            : std::string{}) +
-                                     "AND (?2 = 0 OR EXISTS (SELECT 1 FROM processor_failures f WHERE f.page_id = p.page_id)) "
-                                     "ORDER BY p.page_id LIMIT ?3");
+    const std::string join = nodes ? " LEFT JOIN" : " JOIN";
+    const std::string kept_somewhere =
+      nodes ? "AND (b.content_digest IS NOT NULL OR (p.content_digest IS NOT NULL AND " + kFetchedWithBody + ")) "
+            : std::string{};
+    SQLite::Statement s(impl_->db,
+                        "SELECT " + impl_->columns + kBodyColumns + " FROM pages p" + join +
+                          " bodies b ON b.content_digest = p.content_digest WHERE p.page_id > ?1 " + kept_somewhere +
+                          "AND (?2 = 0 OR EXISTS (SELECT 1 FROM processor_failures f WHERE f.page_id = p.page_id)) "
+                          "ORDER BY p.page_id LIMIT ?3");
     for (;;) {
       const auto wanted = static_cast<std::int64_t>(limit - out.size());
       s.reset();
