@@ -114,6 +114,32 @@ int start_and_read_port(ChildProcess& coordinator) {
   return port;
 }
 
+// What a crawl of a coordinator and two worker nodes left for a test to
+// check further: the coordinator's output and the nodes' pids.
+struct TwoNodeCrawl {
+  std::string coordinator_output;
+  pid_t w1 = 0;
+  pid_t w2 = 0;
+};
+
+// A coordinator (coordinator_args(config, coordinator_extra)) and two
+// worker nodes, w1 and w2 (worker_args with worker_extra), run to the
+// crawl's end, each process's exit code checked.
+TwoNodeCrawl crawl_with_two_nodes(const ScratchDir& dir, const CrawlConfig& config,
+                                  const std::vector<std::string>& coordinator_extra,
+                                  const std::vector<std::string>& worker_extra) {
+  ChildProcess coordinator(ACTORCRAWL_BINARY, coordinator_args(config, coordinator_extra), dir.path("coordinator.log"));
+  const int port = start_and_read_port(coordinator);
+  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, worker_extra, "w1"), dir.path("w1.log"));
+  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, worker_extra, "w2"), dir.path("w2.log"));
+  const auto code = coordinator.wait(60s);
+  INFO(coordinator.output());
+  REQUIRE(code == std::optional<int>{0});
+  CHECK(w1.wait(10s) == std::optional<int>{0});
+  CHECK(w2.wait(10s) == std::optional<int>{0});
+  return {coordinator.output(), w1.pid(), w2.pid()};
+}
+
 // What a crawl leaves, in a form two crawls can be compared by.
 struct CrawlRows {
   std::vector<std::string> pages, links, nodes, edges, frontier;
@@ -611,18 +637,9 @@ TEST_CASE("worker nodes run the coordinator's rules and plugins: the same pages,
   // Each node keeps the bodies it fetched in a file of its own, both
   // gathered in one directory, as WARC files are.
   const std::string bodies = dir.path("bodies");
-  ChildProcess coordinator(ACTORCRAWL_BINARY,
-                           coordinator_args(config, {"--extract", kPageRules, "--processors", "html_links",
-                                                     "--processors", words_plugin(dir, ran_in)}),
-                           dir.path("coordinator.log"));
-  const int port = start_and_read_port(coordinator);
-  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, {"--bodies-dir", bodies}, "w1"), dir.path("w1.log"));
-  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, {"--bodies-dir", bodies}, "w2"), dir.path("w2.log"));
-  const auto code = coordinator.wait(60s);
-  INFO(coordinator.output());
-  REQUIRE(code == std::optional<int>{0});
-  CHECK(w1.wait(10s) == std::optional<int>{0});
-  CHECK(w2.wait(10s) == std::optional<int>{0});
+  const TwoNodeCrawl cluster = crawl_with_two_nodes(
+    dir, config, {"--extract", kPageRules, "--processors", "html_links", "--processors", words_plugin(dir, ran_in)},
+    {"--bodies-dir", bodies});
 
   check_complete(config.db_path);
   CHECK(rows_of(config.db_path) == rows_of(single.db_path));
@@ -633,10 +650,10 @@ TEST_CASE("worker nodes run the coordinator's rules and plugins: the same pages,
   CHECK(!ran.empty());
   for (long pid : ran) {
     INFO(pid);
-    CHECK((pid == w1.pid() || pid == w2.pid()));
+    CHECK((pid == cluster.w1 || pid == cluster.w2));
   }
   // The coordinator's summary counts what the nodes' processors did.
-  CHECK(coordinator.output().find("; words took " + std::to_string(ClusterWeb::pages())) != std::string::npos);
+  CHECK(cluster.coordinator_output.find("; words took " + std::to_string(ClusterWeb::pages())) != std::string::npos);
 
   // The bodies stayed on the nodes that fetched them: none crossed to the
   // coordinator's database, and the nodes' two files hold what one
@@ -691,16 +708,7 @@ TEST_CASE("worker nodes without a bodies_dir send the bodies they keep to the co
   crawl(single);
   check_complete(single.db_path);
   auto config = cluster_config(dir, web, "cluster.db");
-  ChildProcess coordinator(ACTORCRAWL_BINARY, coordinator_args(config, {"--extract", kPageRules}),
-                           dir.path("coordinator.log"));
-  const int port = start_and_read_port(coordinator);
-  ChildProcess w1(ACTORCRAWL_BINARY, worker_args(port, {"--bodies-dir", ""}, "w1"), dir.path("w1.log"));
-  ChildProcess w2(ACTORCRAWL_BINARY, worker_args(port, {"--bodies-dir", ""}, "w2"), dir.path("w2.log"));
-  const auto code = coordinator.wait(60s);
-  INFO(coordinator.output());
-  REQUIRE(code == std::optional<int>{0});
-  CHECK(w1.wait(10s) == std::optional<int>{0});
-  CHECK(w2.wait(10s) == std::optional<int>{0});
+  crawl_with_two_nodes(dir, config, {"--extract", kPageRules}, {"--bodies-dir", ""});
   check_complete(config.db_path);
   CHECK(column(config.db_path, "SELECT content_digest || size FROM bodies ORDER BY 1") ==
         column(single.db_path, "SELECT content_digest || size FROM bodies ORDER BY 1"));

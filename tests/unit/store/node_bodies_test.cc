@@ -17,24 +17,9 @@
 using namespace actorcrawl;
 using testing::scalar;
 using testing::TempDbPath;
-using testing::TempPath;
+using testing::TempDir;
 
 namespace {
-
-// A directory removed with what it holds at scope exit.
-class TempDir {
- public:
-  TempDir() : path_("node_bodies", ".d") {}
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_.str(), ignored);
-  }
-  const std::string& str() const { return path_.str(); }
-  std::string file(const std::string& name) const { return (std::filesystem::path(str()) / name).string(); }
-
- private:
-  TempPath path_;
-};
 
 PageRow page_with_body(const std::string& url, const std::string& body) {
   PageRow page;
@@ -55,14 +40,14 @@ std::string body_of(const KeptPage& page) { return open_kept_body(page.body, 1 <
 }  // namespace
 
 TEST_CASE("node bodies: written once per digest, committed, and taken out of the rows", "[store][node_bodies]") {
-  TempDir dir;
+  TempDir dir("node_bodies");
   const std::string shared = std::string(3000, 'y') + "<h1>same</h1>";
   std::vector<PageRow> rows = {page_with_body("http://a.test/1", shared), page_with_body("http://a.test/2", shared),
                                page_with_body("http://a.test/3", "<h1>three</h1>")};
   rows.push_back(page_with_body("http://a.test/redirect", ""));
   rows.back().body = {};
-  NodeBodiesWriter writer(dir.file("nested/deeper"), "w1");
-  CHECK(writer.path() == node_bodies_path(dir.file("nested/deeper"), "w1"));
+  NodeBodiesWriter writer(dir.path("nested/deeper"), "w1");
+  CHECK(writer.path() == node_bodies_path(dir.path("nested/deeper"), "w1"));
   CHECK(writer.path().substr(writer.path().size() - 23) == "actorcrawl-bodies-w1.db");
   writer.keep(rows);
   for (const auto& row : rows) {
@@ -79,7 +64,7 @@ TEST_CASE("node bodies: written once per digest, committed, and taken out of the
   std::vector<PageRow> none;
   writer.keep(none);
 
-  NodeBodiesReader reader(dir.file("nested/deeper"));
+  NodeBodiesReader reader(dir.path("nested/deeper"));
   CHECK_FALSE(reader.empty());
   const auto body = reader.find(content_digest(shared));
   REQUIRE(body);
@@ -90,7 +75,7 @@ TEST_CASE("node bodies: written once per digest, committed, and taken out of the
 }
 
 TEST_CASE("node bodies: several lanes write one file at once", "[store][node_bodies]") {
-  TempDir dir;
+  TempDir dir("node_bodies");
   NodeBodiesWriter writer(dir.str(), "w1");
   auto lane = [&](int lane_number) {
     for (int batch = 0; batch < 20; ++batch) {
@@ -110,7 +95,7 @@ TEST_CASE("node bodies: several lanes write one file at once", "[store][node_bod
 
 TEST_CASE("node bodies: a reader takes from the nodes' files what the crawl database lacks", "[store][node_bodies]") {
   TempDbPath db;
-  TempDir dir;
+  TempDir dir("node_bodies");
   // Pages 1 and 4 were processed on node w1, page 5 on w2, page 3 here
   // (its body in the database); page 2's body no file holds (that node's
   // file is not there).
@@ -131,7 +116,7 @@ TEST_CASE("node bodies: a reader takes from the nodes' files what the crawl data
     store.flush();
   }
   // Another file in the directory is none of the reader's business.
-  std::ofstream(dir.file("notes.txt")) << "not a database";
+  std::ofstream(dir.path("notes.txt")) << "not a database";
 
   SECTION("without the nodes' directory, only the database's own") {
     KeptPages pages(db.str(), KeptPages::Access::read);
@@ -169,7 +154,7 @@ TEST_CASE("node bodies: a reader takes from the nodes' files what the crawl data
 }
 
 TEST_CASE("node bodies: a file that is not a bodies file is refused by name", "[store][node_bodies]") {
-  TempDir dir;
+  TempDir dir("node_bodies");
   std::filesystem::create_directories(dir.str());
   {
     SQLite::Database other(node_bodies_path(dir.str(), "w9"), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
@@ -192,9 +177,9 @@ TEST_CASE("node bodies: a file that is not a bodies file is refused by name", "[
   std::ofstream(node_bodies_path(dir.str(), "w8")) << "plain text, not SQLite at all, and long enough to have a header";
   CHECK_THROWS_AS(NodeBodiesReader(dir.str()), StoreError);
   // A directory that is not there holds no files; "" is none.
-  CHECK(NodeBodiesReader(dir.file("absent")).empty());
+  CHECK(NodeBodiesReader(dir.path("absent")).empty());
   CHECK(NodeBodiesReader("").empty());
   // A bodies directory that cannot be made (a file is in the way).
-  std::ofstream(dir.file("a-file")) << "x";
-  CHECK_THROWS_AS(NodeBodiesWriter(dir.file("a-file/sub"), "w1"), StoreError);
+  std::ofstream(dir.path("a-file")) << "x";
+  CHECK_THROWS_AS(NodeBodiesWriter(dir.path("a-file/sub"), "w1"), StoreError);
 }

@@ -1,4 +1,4 @@
-// Test support for the WARC tests: a scratch directory, and .warc.gz files
+// Test support for the WARC tests: .warc.gz files
 // read back record by record with zlib alone (no code under test), so a
 // test sees exactly what a reader would.
 #pragma once
@@ -16,27 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/temp_path.h"
+
 namespace actorcrawl::testing {
-
-class TempDir {
- public:
-  explicit TempDir(const std::string& stem) {
-    static std::atomic<int> counter{0};
-    path_ = (std::filesystem::temp_directory_path() /
-             ("actorcrawl_" + stem + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" +
-              std::to_string(std::chrono::steady_clock::now().time_since_epoch().count())))
-              .string();
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::permissions(path_, std::filesystem::perms::owner_all, ignored);
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& str() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 inline std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
