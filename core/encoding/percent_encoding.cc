@@ -14,11 +14,6 @@ char upper_hex_digit(unsigned nibble) { return kHexDigits[nibble & 0xF]; }
 
 char lower_hex_digit(unsigned nibble) { return static_cast<char>(kHexDigits[nibble & 0xF] | 0x20); }
 
-bool is_unreserved(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-         c == '_' || c == '~';
-}
-
 void append_percent_encoded(std::string& out, unsigned char byte) {
   out += '%';
   out += upper_hex_digit(byte >> 4);

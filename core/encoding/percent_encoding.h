@@ -30,7 +30,12 @@ char lower_hex_digit(unsigned nibble);
 
 // RFC 3986 unreserved: ALPHA, DIGIT, '-', '.', '_', '~'. A triplet of one
 // of these means the character itself, so canonical forms decode it.
-bool is_unreserved(char c);
+// Inline and constexpr: every byte of every link's path asks, and tables
+// are built from it at compile time (core/web/url.cc).
+constexpr bool is_unreserved(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+         c == '_' || c == '~';
+}
 
 // Whether s[i] starts a triplet: '%' and two hex digits.
 inline bool is_percent_triplet(std::string_view s, std::size_t i) {

@@ -7,6 +7,7 @@
 #include <boost/url/url.hpp>
 #include <boost/url/url_view.hpp>
 
+#include <array>
 #include <exception>
 #include <utility>
 
@@ -42,7 +43,7 @@ using ascii::to_lower;
 
 namespace urls = boost::urls;
 
-bool is_sub_delim(char c) {
+constexpr bool is_sub_delim(char c) {
   switch (c) {
     case '!': case '$': case '&': case '\'': case '(': case ')':
     case '*': case '+': case ',': case ';': case '=':
@@ -52,11 +53,27 @@ bool is_sub_delim(char c) {
   }
 }
 
-bool allowed_in_path(char c) {
+// What a canonical path keeps raw: RFC 3986's pchar and '/'; a query also
+// '?'. Tables, since append_canonical_percent_encoding asks for every byte
+// of every link's path and query, through a function pointer.
+constexpr bool raw_in_path(char c) {
   return is_unreserved(c) || is_sub_delim(c) || c == ':' || c == '@' || c == '/';
 }
 
-bool allowed_in_query(char c) { return allowed_in_path(c) || c == '?'; }
+template <bool (*Raw)(char)>
+constexpr std::array<bool, 256> byte_table() {
+  std::array<bool, 256> table{};
+  for (int b = 0; b < 256; ++b)
+    table[static_cast<std::size_t>(b)] = Raw(static_cast<char>(b));
+  return table;
+}
+
+constexpr bool raw_in_query(char c) { return raw_in_path(c) || c == '?'; }
+constexpr std::array<bool, 256> kRawInPath = byte_table<raw_in_path>();
+constexpr std::array<bool, 256> kRawInQuery = byte_table<raw_in_query>();
+
+bool allowed_in_path(char c) { return kRawInPath[static_cast<unsigned char>(c)]; }
+bool allowed_in_query(char c) { return kRawInQuery[static_cast<unsigned char>(c)]; }
 
 std::uint16_t default_port(std::string_view scheme) { return scheme == "https" ? 443 : 80; }
 
