@@ -22,8 +22,11 @@ const std::string kFetchedWithBody =
   "COALESCE(p.error, '') = '' AND COALESCE(p.bytes, 0) > 0 AND COALESCE(p.status_code, 0) NOT BETWEEN 300 AND 399 "
   "AND instr(COALESCE(p.robots_directives, ''), 'noindex') = 0";
 
-// After the page's columns, every query that reads a body reads these.
+// After the page's columns, every query that reads a body reads these:
+// the body's three (kept_body_at) from kBodyColumn on, then the digest.
 constexpr const char* kBodyColumns = ", b.encoding, b.size, b.body, p.content_digest";
+constexpr int kBodyColumn = 11;
+constexpr int kDigestColumn = 14;
 
 // The columns every query below reads, in this order; a file from before
 // schema 9 (read, not migrated) has no charset column.
@@ -69,12 +72,8 @@ KeptPage page_from(SQLite::Statement& s, bool with_body) {
   page.robots_directives = column_text(s.getColumn(8));
   page.title = column_text(s.getColumn(9));
   page.truncated = s.getColumn(10).getInt() != 0;
-  if (with_body && !s.getColumn(11).isNull()) {
-    page.body.encoding = column_text(s.getColumn(11));
-    page.body.size = s.getColumn(12).getInt64();
-    const SQLite::Column blob = s.getColumn(13);
-    page.body.data.assign(static_cast<const char*>(blob.getBlob()), static_cast<std::size_t>(blob.getBytes()));
-  }
+  if (with_body && !s.getColumn(kBodyColumn).isNull())
+    page.body = kept_body_at(s, kBodyColumn);
   return page;
 }
 
@@ -104,7 +103,7 @@ struct KeptPages::Impl {
   bool body_from_nodes(KeptPage& page, SQLite::Statement& s) {
     if (!page.body.encoding.empty())
       return true;
-    const SQLite::Column digest = s.getColumn(14);
+    const SQLite::Column digest = s.getColumn(kDigestColumn);
     if (nodes.empty() || digest.isNull())
       return false;
     auto body = nodes.find(digest.getString());

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <mutex>
+#include <string_view>
 #include <system_error>
 
+#include "core/store/crawl_schema.h"
 #include "core/store/sqlite_statements.h"
 #include "core/store/store_error.h"
 
@@ -15,21 +17,22 @@ namespace actorcrawl {
 namespace {
 
 constexpr int kBusyTimeoutMs = 5000;
-constexpr const char* kPrefix = "actorcrawl-bodies-";
-constexpr const char* kSuffix = ".db";
+constexpr std::string_view kPrefix = "actorcrawl-bodies-";
+constexpr std::string_view kSuffix = ".db";
 // PRAGMA application_id of a bodies file ("acBD"): what tells it from a
 // crawl database or any other SQLite file in the directory.
 constexpr int kApplicationId = 0x61634244;
 
-// The crawl database's `bodies` table, as core/store/crawl_schema.sql has
-// it, so that a body reads the same from either.
-constexpr const char* kSchema = R"sql(
-    CREATE TABLE IF NOT EXISTS bodies (
-        content_digest TEXT PRIMARY KEY,
-        encoding TEXT NOT NULL,
-        size INTEGER NOT NULL,
-        body BLOB NOT NULL
-    ))sql";
+// The crawl database's `bodies` table, taken from its schema
+// (crawl_schema.sql), so that a body reads the same from either.
+std::string bodies_table_sql() {
+  const std::string_view schema = crawl_schema_sql();
+  const std::size_t begin = schema.find("CREATE TABLE IF NOT EXISTS bodies (");
+  const std::size_t end = begin == std::string_view::npos ? begin : schema.find(");", begin);
+  if (end == std::string_view::npos)
+    throw SQLite::Exception("the crawl schema has no bodies table");
+  return std::string{schema.substr(begin, end + 2 - begin)};
+}
 
 bool is_bodies_file(SQLite::Database& db) {
   return db.execAndGet("PRAGMA application_id").getInt() == kApplicationId;
@@ -54,14 +57,23 @@ SQLite::Database open_for_writing(const std::string& path) {
   // database is (core/store/crawl_schema.cc).
   db.execAndGet("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
-  db.exec(kSchema);
+  db.exec(bodies_table_sql());
   return db;
 }
 
 }  // namespace
 
 std::string node_bodies_path(const std::string& dir, const std::string& node) {
-  return (std::filesystem::path(dir) / (kPrefix + node + kSuffix)).string();
+  return (std::filesystem::path(dir) / (std::string{kPrefix} + node + std::string{kSuffix})).string();
+}
+
+KeptBody kept_body_at(SQLite::Statement& s, int first) {
+  KeptBody out;
+  out.encoding = column_text(s.getColumn(first));
+  out.size = s.getColumn(first + 1).getInt64();
+  const SQLite::Column blob = s.getColumn(first + 2);
+  out.data.assign(static_cast<const char*>(blob.getBlob()), static_cast<std::size_t>(blob.getBytes()));
+  return out;
 }
 
 struct NodeBodiesWriter::Impl {
@@ -142,8 +154,8 @@ NodeBodiesReader::NodeBodiesReader(const std::string& dir) : impl_(std::make_uni
   std::vector<std::string> paths;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.size() > std::string(kPrefix).size() + std::string(kSuffix).size() && name.rfind(kPrefix, 0) == 0 &&
-        name.compare(name.size() - std::string(kSuffix).size(), std::string::npos, kSuffix) == 0)
+    if (name.size() > kPrefix.size() + kSuffix.size() && name.compare(0, kPrefix.size(), kPrefix) == 0 &&
+        name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0)
       paths.push_back(entry.path().string());
   }
   if (ec)
@@ -167,14 +179,8 @@ std::optional<KeptBody> NodeBodiesReader::find(const std::string& digest) {
     try {
       StatementUse use(file->body);
       file->body.bind(1, digest);
-      if (file->body.executeStep()) {
-        KeptBody out;
-        out.encoding = column_text(file->body.getColumn(0));
-        out.size = file->body.getColumn(1).getInt64();
-        const SQLite::Column blob = file->body.getColumn(2);
-        out.data.assign(static_cast<const char*>(blob.getBlob()), static_cast<std::size_t>(blob.getBytes()));
-        return out;
-      }
+      if (file->body.executeStep())
+        return kept_body_at(file->body, 0);
     } catch (const SQLite::Exception& e) {
       throw StoreError("reading bodies from '" + file->path + "' failed: " + e.what());
     }

@@ -21,7 +21,16 @@
 
 #include "core/crawl/records.h"
 
+namespace SQLite {
+class Statement;
+}
+
 namespace actorcrawl {
+
+// The body in the row `s` stands on, from three columns of the `bodies`
+// table from `first` on: encoding, size, body. The one way a crawl
+// database's reader and a bodies file's read a body.
+KeptBody kept_body_at(SQLite::Statement& s, int first);
 
 // The file the node named `node` (file-safe already: letters, digits, '.',
 // '_', '-') keeps its bodies in, within `dir`.
