@@ -80,6 +80,46 @@ bool offer(frontier_ptr self, const std::string& url, const std::string& host_ke
 void maybe_finish(frontier_ptr self);
 void dispatch_more(frontier_ptr self);
 
+// A lane's batch: each page's lease settled and its links offered, read in
+// place from its row; then the rows go on to Storage, ahead of the delta
+// that marks their pages done (same sender, same receiver: in order), so
+// no page is ever done without its row. A report of a lease already ended
+// or replaced changes nothing here, but its row is kept like any page's.
+void take_pages(frontier_ptr self, pages_fetched& m) {
+  auto& st = self->state;
+  StageTimer timer(st.times, waited_us(m.sent_us));
+  // A lease without its row (a peer's malformed batch) goes back to the
+  // queue: its page is fetched again rather than lost.
+  if (m.pages.size() > m.rows.size()) {
+    log_line(LogLevel::error, "a batch of fetched pages came with " + std::to_string(m.pages.size()) +
+                                " leases but " + std::to_string(m.rows.size()) + " rows; the others are queued again");
+    std::vector<CrawlJob> rowless;
+    for (std::size_t i = m.rows.size(); i < m.pages.size(); ++i)
+      if (st.leases.end(m.pages[i].job.seq, m.pages[i].job.attempt))
+        rowless.push_back(std::move(m.pages[i].job));
+    st.frontier->give_back(std::move(rowless));
+  }
+  std::size_t unreadable = 0;
+  for (std::size_t i = 0; i < m.pages.size() && i < m.rows.size(); ++i) {
+    const auto& p = m.pages[i];
+    if (!st.leases.end(p.job.seq, p.job.attempt))
+      continue;
+    st.frontier->settle(p.job);
+    st.life.page_fetched();
+    st.delta.done.push_back(p.job.url);
+    for (const auto& link : p.links) {
+      if (auto target = followed_target(m.rows[i], link))
+        offer(self, target->url, target->host_key, p.job.depth + 1, p.job.url);
+      else
+        ++unreadable;
+    }
+  }
+  if (unreadable > 0)
+    log_line(LogLevel::warn, std::to_string(unreadable) + " followed links named no link of their page's row");
+  if (!m.rows.empty())
+    self->send(st.actors.storage, store_pages{std::move(m.rows), monotonic_us()});
+}
+
 // Fetched URLs met again closer to a seed: the Storage lowers their rows and
 // hands back the links their fetch offered, which are offered again one
 // deeper than the new depth. The page is never fetched again. Until every
@@ -335,18 +375,8 @@ frontier_actor::behavior_type frontier_behavior(frontier_ptr self, FrontierSetti
       self->state.life.demand(d.slots);
       dispatch_more(self);
     },
-    [self](page_links& m) {
-      auto& st = self->state;
-      StageTimer timer(st.times, waited_us(m.sent_us));
-      for (const auto& p : m.pages) {
-        if (!st.leases.end(p.job.seq, p.job.attempt))
-          continue;
-        st.frontier->settle(p.job);
-        st.life.page_fetched();
-        st.delta.done.push_back(p.job.url);
-        for (const auto& link : p.links)
-          offer(self, link.url, link.host_key, p.job.depth + 1, p.job.url);
-      }
+    [self](pages_fetched& m) {
+      take_pages(self, m);
       dispatch_more(self);
     },
     [self](sitemap_links& s) {

@@ -25,19 +25,19 @@ namespace {
 constexpr std::size_t kLaneBatchPages = 64;
 
 // One parser: the processor chain and link selection for the pages it is
-// given. Its results go straight to Storage and the Frontier, page rows
-// first, so a page's links never reach the Frontier before the page is
-// recorded; then the HostSelector hears that the pages left the node.
+// given. Its results go to the Frontier, each page's row with the links it
+// follows said by their place in the row (one message; the Frontier hands
+// the rows on to Storage); then the HostSelector hears that the pages left
+// the node.
 struct lane_state {
   topology actors;
   ProcessorSettings settings;
   StageTimes times{"parse"};
   bool stop_sent = false;  // a processor gave up, and the Frontier was told
   bool node_bodies_failed = false;  // the node's bodies file refused a write, and the log said so
-  // The open batch, one entry a page in each (but `processed`, which also
-  // holds pages that ended in a dead letter).
-  store_pages rows;
-  page_links links;
+  // The open batch: one row and one page_outlinks a page in `fetched`, and
+  // in `processed` one lease a page, dead-lettered pages included.
+  pages_fetched fetched;
   pages_processed processed;
   static inline const char* name = "ProcessorLane";
 };
@@ -54,7 +54,7 @@ void keep_bodies_on_node(lane_ptr self) {
   if (!st.settings.node_bodies)
     return;
   try {
-    st.settings.node_bodies->keep(st.rows.pages);
+    st.settings.node_bodies->keep(st.fetched.rows);
   } catch (const StoreError& e) {
     if (!st.node_bodies_failed)
       log_line(LogLevel::warn,
@@ -66,14 +66,10 @@ void keep_bodies_on_node(lane_ptr self) {
 void flush_batch(lane_ptr self) {
   auto& st = self->state;
   const auto now = monotonic_us();
-  if (!st.rows.pages.empty()) {
+  if (!st.fetched.rows.empty()) {
     keep_bodies_on_node(self);
-    st.rows.sent_us = now;
-    self->send(st.actors.storage, std::exchange(st.rows, {}));
-  }
-  if (!st.links.pages.empty()) {
-    st.links.sent_us = now;
-    self->send(st.actors.frontier, std::exchange(st.links, {}));
+    st.fetched.sent_us = now;
+    self->send(st.actors.frontier, std::exchange(st.fetched, {}));
   }
   // Sent after them, so a HostSelector that hears it knows the pages'
   // outcomes left this node (ProcessingLedger).
@@ -150,9 +146,10 @@ void take_page(lane_ptr self, fetch_result& r) {
   if (st.settings.log_each_page)
     log_line(LogLevel::info, "fetched " + r.job.host_key + " (depth=" + std::to_string(r.job.depth) + ", " +
                                std::to_string(done.to_crawl.size()) + " outbound links)");
-  st.rows.pages.push_back(std::move(done.row));
+  std::vector<FollowedLink> follow = followed_by_position(done.row, std::move(done.to_crawl));
+  st.fetched.rows.push_back(std::move(done.row));
   st.processed.leases.push_back(lease_ref{r.job.seq, r.job.attempt});
-  st.links.pages.push_back(page_outlinks{std::move(r.job), std::move(done.to_crawl)});
+  st.fetched.pages.push_back(page_outlinks{std::move(r.job), std::move(follow)});
 }
 
 parse_lane_actor::behavior_type processor_lane(lane_ptr self, ProcessorSettings settings, topology actors) {

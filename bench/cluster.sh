@@ -46,6 +46,15 @@
 #   ACTORCRAWL_BIN [build/actorcrawl]  OTHER_BIN [] OTHER_NAME [other]
 #   CLUSTER_PORT [8086]              nginx's port
 #   NGINX_WORKERS [1] TOOL_TIMEOUT [900] RESULTS_DIR [bench/results] KEEP_WORK [0]
+#   COORDINATOR_TOOL []              callgrind: the coordinator runs under valgrind's
+#                                    callgrind, and a second table gives the instructions
+#                                    it executed a page (user space only). Its CPU time is
+#                                    then valgrind's; the count is what to compare: it
+#                                    moves under 1% between runs, where the coordinator's
+#                                    CPU time moves 20% on this shared machine.
+#
+#   NODES=1 CONFIGS=baseline ROUNDS=2 MAX_PAGES=3000 COORDINATOR_TOOL=callgrind \
+#     OTHER_BIN=path/to/older/actorcrawl OTHER_NAME=before bench/cluster.sh
 set -euo pipefail
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -70,6 +79,12 @@ done
 TOOL_TIMEOUT=${TOOL_TIMEOUT:-900}
 NGINX_WORKERS=${NGINX_WORKERS:-1}
 KEEP_WORK=${KEEP_WORK:-0}
+COORDINATOR_TOOL=${COORDINATOR_TOOL:-}
+case $COORDINATOR_TOOL in "" | callgrind) ;; *) echo "COORDINATOR_TOOL: callgrind or empty, not '$COORDINATOR_TOOL'" >&2; exit 2 ;; esac
+if [ -n "$COORDINATOR_TOOL" ] && ! command -v valgrind >/dev/null 2>&1; then
+  echo "skipped: COORDINATOR_TOOL=callgrind needs valgrind"
+  exit 77
+fi
 EXTRACT_RULES='[{"name": "page", "fields": {"title": {"css": "title::text"}, "first_paragraph": {"xpath": "//main/p[1]"}, "links": {"xpath": "count(//a[@href])"}}}]'
 
 # ------------------------------------------------------------------ the CPU cap
@@ -158,6 +173,7 @@ config_flags() {
 # ------------------------------------------------------------------ runs
 
 RUN_JSONS=()
+INSTRUCTION_ROWS=()
 
 # one_process NAME BIN CONFIG: `actorcrawl crawl`, uncapped, same flags
 one_process() {
@@ -188,7 +204,9 @@ cluster() {
   mkdir -p "$dir"
   mapfile -t flags < <(config_flags "$config")
   log "$name $config: coordinator + $n node(s), round $round"
-  (cd "$dir" && exec /usr/bin/time -v -o coordinator-time.txt timeout -k 10 "$TOOL_TIMEOUT" "$bin" coordinator \
+  local -a coordinator=("$bin")
+  [ -z "$COORDINATOR_TOOL" ] || coordinator=(valgrind --tool=callgrind --callgrind-out-file="$dir/coordinator.callgrind" "$bin")
+  (cd "$dir" && exec /usr/bin/time -v -o coordinator-time.txt timeout -k 10 "$TOOL_TIMEOUT" "${coordinator[@]}" coordinator \
      --listen 127.0.0.1:0 --workers 0 "${CRAWL_FLAGS[@]}" --db crawl.db --metrics metrics.log "${flags[@]}" \
      >coordinator.log 2>&1) &
   coord=$!
@@ -224,16 +242,28 @@ cluster() {
     --db "$dir/crawl.db" --metrics "$dir/metrics.log" --coordinator-time "$dir/coordinator-time.txt" \
     "${node_times[@]}" --link "$dir/link.json"
   RUN_JSONS+=("$dir/run.json")
+  if [ -n "$COORDINATOR_TOOL" ]; then
+    local instructions pages
+    instructions=$(sed -n 's/^totals: *//p' "$dir/coordinator.callgrind")
+    pages=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["pages"])' "$dir/run.json")
+    INSTRUCTION_ROWS+=("$(printf '| %s | %s | %s | %s | %s | %s |' "$name" "$config" "$n" "$round" "$pages" \
+      "$("$PY" -c 'import sys; i, p = int(sys.argv[1]), max(1, int(sys.argv[2])); print(f"{i:,} | {i // p:,}")' \
+         "$instructions" "$pages")")")
+  fi
   rm -rf "$dir/crawl.db" "$dir/crawl.db-wal" "$dir/crawl.db-shm" "$dir/bodies"
   remove_cgroups
   mkdir -p "$CG_ROOT"
 }
 
-for entry in "${BINS[@]}"; do
-  name=${entry%%:*}; bin=${entry#*:}
+# Rounds outermost, the binaries taking turns within each: a machine that
+# slows down for a minute (this one is shared) slows both alike, where
+# all of one binary's rounds and then all of the other's would put the
+# slowdown on one side.
+for round in $(seq 1 "$ROUNDS"); do
   for config in $CONFIGS; do
-    one_process "$name" "$bin" "$config"
-    for round in $(seq 1 "$ROUNDS"); do
+    for entry in "${BINS[@]}"; do
+      name=${entry%%:*}; bin=${entry#*:}
+      [ "$round" != 1 ] || one_process "$name" "$bin" "$config"
       for n in $NODES; do cluster "$name" "$bin" "$config" "$n" "$round"; done
     done
   done
@@ -257,6 +287,14 @@ stop_nginx
   echo "- machine: $(machine_line)"
   echo
   cat "$RUN_DIR/table.md"
+  if [ -n "$COORDINATOR_TOOL" ]; then
+    echo
+    echo "The coordinator under callgrind (its CPU time above is valgrind's): instructions it executed, user space."
+    echo
+    echo "| binary | config | nodes | round | pages | coordinator instructions | a page |"
+    echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+    printf '%s\n' "${INSTRUCTION_ROWS[@]}"
+  fi
 } >"$RUN_DIR/cluster.md"
 cp "$RUN_DIR/cluster.md" "$RESULTS_DIR/cluster-latest.md"
 cat "$RESULTS_DIR/cluster-latest.md"

@@ -95,9 +95,9 @@ void describe(const fetch_failure& m, TraceRecord& r) {
   r.fields["reason"] = m.reason;
 }
 // The page's URL, then the links it offers: a URL's journey starts at the
-// page_links that discovered it. A lane sends one page a message while a
+// pages_fetched that discovered it. A lane sends one page a message while a
 // trace records; a batch (none, then) lists its pages, then their links.
-void describe(const page_links& m, TraceRecord& r) {
+void describe(const pages_fetched& m, TraceRecord& r) {
   std::size_t links = 0;
   if (m.pages.size() == 1) {
     describe(m.pages.front().job, r);
@@ -106,10 +106,11 @@ void describe(const page_links& m, TraceRecord& r) {
       add_url(r, p.job.url);
     r.fields["pages"] = m.pages.size();
   }
-  for (const auto& p : m.pages) {
-    for (const auto& link : p.links)
-      add_url(r, link.url);
-    links += p.links.size();
+  for (std::size_t i = 0; i < m.pages.size() && i < m.rows.size(); ++i) {
+    for (const auto& link : m.pages[i].links)
+      if (auto target = followed_target(m.rows[i], link))
+        add_url(r, target->url);
+    links += m.pages[i].links.size();
   }
   r.fields["links"] = links;
 }

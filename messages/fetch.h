@@ -169,7 +169,7 @@ typename Inspector::result_type inspect(Inspector& f, lease_ref& x) {
 }
 
 // ProcessorLane -> HostSelector: the pages of these leases are recorded
-// (their store_pages and page_links sent before this, or a dead letter):
+// (their pages_fetched sent before this, or a dead letter):
 // nothing of them is left on the node that fetched and processed them.
 struct pages_processed {
   std::vector<lease_ref> leases;

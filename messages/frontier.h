@@ -9,6 +9,8 @@
 #include <caf/meta/type_name.hpp>
 
 #include "core/crawl/crawl_job.h"
+#include "core/crawl/followed_links.h"
+#include "messages/storage.h"  // PageRow
 
 namespace actorcrawl {
 
@@ -16,11 +18,6 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, CrawlJob& x) {
   return f(caf::meta::type_name("CrawlJob"), x.seq, x.url, x.host_key, x.depth, x.attempt, x.fetch_url, x.fetch_host_key,
            x.hop_urls, x.hop_statuses, x.etag, x.last_modified, x.stored_digest);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, DiscoveredLink& x) {
-  return f(caf::meta::type_name("DiscoveredLink"), x.url, x.host_key);
 }
 
 // main -> Frontier: start (or resume) the crawl from these URLs.
@@ -54,28 +51,49 @@ typename Inspector::result_type inspect(Inspector& f, crawl_batch& x) {
   return f(caf::meta::type_name("crawl_batch"), x.jobs);
 }
 
-// One fetched page: its lease, and the in-scope links that were on it
-// (empty for non-HTML, nofollow pages and error pages).
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, FollowedLink& x) {
+  return f(caf::meta::type_name("FollowedLink"), x.link, x.host, x.url, x.host_key);
+}
+
+// One fetched page: its lease, and the in-scope links on it to follow, by
+// their place in the page's row (followed_links.h); empty for non-HTML,
+// nofollow pages and error pages.
 struct page_outlinks {
   CrawlJob job;
-  std::vector<DiscoveredLink> links;
+  std::vector<FollowedLink> links;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, page_outlinks& x) {
-  return f(caf::meta::type_name("page_outlinks"), x.job, x.links);
+  if constexpr (moves_between_processes<Inspector>) {
+    std::string packed;
+    return f(caf::meta::type_name("page_outlinks"), x.job, caf::meta::save_callback([&]() -> caf::error {
+               packed = pack_followed_links(x.links);
+               return caf::none;
+             }),
+             packed, caf::meta::load_callback([&]() -> caf::error {
+               return unpack_followed_links(packed, x.links) ? caf::error{} : packed_links_refused();
+             }));
+  } else {
+    return f(caf::meta::type_name("page_outlinks"), x.job, x.links);
+  }
 }
 
-// ProcessorLane -> Frontier: pages fetched, each with its links: a lane's
-// batch (processor_actor.cc), sent after the batch's store_pages.
-struct page_links {
+// ProcessorLane -> Frontier: a lane's batch (processor_actor.cc) of fetched
+// pages: their rows, and one page_outlinks a row, in the same order. The
+// rows go on to Storage (store_pages) before the Frontier's delta that
+// marks the pages done, so a page is never done without its row; its links
+// cross once, in its row.
+struct pages_fetched {
+  std::vector<PageRow> rows;
   std::vector<page_outlinks> pages;
   std::int64_t sent_us = 0;  // monotonic_us() when sent: mailbox wait
 };
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, page_links& x) {
-  return f(caf::meta::type_name("page_links"), x.pages, x.sent_us);
+typename Inspector::result_type inspect(Inspector& f, pages_fetched& x) {
+  return f(caf::meta::type_name("pages_fetched"), x.rows, x.pages, x.sent_us);
 }
 
 // DeadLetter -> Frontier: the job failed after every retry. A transient

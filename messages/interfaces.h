@@ -61,7 +61,7 @@ using frontier_actor = caf::typed_actor<
   caf::reacts_to<topology>,
   caf::reacts_to<crawl_seeds>,
   caf::reacts_to<work_demand>,
-  caf::reacts_to<page_links>,
+  caf::reacts_to<pages_fetched>,
   caf::reacts_to<url_failed>,
   caf::reacts_to<url_refused>,
   caf::reacts_to<leases_returned>,

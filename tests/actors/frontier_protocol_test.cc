@@ -46,6 +46,18 @@ frontier_delta added(std::vector<FrontierEntry> rows) {
   return d;
 }
 
+// A store_pages whose rows are these pages', in this order, sent at any
+// time (sent_us is the sender's clock).
+pattern<store_pages> rows_of(std::vector<std::string> urls) {
+  std::string text = caf::deep_to_string(urls);
+  return {"store_pages(rows of " + text + ", _)", [text](const store_pages& m) {
+            std::vector<std::string> got;
+            for (const auto& row : m.pages)
+              got.push_back(row.url);
+            return caf::deep_to_string(got) == text;
+          }};
+}
+
 struct frontier_fixture : protocol_fixture {
   // The HostSelector asks for work and hands leases back, the Processor
   // reports fetched pages, the DeadLetter failures; the observer starts
@@ -85,6 +97,33 @@ struct frontier_fixture : protocol_fixture {
 
   void demand(std::int32_t slots) { deliver(selector, frontier, work_demand{slots}); }
 
+  // A lane reports pages fetched: each lease with the links found on its
+  // page, all of them followed. Their rows go on to Storage before
+  // anything else the Frontier sends it (checked here).
+  void fetched(std::vector<std::pair<CrawlJob, std::vector<DiscoveredLink>>> pages) {
+    pages_fetched m;
+    for (auto& [leased, links] : pages) {
+      PageRow row;
+      row.url = leased.url;
+      row.host_key = leased.host_key;
+      row.depth = leased.depth;
+      for (const auto& link : links) {
+        row.links.push_back(LinkRow{link.url, false, true});
+        if (link.host_key != row.host_key)
+          row.link_host_keys.push_back(link.host_key);
+      }
+      auto follow = followed_by_position(row, std::move(links));
+      m.rows.push_back(std::move(row));
+      m.pages.push_back(page_outlinks{std::move(leased), std::move(follow)});
+    }
+    std::vector<std::string> urls;
+    for (const auto& row : m.rows)
+      urls.push_back(row.url);
+    deliver(processor, frontier, std::move(m));
+    expect((store_pages), from(frontier).to(storage).with(rows_of(urls)));
+  }
+
+
   crawl_progress progress() { return ask<crawl_progress>(frontier, progress_atom_v); }
 
   // The end of the crawl as the observer must see it: the last rows, then a
@@ -120,16 +159,15 @@ CAF_TEST(leases_only_on_demand) {
 
 // A fetched page settles its lease, and its links become jobs
 // one level deeper, persisted before they can be leased.
-CAF_TEST(page_links_settle_lease_and_queue_links) {
+CAF_TEST(fetched_pages_settle_leases_and_queue_links) {
   const std::string root = "http://a.test/";
   start(site_settings(), {root});
   demand(1);
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, root, "a.test")}})));
   // The page links back to itself: a seen URL is not queued again.
-  deliver(processor, frontier,
-          page_links{{page_outlinks{job(1, root, "a.test"),
-                     {DiscoveredLink{"http://a.test/x", "a.test"}, DiscoveredLink{root, "a.test"},
-                      DiscoveredLink{"http://b.test/y", "b.test"}}}}, 0});
+  fetched({{job(1, root, "a.test"),
+            {DiscoveredLink{"http://a.test/x", "a.test"}, DiscoveredLink{root, "a.test"},
+             DiscoveredLink{"http://b.test/y", "b.test"}}}});
   frontier_delta delta = added({FrontierEntry{2, "http://a.test/x", 1, root}, FrontierEntry{3, "http://b.test/y", 1, root}});
   delta.done = {root};
   expect((frontier_delta), from(frontier).to(storage).with(equals(delta)));
@@ -155,14 +193,14 @@ CAF_TEST(late_or_repeated_reports_are_ignored) {
   start(site_settings(), {root});
   demand(1);
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{leased}})));
-  deliver(processor, frontier, page_links{{page_outlinks{leased, {DiscoveredLink{"http://a.test/x", "a.test"}}}}, 0});
+  fetched({{leased, {DiscoveredLink{"http://a.test/x", "a.test"}}}});
   frontier_delta delta = added({FrontierEntry{2, "http://a.test/x", 1, root}});
   delta.done = {root};
   expect((frontier_delta), from(frontier).to(storage).with(equals(delta)));
   CAF_CHECK_EQUAL(pending(), "");
 
   // The same page again, with a link the first report did not have.
-  deliver(processor, frontier, page_links{{page_outlinks{leased, {DiscoveredLink{"http://a.test/z", "a.test"}}}}, 0});
+  fetched({{leased, {DiscoveredLink{"http://a.test/z", "a.test"}}}});
   CAF_CHECK_EQUAL(pending(), "");
   // A dead letter, a robots refusal and a give-back of the ended lease.
   deliver(dead_letter, frontier, url_failed{leased, "timeout"});
@@ -208,7 +246,7 @@ CAF_TEST(late_report_of_an_earlier_attempt_cannot_settle_the_new_lease) {
   CAF_CHECK_EQUAL(p.failed, 0);
   CAF_CHECK_EQUAL(p.in_flight, 1);
 
-  deliver(processor, frontier, page_links{{page_outlinks{job(1, a1, "a.test", 0, 2), {DiscoveredLink{a2, "a.test"}}}}, 0});
+  fetched({{job(1, a1, "a.test", 0, 2), {DiscoveredLink{a2, "a.test"}}}});
   frontier_delta delta = added({FrontierEntry{2, a2, 1, a1}});
   delta.done = {a1};
   expect((frontier_delta), from(frontier).to(storage).with(equals(delta)));
@@ -279,7 +317,8 @@ CAF_TEST(returned_leases_go_out_again_first) {
 }
 
 // A lane's batch settles each of its pages in order, in one delta; a page
-// whose lease has ended already is skipped and the rest are not.
+// whose lease has ended already is skipped and the rest are not, and every
+// row goes on to Storage (checked in fetched()).
 CAF_TEST(a_batch_settles_each_page_and_skips_an_ended_lease) {
   start(site_settings(), {a1, a2, b3});
   demand(3);
@@ -290,11 +329,9 @@ CAF_TEST(a_batch_settles_each_page_and_skips_an_ended_lease) {
   frontier_delta failed;
   failed.failed = {a2};
   expect((frontier_delta), from(frontier).to(storage).with(equals(failed)));
-  deliver(processor, frontier,
-          page_links{{page_outlinks{job(1, a1, "a.test"), {DiscoveredLink{"http://a.test/x", "a.test"}}},
-                      page_outlinks{job(2, a2, "a.test"), {DiscoveredLink{"http://a.test/never", "a.test"}}},
-                      page_outlinks{job(3, b3, "b.test"), {DiscoveredLink{"http://b.test/y", "b.test"}}}},
-                     0});
+  fetched({{job(1, a1, "a.test"), {DiscoveredLink{"http://a.test/x", "a.test"}}},
+           {job(2, a2, "a.test"), {DiscoveredLink{"http://a.test/never", "a.test"}}},
+           {job(3, b3, "b.test"), {DiscoveredLink{"http://b.test/y", "b.test"}}}});
   frontier_delta delta = added({FrontierEntry{4, "http://a.test/x", 1, a1}, FrontierEntry{5, "http://b.test/y", 1, b3}});
   delta.done = {a1, b3};
   expect((frontier_delta), from(frontier).to(storage).with(equals(delta)));
@@ -306,6 +343,41 @@ CAF_TEST(a_batch_settles_each_page_and_skips_an_ended_lease) {
   CAF_CHECK_EQUAL(p.queued, 2);
 }
 
+// A batch from another process is input like any other: a followed link
+// that names a link or a host its row lacks is not offered (the others
+// are), and a lease that came without its row is queued again rather than
+// settled with no page recorded.
+CAF_TEST(a_malformed_batch_offers_what_it_names_and_loses_no_page) {
+  start(site_settings(), {a1, a2});
+  demand(2);
+  expect((crawl_batch), from(frontier).to(selector)
+                          .with(equals(crawl_batch{{job(1, a1, "a.test"), job(2, a2, "a.test")}})));
+  PageRow row;
+  row.url = a1;
+  row.host_key = "a.test";
+  row.links = {LinkRow{"http://a.test/x", false, true}};
+  pages_fetched m;
+  m.rows.push_back(row);
+  m.pages.push_back(page_outlinks{job(1, a1, "a.test"),
+                                  {FollowedLink{0, -1, "", ""}, FollowedLink{5, -1, "", ""},
+                                   FollowedLink{0, 3, "", ""}, FollowedLink{-7, -1, "http://a.test/y", ""}}});
+  m.pages.push_back(page_outlinks{job(2, a2, "a.test"), {}});
+  deliver(processor, frontier, std::move(m));
+  expect((store_pages), from(frontier).to(storage).with(rows_of({a1})));
+  frontier_delta delta = added({FrontierEntry{3, "http://a.test/x", 1, a1}});
+  delta.done = {a1};
+  expect((frontier_delta), from(frontier).to(storage).with(equals(delta)));
+  CAF_CHECK_EQUAL(pending(), "");
+  auto p = progress();
+  CAF_CHECK_EQUAL(p.fetched, 1);
+  CAF_CHECK_EQUAL(p.in_flight, 0);
+  CAF_CHECK_EQUAL(p.queued, 2);
+  // The rowless lease goes out again first, as its second attempt.
+  demand(2);
+  expect((crawl_batch), from(frontier).to(selector)
+                          .with(equals(crawl_batch{{job(2, a2, "a.test", 0, 2), job(3, "http://a.test/x", "a.test", 1)}})));
+}
+
 // The last lease settled with nothing queued ends the crawl.
 CAF_TEST(finishes_when_queue_is_empty) {
   const std::string root = "http://a.test/";
@@ -314,7 +386,7 @@ CAF_TEST(finishes_when_queue_is_empty) {
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, root, "a.test")}})));
   // Not over while the page is out.
   CAF_CHECK_EQUAL(pending(), "");
-  deliver(processor, frontier, page_links{{page_outlinks{job(1, root, "a.test"), {}}}, 0});
+  fetched({{job(1, root, "a.test"), {}}});
   frontier_delta last;
   last.done = {root};
   expect_finish(last, "queue_empty");
@@ -330,7 +402,7 @@ CAF_TEST(finishes_when_page_budget_is_spent) {
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, a1, "a.test")}})));
   CAF_CHECK_EQUAL(pending(), "");
   // Its link is still recorded: the next run may continue from it.
-  deliver(processor, frontier, page_links{{page_outlinks{job(1, a1, "a.test"), {DiscoveredLink{b3, "b.test"}}}}, 0});
+  fetched({{job(1, a1, "a.test"), {DiscoveredLink{b3, "b.test"}}}});
   frontier_delta last = added({FrontierEntry{3, b3, 1, a1}});
   last.done = {a1};
   expect_finish(last, "max_pages");
@@ -354,7 +426,7 @@ CAF_TEST(max_in_flight_bounds_leases) {
   expect((frontier_delta), from(frontier).to(storage).with(equals(failed)));
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(3, b3, "b.test")}})));
   CAF_CHECK_EQUAL(pending(), "");
-  deliver(processor, frontier, page_links{{page_outlinks{job(2, a2, "a.test"), {}}}, 0});
+  fetched({{job(2, a2, "a.test"), {}}});
   frontier_delta done;
   done.done = {a2};
   expect((frontier_delta), from(frontier).to(storage).with(equals(done)));
@@ -374,7 +446,7 @@ CAF_TEST(unwritten_deltas_hold_back_leases) {
   start(settings, {a1, a2, b3, b4});  // the seeds' rows: one delta unwritten
   demand(1);
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, a1, "a.test")}})));
-  deliver(processor, frontier, page_links{{page_outlinks{job(1, a1, "a.test"), {}}}, 0});
+  fetched({{job(1, a1, "a.test"), {}}});
   frontier_delta done;
   done.done = {a1};
   expect((frontier_delta), from(frontier).to(storage).with(equals(done)));
@@ -404,7 +476,7 @@ CAF_TEST(stop_waits_for_leases_out) {
   CAF_CHECK_EQUAL(pending(), "");
   demand(5);
   CAF_CHECK_EQUAL(pending(), "");
-  deliver(processor, frontier, page_links{{page_outlinks{job(1, a1, "a.test"), {}}}, 0});
+  fetched({{job(1, a1, "a.test"), {}}});
   frontier_delta last;
   last.done = {a1};
   expect_finish(last, "signal");
@@ -419,7 +491,7 @@ CAF_TEST(open_sitemaps_hold_the_end_and_their_urls_are_queued_at_depth_one) {
   CAF_CHECK_EQUAL(pending(), "");
   demand(1);
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(1, root, "a.test")}})));
-  deliver(processor, frontier, page_links{{page_outlinks{job(1, root, "a.test"), {}}}, 0});
+  fetched({{job(1, root, "a.test"), {}}});
   frontier_delta done_root;
   done_root.done = {root};
   expect((frontier_delta), from(frontier).to(storage).with(equals(done_root)));
@@ -433,7 +505,7 @@ CAF_TEST(open_sitemaps_hold_the_end_and_their_urls_are_queued_at_depth_one) {
   CAF_CHECK_EQUAL(pending(), "");
   demand(1);
   expect((crawl_batch), from(frontier).to(selector).with(equals(crawl_batch{{job(2, listed, "a.test", 1)}})));
-  deliver(processor, frontier, page_links{{page_outlinks{job(2, listed, "a.test", 1), {}}}, 0});
+  fetched({{job(2, listed, "a.test", 1), {}}});
   frontier_delta done_listed;
   done_listed.done = {listed};
   expect_finish(done_listed, "queue_empty");

@@ -131,6 +131,7 @@ inline caf::behavior storage_stub(caf::event_based_actor*) {
     [](load_frontier&) { return frontier_rows{}; },
     [](flush_atom) { return ok_atom_v; },
     [](frontier_delta&) {},
+    [](store_pages&) {},
     [](store_robots&) {},
     [](load_sitemaps&) { return sitemap_history{}; },
     [](store_sitemap&) {},

@@ -63,14 +63,14 @@ std::string run_trace_command(const std::string& args) {
 // The messages that carry one URL discovered on another page and crawled,
 // as (sender kind -> receiver kind, type); each exactly once.
 const std::vector<std::string> kJourney = {
-  "parse_lane -> frontier page_links",           // found on the page before it
+  "parse_lane -> frontier pages_fetched",        // found on the page before it
   "frontier -> storage frontier_delta",          // queued: its frontier row
   "frontier -> host_selector crawl_batch",       // leased
   "host_selector -> fetch_worker fetch_jobs",     // its host's turn
   "fetch_worker -> processor fetch_result",      // fetched
   "processor -> parse_lane fetch_result",        // to a parser
-  "parse_lane -> frontier page_links",           // its links
-  "parse_lane -> storage store_pages",           // its page row
+  "parse_lane -> frontier pages_fetched",        // its row, and links
+  "frontier -> storage store_pages",             // its page row, passed on
   "frontier -> storage frontier_delta",          // settled: done
   "fetch_worker -> host_selector fetches_done",  // the host's clock restarts
 };
@@ -86,14 +86,16 @@ void check_journey(const std::vector<TraceRecord>& records) {
   INFO(render_lines(records));
   CHECK(sorted_steps == expected);
   // Cause before effect, along the chain.
-  std::size_t i = find_step(records, "parse_lane -> frontier page_links", 0);
+  std::size_t i = find_step(records, "parse_lane -> frontier pages_fetched", 0);
   i = find_step(records, "frontier -> host_selector crawl_batch", i + 1);
   i = find_step(records, "host_selector -> fetch_worker fetch_jobs", i + 1);
   i = find_step(records, "fetch_worker -> processor fetch_result", i + 1);
   i = find_step(records, "processor -> parse_lane fetch_result", i + 1);
   const std::size_t parsed = i;
-  find_step(records, "parse_lane -> frontier page_links", parsed + 1);
-  find_step(records, "parse_lane -> storage store_pages", parsed + 1);
+  i = find_step(records, "parse_lane -> frontier pages_fetched", parsed + 1);
+  // The row reaches Storage before the delta that says its page is done.
+  i = find_step(records, "frontier -> storage store_pages", i + 1);
+  find_step(records, "frontier -> storage frontier_delta", i + 1);
 }
 
 }  // namespace
@@ -131,7 +133,7 @@ TEST_CASE("the trace of the 3-host loop shows each URL's journey through the act
   CHECK(diagram.find("store_pages") != std::string::npos);
   const auto summary = run_trace_command(config.trace_path + " --summary");
   CHECK(summary.find("frontier") != std::string::npos);
-  CHECK(summary.find("page_links") != std::string::npos);
+  CHECK(summary.find("pages_fetched") != std::string::npos);
 }
 
 TEST_CASE("traces of a coordinator and a worker merge into one journey across the two nodes",

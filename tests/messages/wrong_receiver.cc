@@ -14,8 +14,8 @@ void send_results(dead_letter_actor::pointer self, const topology& actors) {
   self->send(actors.storage, store_pages{});
   self->send(actors.frontier, url_failed{});
 #ifdef WRONG_RECEIVER
-  // page_links belongs to the Frontier: the Storage does not accept it.
-  self->send(actors.storage, page_links{});
+  // pages_fetched belongs to the Frontier: the Storage does not accept it.
+  self->send(actors.storage, pages_fetched{});
 #endif
 }
 

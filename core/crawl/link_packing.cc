@@ -1,0 +1,184 @@
+#include "core/crawl/link_packing.h"
+
+#include <cstdint>
+#include <limits>
+
+namespace actorcrawl {
+
+namespace {
+
+constexpr unsigned char kNofollow = 1;
+constexpr unsigned char kFollowed = 2;
+
+void put_length(std::string& out, std::uint64_t n) {
+  while (n >= 0x80) {
+    out.push_back(static_cast<char>((n & 0x7f) | 0x80));
+    n >>= 7;
+  }
+  out.push_back(static_cast<char>(n));
+}
+
+void put_bytes(std::string& out, std::string_view bytes) {
+  put_length(out, bytes.size());
+  out.append(bytes);
+}
+
+// Reads what put_length and put_bytes wrote, from the front of `in`; each
+// refuses what is not there or does not fit an int32.
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+
+  bool done() const { return in_.empty(); }
+
+  bool length(std::uint32_t& n) {
+    std::uint64_t value = 0;
+    for (int shift = 0; shift < 35; shift += 7) {
+      if (in_.empty())
+        return false;
+      const auto byte = static_cast<unsigned char>(in_.front());
+      in_.remove_prefix(1);
+      value |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) {
+        if (value > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()))
+          return false;
+        n = static_cast<std::uint32_t>(value);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool bytes(std::string& out) {
+    std::uint32_t n = 0;
+    if (!length(n) || n > in_.size())
+      return false;
+    out.assign(in_.data(), n);
+    in_.remove_prefix(n);
+    return true;
+  }
+
+  bool skip_bytes() {
+    std::uint32_t n = 0;
+    if (!length(n) || n > in_.size())
+      return false;
+    in_.remove_prefix(n);
+    return true;
+  }
+
+  bool byte(unsigned char& b) {
+    if (in_.empty())
+      return false;
+    b = static_cast<unsigned char>(in_.front());
+    in_.remove_prefix(1);
+    return true;
+  }
+
+ private:
+  std::string_view in_;
+};
+
+template <class T>
+bool refuse(std::vector<T>& links) {
+  links.clear();
+  return false;
+}
+
+// How many entries `packed` holds, read by `skip_one` (false: malformed),
+// so that the vector is sized once: no more than the input holds, since
+// every entry takes two bytes at least.
+template <class SkipOne>
+bool count_entries(std::string_view packed, std::size_t& count, SkipOne&& skip_one) {
+  Reader in(packed);
+  count = 0;
+  while (!in.done()) {
+    if (!skip_one(in))
+      return false;
+    ++count;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string pack_link_rows(const std::vector<LinkRow>& links) {
+  std::size_t size = 0;
+  for (const auto& link : links)
+    size += link.url.size() + 3;
+  std::string out;
+  out.reserve(size);
+  for (const auto& link : links) {
+    put_bytes(out, link.url);
+    out.push_back(static_cast<char>((link.nofollow ? kNofollow : 0) | (link.followed ? kFollowed : 0)));
+  }
+  return out;
+}
+
+bool unpack_link_rows(std::string_view packed, std::vector<LinkRow>& links) {
+  links.clear();
+  std::size_t count = 0;
+  if (!count_entries(packed, count, [](Reader& in) {
+        unsigned char flags = 0;
+        return in.skip_bytes() && in.byte(flags);
+      }))
+    return false;
+  links.reserve(count);
+  Reader in(packed);
+  while (!in.done()) {
+    LinkRow& row = links.emplace_back();
+    unsigned char flags = 0;
+    if (!in.bytes(row.url) || !in.byte(flags) || (flags & ~(kNofollow | kFollowed)) != 0)
+      return refuse(links);
+    row.nofollow = (flags & kNofollow) != 0;
+    row.followed = (flags & kFollowed) != 0;
+  }
+  return true;
+}
+
+std::string pack_followed_links(const std::vector<FollowedLink>& links) {
+  std::string out;
+  out.reserve(links.size() * 2);
+  for (const auto& link : links) {
+    // Positions below -1 are none a row has: packed as -1 with what they
+    // name spelled out (empty, so the reader refuses the link, not the
+    // message).
+    const std::int32_t at = link.link < 0 ? -1 : link.link;
+    const std::int32_t host = link.host < 0 ? -1 : link.host;
+    put_length(out, static_cast<std::uint64_t>(at) + 1);
+    put_length(out, static_cast<std::uint64_t>(host) + 1);
+    if (at == -1)
+      put_bytes(out, link.url);
+    if (host == -1)
+      put_bytes(out, link.host_key);
+  }
+  return out;
+}
+
+bool unpack_followed_links(std::string_view packed, std::vector<FollowedLink>& links) {
+  links.clear();
+  std::size_t count = 0;
+  if (!count_entries(packed, count, [](Reader& in) {
+        std::uint32_t at = 0;
+        std::uint32_t host = 0;
+        return in.length(at) && in.length(host) && (at != 0 || in.skip_bytes()) && (host != 0 || in.skip_bytes());
+      }))
+    return false;
+  links.reserve(count);
+  Reader in(packed);
+  while (!in.done()) {
+    FollowedLink& link = links.emplace_back();
+    std::uint32_t at = 0;
+    std::uint32_t host = 0;
+    if (!in.length(at) || !in.length(host))
+      return refuse(links);
+    link.link = static_cast<std::int32_t>(at) - 1;
+    link.host = static_cast<std::int32_t>(host) - 1;
+    if (link.link == -1 && !in.bytes(link.url))
+      return refuse(links);
+    if (link.host == -1 && !in.bytes(link.host_key))
+      return refuse(links);
+  }
+  return true;
+}
+
+}  // namespace actorcrawl
