@@ -197,7 +197,7 @@ typename Inspector::result_type inspect(Inspector& f, resume_request& x) {
   return f(caf::meta::type_name("resume_request"), x.query);
 }
 
-// ProcessorLane (a batch of pages, processor_actor.cc) / DeadLetter (one) ->
+// Frontier (a lane's pages_fetched, passed on) / DeadLetter (one) ->
 // Storage: rows written in this order, in the open write batch.
 struct store_pages {
   std::vector<PageRow> pages;
