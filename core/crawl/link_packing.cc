@@ -49,20 +49,20 @@ class Reader {
     return false;
   }
 
-  bool bytes(std::string& out) {
+  bool bytes(std::string_view& out) {
     std::uint32_t n = 0;
     if (!length(n) || n > in_.size())
       return false;
-    out.assign(in_.data(), n);
+    out = in_.substr(0, n);
     in_.remove_prefix(n);
     return true;
   }
 
-  bool skip_bytes() {
-    std::uint32_t n = 0;
-    if (!length(n) || n > in_.size())
+  bool bytes(std::string& out) {
+    std::string_view view;
+    if (!bytes(view))
       return false;
-    in_.remove_prefix(n);
+    out.assign(view);
     return true;
   }
 
@@ -118,8 +118,9 @@ bool unpack_link_rows(std::string_view packed, std::vector<LinkRow>& links) {
   links.clear();
   std::size_t count = 0;
   if (!count_entries(packed, count, [](Reader& in) {
+        std::string_view url;
         unsigned char flags = 0;
-        return in.skip_bytes() && in.byte(flags);
+        return in.bytes(url) && in.byte(flags);
       }))
     return false;
   links.reserve(count);
@@ -160,7 +161,8 @@ bool unpack_followed_links(std::string_view packed, std::vector<FollowedLink>& l
   if (!count_entries(packed, count, [](Reader& in) {
         std::uint32_t at = 0;
         std::uint32_t host = 0;
-        return in.length(at) && in.length(host) && (at != 0 || in.skip_bytes()) && (host != 0 || in.skip_bytes());
+        std::string_view spelled;
+        return in.length(at) && in.length(host) && (at != 0 || in.bytes(spelled)) && (host != 0 || in.bytes(spelled));
       }))
     return false;
   links.reserve(count);
