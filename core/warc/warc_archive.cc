@@ -93,6 +93,9 @@ std::shared_ptr<WarcArchive> open_warc_archive(const CrawlConfig& config) {
   s.files.warcinfo_fields = warcinfo_fields(config);
   try {
     auto archive = std::make_shared<WarcArchive>(std::move(s));
+    if (const auto n = archive->writer().unfinished_removed(); n > 0)
+      log_line(LogLevel::warn, "warc: deleted " + std::to_string(n) + " unfinished file(s) a stopped crawl left "
+                               "before their warcinfo was whole");
     const TailRepair& r = archive->writer().repaired();
     if (r.cut_bytes > 0)
       log_line(LogLevel::warn, "warc: cut a torn record (" + std::to_string(r.cut_bytes) + " bytes) off the end of the "

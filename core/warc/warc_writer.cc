@@ -59,6 +59,32 @@ std::size_t write_fully(int fd, const std::string& bytes, int* error) {
   return done;
 }
 
+// The hidden name a file has until its warcinfo is whole.
+std::string unfinished_name(const std::string& name) { return "." + name + ".part"; }
+
+// Deletes the unfinished files of `prefix` a stopped crawl left in `dir`
+// (each holds at most part of a warcinfo); one another live crawl is still
+// writing holds its lock and is left alone. How many were deleted.
+std::int64_t remove_unfinished(const std::string& dir, const std::string& prefix) {
+  std::int64_t removed = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::string suffix = ".part";
+    if (name.size() <= 1 + suffix.size() || name[0] != '.' ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0 ||
+        serial_of(name.substr(1, name.size() - 1 - suffix.size()), prefix) < 0)
+      continue;
+    const int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      continue;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0 && ::unlink(entry.path().c_str()) == 0)
+      ++removed;
+    ::close(fd);
+  }
+  return removed;
+}
+
 }  // namespace
 
 namespace {
@@ -324,6 +350,7 @@ WarcWriter::WarcWriter(Settings settings) : settings_(std::move(settings)) {
     throw std::runtime_error("warc_dir '" + dir + "': cannot create it: " + ec.message());
   if (!std::filesystem::is_directory(dir, ec))
     throw std::runtime_error("warc_dir '" + dir + "': not a directory");
+  unfinished_removed_ = remove_unfinished(dir, settings_.prefix);
   const auto existing = files_in(dir, settings_.prefix);
   if (!existing.empty()) {
     // Only the newest file was being appended to when a crawl stopped.
@@ -348,22 +375,38 @@ void WarcWriter::start_file() {
   char serial[16];
   std::snprintf(serial, sizeof serial, "%05lld", static_cast<long long>(next_serial_++));
   // The random part keeps two processes that share a directory (and a
-  // second) from choosing one name; O_EXCL refuses it if they still do.
+  // second) from choosing one name; the link below refuses it if they still do.
   const std::string id = new_record_id();
   const std::string name = settings_.prefix + "-" + utc_digits(now / 1000) + "-" + serial + "-" + id.substr(10, 6) + ".warc.gz";
-  const std::string path = (std::filesystem::path(settings_.dir) / name).string();
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+  const std::filesystem::path dir(settings_.dir);
+  const std::string path = (dir / name).string();
+  // The file is written under a hidden name and given its own once its
+  // warcinfo is whole, so a kill between creating and writing it never
+  // leaves a WARC file with no record in it (a reader would take it for a
+  // corrupt archive, and the next start would delete it).
+  const std::string part = (dir / unfinished_name(name)).string();
+  const int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0)
     throw std::runtime_error("warc_dir '" + settings_.dir + "': cannot create " + name + ": " + errno_text(errno));
+  // The lock is the inode's: it holds under the file's final name too.
   ::flock(fd, LOCK_EX | LOCK_NB);
+  const auto give_up = [&](const std::string& what, int e) {
+    ::close(fd);
+    ::unlink(part.c_str());
+    throw std::runtime_error("warc_dir '" + settings_.dir + "': cannot " + what + " " + name + ": " + errno_text(e));
+  };
   warcinfo_id_ = new_record_id();
   const std::string info =
     gzip_member(warcinfo_record(warcinfo_id_, now, name, settings_.warcinfo_fields).serialize());
   int error = 0;
-  if (write_fully(fd, info, &error) != info.size()) {
-    ::close(fd);
-    std::filesystem::remove(path);
-    throw std::runtime_error("warc_dir '" + settings_.dir + "': cannot write " + name + ": " + errno_text(error));
+  if (write_fully(fd, info, &error) != info.size())
+    give_up("write", error);
+  // link(2) refuses a name that exists, as O_EXCL would; a file system with
+  // no hard links gets a rename, whose name the random part keeps unique.
+  if (::link(part.c_str(), path.c_str()) == 0) {
+    ::unlink(part.c_str());
+  } else if (errno == EEXIST || ::rename(part.c_str(), path.c_str()) != 0) {
+    give_up("create", errno);
   }
   fd_ = fd;
   file_bytes_ = static_cast<std::int64_t>(info.size());

@@ -2,9 +2,11 @@
 // each opened by a warcinfo record and rotated before a record would take
 // it past max_file_bytes.
 //
-// Crash safety: every record is one gzip member compressed in memory, and
-// the records of one append (a request and its response) go out in one
-// write, so after kill -9 a file ends with whole records and at most one
+// Crash safety: a new file is written under a hidden name
+// (".<name>.part") and linked to its own name once its warcinfo is whole,
+// so no file of the archive is ever empty. Every record is one gzip member
+// compressed in memory, and the records of one append (a request and its
+// response) go out in one write, so after kill -9 a file ends with whole records and at most one
 // torn write: maybe a whole request whose response is torn. Opening a
 // directory repairs the newest file (repair_warc_tail) before a new file is
 // started.
@@ -72,6 +74,9 @@ class WarcWriter {
   std::string current_path() const;
   std::vector<std::string> paths() const;  // every file this writer started
   const TailRepair& repaired() const { return repaired_; }
+  // Unfinished files (a new file's hidden name, before its warcinfo was
+  // whole) a stopped crawl left, deleted when this writer opened the directory.
+  std::int64_t unfinished_removed() const { return unfinished_removed_; }
 
   // Names of files of `prefix` in `dir`, by serial.
   static std::vector<std::string> files_in(const std::string& dir, const std::string& prefix);
@@ -89,6 +94,7 @@ class WarcWriter {
   std::string warcinfo_id_;
   std::vector<std::string> paths_;
   TailRepair repaired_;
+  std::int64_t unfinished_removed_ = 0;
 };
 
 }  // namespace actorcrawl

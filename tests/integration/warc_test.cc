@@ -260,6 +260,17 @@ TEST_CASE("warc: a crawl killed with SIGKILL and resumed leaves files warcio rea
   REQUIRE_FALSE(files().empty());
   // What a kill in the middle of a write leaves: half a gzip member.
   const std::string last = files().back();
+  // A file has its name only once its warcinfo is whole, however early the
+  // kill came.
+  REQUIRE(fs::file_size(last) > 0);
+  // SIGKILL can also cut a write(2) short between two pages: then the
+  // repair cuts that record as well as the half member appended here.
+  bool whole_when_killed = true;
+  try {
+    testing::gzip_members(read_bytes(last));
+  } catch (const std::runtime_error&) {
+    whole_when_killed = false;
+  }
   const std::string member = gzip(std::string(5000, 'w'));
   std::ofstream(last, std::ios::binary | std::ios::app) << member.substr(0, member.size() / 2);
   const auto torn_size = fs::file_size(last);
@@ -269,8 +280,13 @@ TEST_CASE("warc: a crawl killed with SIGKILL and resumed leaves files warcio rea
     INFO(run.output());
     CHECK(run.output().find("warc: cut a torn record") != std::string::npos);
   }
-  CHECK(fs::file_size(last) == torn_size - member.size() / 2);
+  if (whole_when_killed)
+    CHECK(fs::file_size(last) == torn_size - member.size() / 2);
+  else
+    CHECK(fs::file_size(last) < torn_size - member.size() / 2);
   CHECK(files().size() >= 3);  // 64 KiB files: rotated
+  for (const auto& f : files())  // a file the kill left unfinished is gone
+    CHECK(fs::path(f).filename().string().front() != '.');
 
   const Reading reading = read_warcs(dir.path("warc"));
   INFO(reading.report.dump(1));

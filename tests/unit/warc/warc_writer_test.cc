@@ -4,7 +4,10 @@
 #include "core/warc/warc_writer.h"
 
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -204,4 +207,76 @@ TEST_CASE("a write that fails (the disk is full) leaves no torn record, and late
   CHECK(fs::file_size(w.current_path()) == before);  // the part that fit was cut off
   REQUIRE(w.append(one(500, 3)).empty());
   CHECK(read_warc_file(w.current_path()).size() == 3);
+}
+
+TEST_CASE("a new file takes its name only once its warcinfo is whole, and unfinished ones a kill left are deleted", "[warc]") {
+  TempDir dir{"warc_unfinished"};
+  fs::create_directories(dir.str());
+  // What a kill between creating a file and writing its warcinfo leaves:
+  // a hidden file, empty or holding part of the warcinfo.
+  const std::string empty = dir.str() + "/.test-crawl-20260101000000-00003-abcdef.warc.gz.part";
+  const std::string half = dir.str() + "/.test-crawl-20260101000000-00004-abcdef.warc.gz.part";
+  std::ofstream(empty, std::ios::binary).flush();
+  std::ofstream(half, std::ios::binary) << gzip_member("WARC/1.1\r\n").substr(0, 10);
+  // One another live crawl is writing: it holds the lock.
+  const std::string busy = dir.str() + "/.test-crawl-20260101000000-00005-fedcba.warc.gz.part";
+  std::ofstream(busy, std::ios::binary).flush();
+  const int held = ::open(busy.c_str(), O_RDONLY);
+  REQUIRE(::flock(held, LOCK_EX | LOCK_NB) == 0);
+  // Neither another prefix's nor a name that is not a part file.
+  const std::string other = dir.str() + "/.other-20260101000000-00001-abcdef.warc.gz.part";
+  const std::string notes = dir.str() + "/.notes.part";
+  std::ofstream(other).flush();
+  std::ofstream(notes).flush();
+  {
+    WarcWriter w{settings_for(dir.str())};
+    CHECK(w.unfinished_removed() == 2);
+    CHECK_FALSE(fs::exists(empty));
+    CHECK_FALSE(fs::exists(half));
+    CHECK(fs::exists(busy));
+    CHECK(fs::exists(other));
+    CHECK(fs::exists(notes));
+    // The writer's own file is under its name, with its warcinfo, and no
+    // part file of its own is left behind.
+    const auto files = WarcWriter::files_in(dir.str(), "test-crawl");
+    REQUIRE(files.size() == 1);
+    CHECK(files[0] == w.current_path());
+    CHECK(read_warc_file(w.current_path()).at(0).field("WARC-Type") == "warcinfo");
+    std::size_t parts = 0;
+    for (const auto& e : fs::directory_iterator(dir.str()))
+      parts += e.path().extension() == ".part";
+    CHECK(parts == 3);  // busy, other, notes
+    // The file's lock was taken before it had its name: another writer's
+    // repair leaves it alone.
+    CHECK(repair_warc_tail(w.current_path()).in_use);
+  }
+  ::close(held);
+  WarcWriter again{settings_for(dir.str())};
+  CHECK(again.unfinished_removed() == 1);
+  CHECK_FALSE(fs::exists(busy));
+}
+
+TEST_CASE("a start that cannot write the warcinfo leaves neither the file nor its hidden part", "[warc]") {
+  TempDir dir{"warc_no_info"};
+  fs::create_directories(dir.str());
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  struct sigaction previous {};
+  ::sigaction(SIGXFSZ, &ignore, &previous);
+  rlimit saved{};
+  ::getrlimit(RLIMIT_FSIZE, &saved);
+  rlimit limited = saved;
+  limited.rlim_cur = 10;  // less than any warcinfo
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &limited) == 0);
+  std::string error;
+  try {
+    WarcWriter w{settings_for(dir.str())};
+  } catch (const std::runtime_error& e) {
+    error = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::sigaction(SIGXFSZ, &previous, nullptr);
+  CHECK(error.find("warc_dir '" + dir.str() + "': cannot write test-crawl-") == 0);
+  CHECK(error.find(": File too large") != std::string::npos);
+  CHECK(fs::is_empty(dir.str()));
 }
