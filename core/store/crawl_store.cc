@@ -97,12 +97,23 @@ struct CrawlStore::Impl {
       : path(path_in), db(open_crawl_database(path)), batch(db, path, batch_ops, [this] {
           node_ids.clear();
           edge_ids.clear();
+          crawled_in_call_count = 0;
           edges_in_call.clear();
         }) {
-    batch.set_hooks([this] { keep_call_edges(); }, [this] { write_edges(); }, [this] {
-      edge_weights.clear();
-      edge_index.clear();
-    });
+    batch.set_hooks(
+      [this] {
+        keep_call_nodes();
+        keep_call_edges();
+      },
+      [this] {
+        write_node_counts();
+        write_edges();
+      },
+      [this] {
+        node_counts.clear();
+        edge_weights.clear();
+        edge_index.clear();
+      });
   }
 
   // Builds link_targets anew, in a transaction of its own. The sort behind
@@ -142,27 +153,55 @@ struct CrawlStore::Impl {
     node_ids.emplace(host_key, node_id);
   }
 
-  // The crawled page's node: counted, described, and its id returned. A
-  // node whose id is cached (met before, and not undone since): a plain
-  // update, without the RETURNING (a temporary table each execution) the
-  // upsert needs to learn the id.
+  // The crawled page's node: its id (the node created if new), with the
+  // page counted and its text offered to the node's description in memory,
+  // written once a node and batch just before it commits
+  // (write_node_counts), as edges are, instead of an update a page.
   std::int64_t upsert_crawled_node(const PageRow& page) {
-    if (const auto it = node_ids.find(page.host_key); it != node_ids.end()) {
-      StatementUse use(count_crawled);
-      count_crawled.bind(1, it->second);
-      bind_text(count_crawled, 2, node_description(page));
-      count_crawled.bind(3, is_host_root(page.url) ? 1 : 0);
-      count_crawled.exec();
-      return it->second;
-    }
-    StatementUse use(upsert_crawled);
-    upsert_crawled.bind(1, page.host_key);
-    bind_text(upsert_crawled, 2, node_description(page));
-    upsert_crawled.bind(3, is_host_root(page.url) ? 1 : 0);
-    upsert_crawled.executeStep();  // RETURNING always yields the row
-    const std::int64_t node_id = upsert_crawled.getColumn(0).getInt64();
-    remember_node(page.host_key, node_id);
+    const std::int64_t node_id = node_id_for(page.host_key);
+    if (crawled_in_call_count == crawled_in_call.size())
+      crawled_in_call.emplace_back();
+    CrawledNode& c = crawled_in_call[crawled_in_call_count++];
+    c.node_id = node_id;
+    c.root = is_host_root(page.url);
+    c.description.assign(node_description(page));  // reuses the slot's buffer
     return node_id;
+  }
+
+  // What a batch adds to a node, folded page by page in crawl order: each
+  // page's text becomes the description when the node has none, and a
+  // host root's replaces any.
+  struct NodeCount {
+    std::int64_t pages = 0;
+    std::string root_description;   // the last host root's text, if any
+    std::string first_description;  // the first other page's text, if any
+  };
+
+  void keep_call_nodes() {
+    for (std::size_t i = 0; i < crawled_in_call_count; ++i) {
+      const CrawledNode& c = crawled_in_call[i];
+      NodeCount& n = node_counts[c.node_id];
+      ++n.pages;
+      if (c.description.empty())
+        continue;
+      if (c.root)
+        n.root_description = c.description;
+      else if (n.first_description.empty())
+        n.first_description = c.description;
+    }
+    crawled_in_call_count = 0;
+  }
+
+  void write_node_counts() {
+    for (const auto& [node_id, n] : node_counts) {
+      StatementUse use(add_node_counts);
+      add_node_counts.bind(1, node_id);
+      add_node_counts.bind(2, n.pages);
+      bind_text_in_place(add_node_counts, 3, n.root_description);
+      bind_text_in_place(add_node_counts, 4, n.first_description);
+      add_node_counts.exec();
+    }
+    node_counts.clear();
   }
 
   // A link target's node: created if new, otherwise left untouched.
@@ -266,30 +305,31 @@ struct CrawlStore::Impl {
   std::int64_t upsert_page_row(const PageRow& page, std::int64_t node_id, const StoredAnswer& before) {
     auto& s = upsert_page;
     StatementUse use(s);
-    s.bind(1, page.url);
+    bind_in_place(s, 1, page.url);
     s.bind(2, node_id);
     s.bind(3, page.depth);
     bind_nonzero(s, 4, page.status_code);
-    bind_text(s, 5, page.content_type);
-    bind_text(s, 6, page.title);
-    bind_text(s, 7, page.description);
+    bind_text_in_place(s, 5, page.content_type);
+    bind_text_in_place(s, 6, page.title);
+    bind_text_in_place(s, 7, page.description);
     s.bind(8, page.bytes);
     s.bind(9, page.fetch_ms);
     s.bind(10, page.fetched_at_ms);
-    bind_text(s, 11, page.error);
-    bind_text(s, 12, page.final_url);
-    bind_text(s, 13, page.redirect_chain);
+    bind_text_in_place(s, 11, page.error);
+    bind_text_in_place(s, 12, page.final_url);
+    bind_text_in_place(s, 13, page.redirect_chain);
     s.bind(14, page.truncated ? 1 : 0);
-    bind_text(s, 15, page.canonical_url);
+    bind_text_in_place(s, 15, page.canonical_url);
     s.bind(16, page.attempts);
-    bind_text(s, 17, page.robots_directives);
+    bind_text_in_place(s, 17, page.robots_directives);
     bind_nonzero(s, 18, page.links_dropped);
-    bind_text(s, 19, page.etag);
-    bind_text(s, 20, page.last_modified);
-    bind_text(s, 21, page.content_digest);
+    bind_text_in_place(s, 19, page.etag);
+    bind_text_in_place(s, 20, page.last_modified);
+    bind_text_in_place(s, 21, page.content_digest);
     bind_nonzero(s, 22, revisit_interval_ms);
-    bind_text(s, 23, joined_link_hosts(page));
-    bind_text(s, 24, page.charset);
+    joined_link_hosts(page, link_hosts_text);
+    bind_text_in_place(s, 23, link_hosts_text);
+    bind_text_in_place(s, 24, page.charset);
     s.exec();
     return before.row ? before.page_id : db.getLastInsertRowid();
   }
@@ -315,7 +355,7 @@ struct CrawlStore::Impl {
   StoredAnswer stored_answer(const std::string& url) {
     StoredAnswer out;
     StatementUse use(select_stored);
-    select_stored.bind(1, url);
+    bind_in_place(select_stored, 1, url);
     if (!select_stored.executeStep())
       return out;
     out.row = true;
@@ -333,7 +373,7 @@ struct CrawlStore::Impl {
       return;
     StatementUse use(insert_change);
     insert_change.bind(1, run_id);
-    insert_change.bind(2, url);
+    bind_in_place(insert_change, 2, url);
     insert_change.bind(3, to_string(change));
     insert_change.bind(4, at_ms);
     insert_change.exec();
@@ -372,8 +412,8 @@ struct CrawlStore::Impl {
 
   // The hosts whose edges the page counts (its own host never: the domain
   // graph has no self-loops), space-separated for pages.link_hosts.
-  static std::string joined_link_hosts(const PageRow& page) {
-    std::string joined;
+  static void joined_link_hosts(const PageRow& page, std::string& joined) {
+    joined.clear();
     for (const auto& host_key : page.link_host_keys) {
       if (host_key == page.host_key)
         continue;
@@ -381,7 +421,6 @@ struct CrawlStore::Impl {
         joined += ' ';
       joined += host_key;
     }
-    return joined;
   }
 
   // `stored_before`: the page had a row, which may have links to replace;
@@ -399,9 +438,10 @@ struct CrawlStore::Impl {
     // keeps its first position rather than failing the page.
     link_urls.assign(1, '[');
     link_flags.clear();
+    const bool unique = links_unique(links);
     link_seen.clear();
     for (const auto& link : links) {
-      if (!link_seen.insert(link.url).second)
+      if (!unique && !link_seen.insert(link.url).second)
         continue;
       if (link_urls.size() > 1)
         link_urls += ',';
@@ -416,6 +456,16 @@ struct CrawlStore::Impl {
     insert_page_links.exec();
   }
 
+  // Whether no two links share a target, told without allocating: by their
+  // hashes, and by text only when two hashes meet.
+  bool links_unique(const std::vector<LinkRow>& links) {
+    link_hashes.clear();
+    for (const auto& link : links)
+      link_hashes.push_back(std::hash<std::string>{}(link.url));
+    std::sort(link_hashes.begin(), link_hashes.end());
+    return std::adjacent_find(link_hashes.begin(), link_hashes.end()) == link_hashes.end();
+  }
+
   // A refetch replaces what the last fetch's processors found.
   void replace_items(std::int64_t page_id, const PageRow& page, bool stored_before) {
     for (SQLite::Statement* clear : {&delete_items, &delete_failures}) {
@@ -428,8 +478,8 @@ struct CrawlStore::Impl {
     for (const auto& item : page.items) {
       StatementUse use(insert_item);
       insert_item.bind(1, page_id);
-      insert_item.bind(2, item.kind);
-      insert_item.bind(3, item.json);
+      bind_in_place(insert_item, 2, item.kind);
+      bind_in_place(insert_item, 3, item.json);
       insert_item.exec();
     }
     for (const auto& failure : page.processor_failures) {
@@ -444,7 +494,8 @@ struct CrawlStore::Impl {
   }
 
   void store_page(const PageRow& page) {
-    edges_in_call.clear();  // what a call that failed past its undo left
+    crawled_in_call_count = 0;  // what a call that failed past its undo left
+    edges_in_call.clear();
     const StoredAnswer before = stored_answer(page.url);
     const RefetchResult now{page.error.empty(), page.status_code, page.not_modified, page.content_digest};
     const PageChange change = classify_change(before.page, now);
@@ -497,9 +548,9 @@ struct CrawlStore::Impl {
   void insert_frontier_row(const FrontierEntry& entry, std::int64_t discovered_at) {
     StatementUse use(insert_frontier);
     insert_frontier.bind(1, entry.seq);
-    insert_frontier.bind(2, entry.url);
+    bind_in_place(insert_frontier, 2, entry.url);
     insert_frontier.bind(3, entry.depth);
-    bind_text(insert_frontier, 4, entry.parent_url);
+    bind_text_in_place(insert_frontier, 4, entry.parent_url);
     insert_frontier.bind(5, discovered_at);
     bind_nonzero(insert_frontier, 6, entry.lastmod_ms);
     insert_frontier.exec();
@@ -513,7 +564,7 @@ struct CrawlStore::Impl {
       settle_frontier.bind(2);
     else
       settle_frontier.bind(2, epoch_ms());
-    settle_frontier.bind(3, url);
+    bind_in_place(settle_frontier, 3, url);
     settle_frontier.exec();
   }
 
@@ -783,23 +834,25 @@ struct CrawlStore::Impl {
   // Prepared once, after the schema exists; declared after `db` so they are
   // finalized before the connection closes.
 
-  SQLite::Statement upsert_crawled{db, R"sql(
-      INSERT INTO nodes(domain_name, description, crawl_count) VALUES(?1, ?2, 1)
-      ON CONFLICT(domain_name) DO UPDATE SET
-        crawl_count = COALESCE(nodes.crawl_count, 0) + 1,
-        description = CASE
-          WHEN excluded.description IS NOT NULL AND (nodes.description IS NULL OR ?3)
-          THEN excluded.description
-          ELSE nodes.description END
-      RETURNING node_id)sql"};
-  // upsert_crawled's update, for a node whose id is known.
-  SQLite::Statement count_crawled{db, R"sql(
+  // A batch's pages of one node (write_node_counts).
+  SQLite::Statement add_node_counts{db, R"sql(
       UPDATE nodes SET
-        crawl_count = COALESCE(crawl_count, 0) + 1,
+        crawl_count = COALESCE(crawl_count, 0) + ?2,
         description = CASE
-          WHEN ?2 IS NOT NULL AND (description IS NULL OR ?3) THEN ?2
+          WHEN ?3 IS NOT NULL THEN ?3
+          WHEN description IS NULL THEN ?4
           ELSE description END
       WHERE node_id = ?1)sql"};
+  // upsert_crawled_node's: the pages of the write call under way (a slot's
+  // buffer reused from call to call), and the open batch's counts by node.
+  struct CrawledNode {
+    std::int64_t node_id = 0;
+    bool root = false;
+    std::string description;
+  };
+  std::vector<CrawledNode> crawled_in_call;
+  std::size_t crawled_in_call_count = 0;
+  std::unordered_map<std::int64_t, NodeCount> node_counts;
   SQLite::Statement insert_node{db, R"sql(
       INSERT INTO nodes(domain_name) VALUES(?1)
       ON CONFLICT(domain_name) DO NOTHING
@@ -883,7 +936,9 @@ struct CrawlStore::Impl {
   // replace_links's scratch, kept between pages.
   std::string link_urls;
   std::string link_flags;
-  std::unordered_set<std::string_view> link_seen;
+  std::unordered_set<std::string_view> link_seen;  // only for a page whose hashes meet
+  std::vector<std::size_t> link_hashes;
+  std::string link_hosts_text;  // upsert_page_row's
 
   SQLite::Statement insert_frontier{db, R"sql(
       INSERT INTO frontier(seq, url, depth, parent_url, state, discovered_at, lastmod)

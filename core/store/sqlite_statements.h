@@ -17,6 +17,21 @@ inline void bind_text(SQLite::Statement& s, int index, const std::string& value)
     s.bind(index, value);
 }
 
+// Text SQLite reads where it lies instead of copying it: `value` must
+// outlive the statement's execution, so a temporary is refused (below).
+// Empty text is NULL, as with bind_text.
+inline void bind_text_in_place(SQLite::Statement& s, int index, const std::string& value) {
+  if (value.empty())
+    s.bind(index);
+  else
+    s.bindNoCopy(index, value);
+}
+void bind_text_in_place(SQLite::Statement&, int, const std::string&&) = delete;
+
+// The same for text that is never NULL (a URL, a kind): '' stays ''.
+inline void bind_in_place(SQLite::Statement& s, int index, const std::string& value) { s.bindNoCopy(index, value); }
+void bind_in_place(SQLite::Statement&, int, const std::string&&) = delete;
+
 inline void bind_nonzero(SQLite::Statement& s, int index, std::int64_t value) {
   if (value == 0)
     s.bind(index);

@@ -238,6 +238,62 @@ TEST_CASE("node description: first text, then only the root page replaces it", "
   CHECK(node(path.str(), "p.test:8080").description == "P2");
 }
 
+// A node's crawl count and description are added up in memory for a batch
+// and written once a node just before it commits: the same, whatever the
+// batch, as a commit after every page gives; and a page whose write fails
+// counts nothing.
+TEST_CASE("node counts and descriptions are the same whatever the batch and a failed page counts nothing",
+          "[store]") {
+  struct Visit {
+    const char* url;
+    const char* title;
+  };
+  // In crawl order: a text for an empty node, one that does not replace
+  // it, host roots that do, a root without text, a page without text.
+  const std::vector<Visit> visits = {
+    {"http://d.test/a", "A"},     {"http://d.test/b", "B"}, {"http://e.test/x", ""},
+    {"http://d.test/", "Root 1"}, {"http://d.test/c", "C"}, {"http://d.test/?q", "Root 2"},
+    {"http://d.test/", ""},       {"http://e.test/y", "Y"}, {"http://f.test/", ""},
+  };
+  std::vector<std::string> nodes_by_batch;
+  for (std::size_t batch_ops : {std::size_t{1}, std::size_t{4}, std::size_t{512}}) {
+    TempDbPath path;
+    {
+      CrawlStore store(path.str(), batch_ops);
+      store.flush();
+    }
+    {
+      // A trigger makes any page with a link to /boom fail after its node
+      // was met.
+      SQLite::Database db(path.str(), SQLite::OPEN_READWRITE);
+      db.exec("CREATE TRIGGER boom BEFORE INSERT ON page_links WHEN NEW.urls LIKE '%/boom%' "
+              "BEGIN SELECT RAISE(ABORT, 'boom'); END");
+    }
+    CrawlStore store(path.str(), batch_ops);
+    for (std::size_t i = 0; i < visits.size(); ++i) {
+      const std::string url = visits[i].url;
+      PageRow page = make_page(url, url.substr(7, 6));
+      page.title = visits[i].title;
+      store.record_page(page);
+      if (i % 3 == 1) {
+        PageRow failing = make_page(url, url.substr(7, 6));
+        failing.title = "never";
+        failing.links = {{"http://x.test/boom", false, false}};
+        CHECK_THROWS_AS(store.record_page(failing), StoreError);
+      }
+    }
+    store.flush();
+    SQLite::Database db(path.str(), SQLite::OPEN_READONLY);
+    SQLite::Statement q(db, "SELECT group_concat(domain_name || '=' || crawl_count || ':' || "
+                            "COALESCE(description, '<null>'), ' ') FROM (SELECT * FROM nodes ORDER BY domain_name)");
+    REQUIRE(q.executeStep());
+    nodes_by_batch.push_back(q.getColumn(0).getString());
+  }
+  CHECK(nodes_by_batch[0] == "d.test=6:Root 2 e.test=2:Y f.test=1:<null>");
+  CHECK(nodes_by_batch[1] == nodes_by_batch[0]);
+  CHECK(nodes_by_batch[2] == nodes_by_batch[0]);
+}
+
 // A page's links are one row (page_links) read as rows through the view
 // links: every count keeps each link, its order, its flags, and the first
 // of a repeated target, positions counted from 0 without gaps.
