@@ -122,8 +122,8 @@ void write_delta(storage_ptr self, const frontier_delta& d) {
 void write_pages(storage_ptr self, store_pages& m) {
   auto& st = self->state;
   StageTimer timer(st.times, waited_us(m.sent_us));
+  st.store->record_pages(m.pages);
   for (auto& page : m.pages) {
-    st.store->record_page(page);
     st.processor_pages.add(page.processors_took, page.processors_failed);
     if (st.events) {
       page.links.clear();  // events need the page, not its links

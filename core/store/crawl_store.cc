@@ -493,9 +493,13 @@ struct CrawlStore::Impl {
     }
   }
 
-  void store_page(const PageRow& page) {
-    crawled_in_call_count = 0;  // what a call that failed past its undo left
+  // What a call that failed past its undo left is not this call's.
+  void start_call() {
+    crawled_in_call_count = 0;
     edges_in_call.clear();
+  }
+
+  void store_page(const PageRow& page) {
     const StoredAnswer before = stored_answer(page.url);
     const RefetchResult now{page.error.empty(), page.status_code, page.not_modified, page.content_digest};
     const PageChange change = classify_change(before.page, now);
@@ -1423,7 +1427,20 @@ void CrawlStore::save_cookies(const std::vector<std::string>& lines) {
 }
 
 void CrawlStore::record_page(const PageRow& page) {
-  impl_->batch.write("record_page", 1, [&] { impl_->store_page(page); });
+  impl_->batch.write("record_page", 1, [&] {
+    impl_->start_call();
+    impl_->store_page(page);
+  });
+}
+
+void CrawlStore::record_pages(const std::vector<PageRow>& pages) {
+  if (pages.empty())
+    return;
+  impl_->batch.write("record_page", pages.size(), [&] {
+    impl_->start_call();
+    for (const auto& page : pages)
+      impl_->store_page(page);
+  });
 }
 
 void CrawlStore::record_dead_letter(const DeadLetterRow& row) {

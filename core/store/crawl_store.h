@@ -136,6 +136,11 @@ class CrawlStore {
   // none yet or the page is the host's root "/"), upserts every target node
   // and edge in link_host_keys (weight += 1).
   void record_page(const PageRow& page);
+  // record_page for each page, in order, as one write call: all of them or,
+  // when one fails, none (and StoreError). One savepoint for the lot: SQLite
+  // copies each database page a call first changes into the savepoint's
+  // journal, and the pages of one batch share most of theirs.
+  void record_pages(const std::vector<PageRow>& pages);
   void record_dead_letter(const DeadLetterRow& row);
   void record_robots(const RobotsRecord& record);
   // Sitemap outcomes (rows of the sitemaps table), and this run's refusals

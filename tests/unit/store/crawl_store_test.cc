@@ -294,6 +294,38 @@ TEST_CASE("node counts and descriptions are the same whatever the batch and a fa
   CHECK(nodes_by_batch[2] == nodes_by_batch[0]);
 }
 
+TEST_CASE("record_pages writes a message's pages as one call: all of them or none", "[store]") {
+  TempDbPath path;
+  {
+    CrawlStore store(path.str());
+    store.flush();
+  }
+  {
+    SQLite::Database db(path.str(), SQLite::OPEN_READWRITE);
+    db.exec("CREATE TRIGGER boom BEFORE INSERT ON page_links WHEN NEW.urls LIKE '%/boom%' "
+            "BEGIN SELECT RAISE(ABORT, 'boom'); END");
+  }
+  CrawlStore store(path.str());
+  std::vector<PageRow> pages;
+  for (int i = 0; i < 3; ++i) {
+    pages.push_back(make_page("http://a.test/" + std::to_string(i), "a.test"));
+    pages.back().link_host_keys = {"b.test"};
+    pages.back().links = {{"http://b.test/" + std::to_string(i), false, true}};
+  }
+  store.record_pages(pages);
+  // The second page of the next call fails: its first is undone with it.
+  std::vector<PageRow> failing = {make_page("http://a.test/3", "a.test"), make_page("http://a.test/4", "a.test")};
+  failing[0].link_host_keys = {"c.test"};
+  failing[1].links = {{"http://x.test/boom", false, false}};
+  CHECK_THROWS_AS(store.record_pages(failing), StoreError);
+  store.record_pages({});  // nothing to write
+  store.flush();
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM pages") == 3);
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM links") == 3);
+  CHECK(node(path.str(), "a.test").crawl_count == 3);
+  CHECK(edges(path.str()) == std::map<std::pair<std::string, std::string>, std::int64_t>{{{"a.test", "b.test"}, 3}});
+}
+
 // A page's links are one row (page_links) read as rows through the view
 // links: every count keeps each link, its order, its flags, and the first
 // of a repeated target, positions counted from 0 without gaps.
