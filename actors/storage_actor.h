@@ -22,7 +22,7 @@ class CrawlStore;
 // with each run's end, for the next run to go on with.
 storage_actor spawn_storage(caf::actor_system& sys, std::shared_ptr<CrawlStore> store,
                             std::shared_ptr<CrawlEvents> events = nullptr,
-                            std::chrono::milliseconds flush_interval = std::chrono::milliseconds{250},
+                            std::chrono::milliseconds flush_interval = std::chrono::milliseconds{1000},
                             std::shared_ptr<const CookieJar> cookies = nullptr);
 
 }  // namespace actorcrawl

@@ -63,7 +63,8 @@ CrawlTopology spawn_crawl(caf::actor_system& sys, const CrawlConfig& config, Cra
   CrawlTopology t;
   auto& a = t.actors;
   a.node = node_name(config);
-  a.storage = spawn_storage(sys, std::move(parts.store), parts.events, std::chrono::milliseconds{250}, parts.cookies);
+  a.storage = spawn_storage(sys, std::move(parts.store), parts.events,
+                            std::chrono::milliseconds{config.storage_commit_interval_ms}, parts.cookies);
   a.dead_letter = spawn_dead_letter(sys);
   const auto settings = worker_settings(config, parts.pipeline.get());
   // A robots.txt's Sitemap: lines count for the hosts the crawl crawls.

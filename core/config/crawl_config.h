@@ -137,7 +137,10 @@ struct CrawlConfig {
   std::int64_t max_connections_per_host = 2;  // at once to one host, only while its delay is 0
   std::int64_t max_leases_per_host = 2;  // site profile: URLs of one host out at once
   std::int64_t frontier_window = 10000;
-  std::int64_t storage_batch = 2048;  // a batch also commits within 250 ms (actors/storage_actor.cc)
+  std::int64_t storage_batch = 2048;  // a batch also commits storage_commit_interval_ms after its first write
+  // At most this long between a batch's first write and its commit: what a
+  // crash may make the next run fetch again (docs/schema.md).
+  std::int64_t storage_commit_interval_ms = 1000;
   std::int64_t progress_interval_ms = 1000;
   bool report_timings = true;  // the per-stage time table at the end
   // Several nodes (docs/deployment.md).

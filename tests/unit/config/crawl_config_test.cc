@@ -539,6 +539,11 @@ TEST_CASE("cli: duration flags with and without -ms take units", "[config][cli]"
   CHECK(c.retry_delay_ms == 300);
   CHECK(c.revisit_after_ms == 172800000);
   CHECK(c.progress_interval_ms == 60000);
+  CHECK(c.storage_commit_interval_ms == 1000);  // the default: a second
+  apply_command_line({"--storage-commit-interval", "5s"}, c);
+  CHECK(c.storage_commit_interval_ms == 5000);
+  CHECK(error_of([&] { apply_command_line({"--storage-commit-interval", "5ms"}, c); }).find(
+          "--storage-commit-interval': must be between 10 and 3600000") != std::string::npos);
   // revisit_after has no -ms suffix to drop, so there is no shorter flag.
   CHECK(error_of([&] { apply_command_line({"--revisit", "1d"}, c); }) ==
         "unknown option '--revisit' (see actorcrawl --help)");
