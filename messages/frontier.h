@@ -10,6 +10,7 @@
 
 #include "core/crawl/crawl_job.h"
 #include "core/crawl/followed_links.h"
+#include "messages/packed_fields.h"
 #include "messages/storage.h"  // PageRow
 
 namespace actorcrawl {
@@ -66,18 +67,8 @@ struct page_outlinks {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, page_outlinks& x) {
-  if constexpr (moves_between_processes<Inspector>) {
-    std::string packed;
-    return f(caf::meta::type_name("page_outlinks"), x.job, caf::meta::save_callback([&]() -> caf::error {
-               packed = pack_followed_links(x.links);
-               return caf::none;
-             }),
-             packed, caf::meta::load_callback([&]() -> caf::error {
-               return unpack_followed_links(packed, x.links) ? caf::error{} : packed_links_refused();
-             }));
-  } else {
-    return f(caf::meta::type_name("page_outlinks"), x.job, x.links);
-  }
+  PackedLinks<FollowedLink> links{x.links};
+  return f(caf::meta::type_name("page_outlinks"), x.job, links);
 }
 
 // ProcessorLane -> Frontier: a lane's batch (processor_actor.cc) of fetched

@@ -4,12 +4,19 @@
 // tests and logs) sees the fields as they are.
 #pragma once
 
+#include <string>
+#include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include <caf/deserializer.hpp>
 #include <caf/error.hpp>
+#include <caf/meta/load_callback.hpp>
+#include <caf/meta/save_callback.hpp>
 #include <caf/sec.hpp>
 #include <caf/serializer.hpp>
+
+#include "core/crawl/link_packing.h"
 
 namespace actorcrawl {
 
@@ -19,5 +26,39 @@ inline constexpr bool moves_between_processes =
 
 // What a deserializer reports for packed links that do not decode.
 inline caf::error packed_links_refused() { return caf::make_error(caf::sec::invalid_argument, "packed links"); }
+
+// The packing of each kind of link (core/crawl/link_packing.h).
+inline std::string pack_links(const std::vector<LinkRow>& links) { return pack_link_rows(links); }
+inline bool unpack_links(std::string_view packed, std::vector<LinkRow>& links) {
+  return unpack_link_rows(packed, links);
+}
+inline std::string pack_links(const std::vector<FollowedLink>& links) { return pack_followed_links(links); }
+inline bool unpack_links(std::string_view packed, std::vector<FollowedLink>& links) {
+  return unpack_followed_links(packed, links);
+}
+
+// A message's vector of links, as a field: one packed string between
+// processes (filled just before the message is written, read just after it
+// is), the vector itself for every other inspector.
+template <class Link>
+struct PackedLinks {
+  std::vector<Link>& links;
+};
+
+template <class Inspector, class Link>
+typename Inspector::result_type inspect(Inspector& f, PackedLinks<Link>& x) {
+  if constexpr (moves_between_processes<Inspector>) {
+    std::string packed;
+    return f(caf::meta::save_callback([&]() -> caf::error {
+               packed = pack_links(x.links);
+               return caf::none;
+             }),
+             packed, caf::meta::load_callback([&]() -> caf::error {
+               return unpack_links(packed, x.links) ? caf::error{} : packed_links_refused();
+             }));
+  } else {
+    return f(x.links);
+  }
+}
 
 }  // namespace actorcrawl

@@ -6,11 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <caf/meta/load_callback.hpp>
-#include <caf/meta/save_callback.hpp>
 #include <caf/meta/type_name.hpp>
 
-#include "core/crawl/link_packing.h"
 #include "core/crawl/records.h"
 #include "core/report/stage_times.h"
 #include "messages/packed_fields.h"
@@ -51,34 +48,16 @@ typename Inspector::result_type inspect(Inspector& f, LinkRow& x) {
   return f(caf::meta::type_name("LinkRow"), x.url, x.nofollow, x.followed);
 }
 
-// A PageRow's fields, with `links` standing where its links go: the
-// LinkRows themselves, or their packed form between processes.
-template <class Inspector, class... Links>
-typename Inspector::result_type inspect_page_row(Inspector& f, PageRow& x, Links&&... links) {
+// The links travel packed between processes (packed_fields.h).
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, PageRow& x) {
+  PackedLinks<LinkRow> links{x.links};
   return f(caf::meta::type_name("PageRow"), x.url, x.host_key, x.depth, x.status_code,
            x.content_type, x.title, x.description, x.bytes, x.fetch_ms, x.fetched_at_ms, x.error,
            x.final_url, x.redirect_chain, x.truncated, x.canonical_url, x.attempts,
-           x.robots_directives, std::forward<Links>(links)..., x.link_host_keys, x.links_dropped, x.items,
+           x.robots_directives, links, x.link_host_keys, x.links_dropped, x.items,
            x.processor_failures, x.etag, x.last_modified, x.content_digest, x.charset, x.body, x.not_modified,
            x.processors_took, x.processors_failed);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, PageRow& x) {
-  if constexpr (moves_between_processes<Inspector>) {
-    std::string packed;
-    return inspect_page_row(
-      f, x, caf::meta::save_callback([&]() -> caf::error {
-        packed = pack_link_rows(x.links);
-        return caf::none;
-      }),
-      packed,
-      caf::meta::load_callback([&]() -> caf::error {
-        return unpack_link_rows(packed, x.links) ? caf::error{} : packed_links_refused();
-      }));
-  } else {
-    return inspect_page_row(f, x, x.links);
-  }
 }
 
 template <class Inspector>

@@ -48,6 +48,10 @@ struct DiscoveredLink {
   std::string host_key;
 };
 
+inline bool operator==(const DiscoveredLink& a, const DiscoveredLink& b) {
+  return a.url == b.url && a.host_key == b.host_key;
+}
+
 // Sitemap documents are fetched under the HostScheduler's leases like
 // pages (their host's robots.txt and politeness clock apply), but they are
 // no frontier rows: their seqs carry this bit, which frontier seqs (row

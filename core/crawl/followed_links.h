@@ -33,6 +33,10 @@ struct FollowedLink {
   std::string host_key{};
 };
 
+inline bool operator==(const FollowedLink& a, const FollowedLink& b) {
+  return a.link == b.link && a.host == b.host && a.url == b.url && a.host_key == b.host_key;
+}
+
 // `to_crawl`, the links selection chose on the page of `row` (in document
 // order), said by position in `row`. Each link's strings are moved from
 // `to_crawl` only when the row has no place for them. Linear in the links.

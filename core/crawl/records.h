@@ -82,6 +82,10 @@ struct LinkRow {
   bool followed = false;  // offered to the Frontier (in scope, followed)
 };
 
+inline bool operator==(const LinkRow& a, const LinkRow& b) {
+  return a.url == b.url && a.nofollow == b.nofollow && a.followed == b.followed;
+}
+
 // What a processor took from a page to keep: an extraction rule's item or
 // an external processor's. `kind` is the rule's name or the processor's;
 // `json` a JSON object, as text (stored as it is, in the items table).

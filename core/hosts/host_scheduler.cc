@@ -235,7 +235,7 @@ void HostScheduler::dispatch_ready(Clock::time_point now, std::vector<Dispatch>&
     --queued_;
     ++host.in_flight;
     ++worker.active;
-    leases_.emplace(job.seq, Lease{*worker_id, job});
+    leases_.emplace(job.seq, Lease{*worker_id, job, std::nullopt});
     const Kind kind = is_sitemap_seq(job.seq) ? Kind::sitemap : Kind::fetch;
     out.push_back(Dispatch{*worker_id, std::move(job), kind});
     // Room for another request to this host now (politeness off): back

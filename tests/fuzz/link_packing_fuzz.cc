@@ -28,24 +28,6 @@ using namespace actorcrawl;
   std::abort();
 }
 
-bool same(const std::vector<LinkRow>& a, const std::vector<LinkRow>& b) {
-  if (a.size() != b.size())
-    return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i].url != b[i].url || a[i].nofollow != b[i].nofollow || a[i].followed != b[i].followed)
-      return false;
-  return true;
-}
-
-bool same(const std::vector<FollowedLink>& a, const std::vector<FollowedLink>& b) {
-  if (a.size() != b.size())
-    return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i].link != b[i].link || a[i].host != b[i].host || a[i].url != b[i].url || a[i].host_key != b[i].host_key)
-      return false;
-  return true;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -54,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<LinkRow> rows{LinkRow{"stale", false, false}};
   if (unpack_link_rows(input, rows)) {
     std::vector<LinkRow> again;
-    if (!unpack_link_rows(pack_link_rows(rows), again) || !same(rows, again))
+    if (!unpack_link_rows(pack_link_rows(rows), again) || rows != again)
       fail("link rows do not survive packing again");
   } else if (!rows.empty()) {
     fail("refused link rows left behind");
@@ -63,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<FollowedLink> followed{FollowedLink{3, 3, "stale", "stale"}};
   if (unpack_followed_links(input, followed)) {
     std::vector<FollowedLink> again;
-    if (!unpack_followed_links(pack_followed_links(followed), again) || !same(followed, again))
+    if (!unpack_followed_links(pack_followed_links(followed), again) || followed != again)
       fail("followed links do not survive packing again");
     PageRow row;
     row.url = "http://a.test/";

@@ -45,15 +45,6 @@ std::vector<DiscoveredLink> read_back(const PageRow& row, const std::vector<Foll
   return out;
 }
 
-bool same(const std::vector<DiscoveredLink>& a, const std::vector<DiscoveredLink>& b) {
-  if (a.size() != b.size())
-    return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i].url != b[i].url || a[i].host_key != b[i].host_key)
-      return false;
-  return true;
-}
-
 }  // namespace
 
 TEST_CASE("followed links: a site crawl's links are named by position, no string crosses again",
@@ -77,7 +68,7 @@ TEST_CASE("followed links: a site crawl's links are named by position, no string
     CHECK(link.url.empty());
     CHECK(link.host_key.empty());
   }
-  CHECK(same(read_back(s.row, links), expected));
+  CHECK(read_back(s.row, links) == expected);
 }
 
 TEST_CASE("followed links: what the row has no place for is spelled out", "[followed_links]") {
@@ -97,7 +88,7 @@ TEST_CASE("followed links: what the row has no place for is spelled out", "[foll
   CHECK(links[1].host == 1);
   CHECK(links[2].host == -1);
   CHECK(links[2].host_key == "d.test");
-  CHECK(same(read_back(s.row, links), expected));
+  CHECK(read_back(s.row, links) == expected);
 }
 
 TEST_CASE("followed links: a position the row lacks is refused, never read", "[followed_links]") {
