@@ -1,5 +1,8 @@
 #include "core/web/json_text.h"
 
+#include <cstdint>
+#include <cstring>
+
 #include "core/encoding/percent_encoding.h"
 
 namespace actorcrawl {
@@ -37,20 +40,41 @@ std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
   return 0;
 }
 
+constexpr std::uint64_t kEachByte = 0x0101010101010101ULL;
+constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+
+// Whether none of the 8 bytes of `v` needs anything but a copy: none is
+// below 0x20, a '"' or a '\\', or starts a multi-byte character (0x80 and
+// up). With no high bit set, (x - k) & ~x sets a byte's high bit where the
+// byte is below k, so the tests are exact for the word as a whole.
+bool needs_no_escape(std::uint64_t v) {
+  if (v & kHighBits)
+    return false;
+  const std::uint64_t quote = v ^ (kEachByte * '"');
+  const std::uint64_t backslash = v ^ (kEachByte * '\\');
+  const std::uint64_t found = ((v - kEachByte * 0x20) & ~v) | ((quote - kEachByte) & ~quote) |
+                              ((backslash - kEachByte) & ~backslash);
+  return (found & kHighBits) == 0;
+}
+
+bool needs_no_escape(unsigned char c) { return c >= 0x20 && c != '"' && c != '\\' && c < 0x80; }
+
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view text) {
   out += '"';
   std::size_t i = 0;
   while (i < text.size()) {
-    // Copy the longest run that needs no escaping in one go.
+    // Copy the longest run that needs no escaping in one go, found 8 bytes
+    // at a time (a URL or a title is such a run, whole, nearly always).
     std::size_t run = i;
-    while (run < text.size()) {
-      const auto c = static_cast<unsigned char>(text[run]);
-      if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
+    for (std::uint64_t word = 0; run + 8 <= text.size(); run += 8) {
+      std::memcpy(&word, text.data() + run, 8);
+      if (!needs_no_escape(word))
         break;
-      ++run;
     }
+    while (run < text.size() && needs_no_escape(static_cast<unsigned char>(text[run])))
+      ++run;
     out.append(text.data() + i, run - i);
     i = run;
     if (i == text.size())
