@@ -102,17 +102,7 @@ void commit(storage_ptr self) {
 
 // The Frontier's rows, written in the order its delta lists them.
 void write_delta(storage_ptr self, const frontier_delta& d) {
-  auto& db = *self->state.store;
-  if (!d.added.empty())
-    db.add_frontier(d.added);
-  if (!d.requeued.empty())
-    db.requeue_frontier(d.requeued);
-  db.settle_frontier(d.done, FrontierState::done);
-  db.settle_frontier(d.failed, FrontierState::failed);
-  if (!d.refused.empty())
-    db.refuse_frontier(d.refused);
-  if (!d.parked.empty())
-    db.park_frontier(d.parked);
+  self->state.store->write_frontier_changes({d.added, d.requeued, d.done, d.failed, d.refused, d.parked});
   ++self->state.deltas;
   if (self->state.deltas - self->state.deltas_told >= kDeltasWrittenEvery)
     tell_deltas_written(self);

@@ -560,6 +560,55 @@ struct CrawlStore::Impl {
     insert_frontier.exec();
   }
 
+  void insert_frontier_rows(const std::vector<FrontierEntry>& entries) {
+    const std::int64_t discovered_at = epoch_ms();
+    for (const auto& entry : entries)
+      insert_frontier_row(entry, discovered_at);
+  }
+
+  void requeue_rows(const std::vector<FrontierEntry>& entries) {
+    const std::int64_t at = epoch_ms();
+    for (const auto& entry : entries) {
+      StatementUse use(requeue_row);
+      requeue_row.bind(1, entry.seq);
+      bind_in_place(requeue_row, 2, entry.url);
+      requeue_row.bind(3, entry.depth);
+      bind_text_in_place(requeue_row, 4, entry.parent_url);
+      requeue_row.bind(5, at);
+      requeue_row.exec();
+    }
+  }
+
+  void settle_rows(const std::vector<std::string>& urls, FrontierState state) {
+    for (const auto& url : urls)
+      settle(url, state);
+  }
+
+  void refuse_rows(const std::vector<FrontierRefusal>& refusals) {
+    const std::int64_t at = epoch_ms();
+    for (const auto& r : refusals) {
+      StatementUse use(refuse_row);
+      refuse_row.bind(1, r.entry.seq);
+      bind_in_place(refuse_row, 2, r.entry.url);
+      refuse_row.bind(3, r.entry.depth);
+      bind_text_in_place(refuse_row, 4, r.entry.parent_url);
+      refuse_row.bind(5, at);
+      bind_in_place(refuse_row, 6, r.reason);
+      refuse_row.exec();
+    }
+  }
+
+  void park_rows(const std::vector<FrontierRefusal>& parked) {
+    const std::int64_t at = epoch_ms();
+    for (const auto& p : parked) {
+      StatementUse use(park_row);
+      bind_in_place(park_row, 1, p.entry.url);
+      park_row.bind(2, at);
+      bind_in_place(park_row, 3, p.reason);
+      park_row.exec();
+    }
+  }
+
   void settle(const std::string& url, FrontierState state) {
     StatementUse use(settle_frontier);
     settle_frontier.bind(1, static_cast<int>(state));
@@ -1131,30 +1180,13 @@ CrawlStore::~CrawlStore() {
 void CrawlStore::add_frontier(const std::vector<FrontierEntry>& entries) {
   if (entries.empty())
     return;
-  impl_->batch.write("add_frontier", entries.size(), [&] {
-    const std::int64_t discovered_at = epoch_ms();
-    for (const auto& entry : entries)
-      impl_->insert_frontier_row(entry, discovered_at);
-  });
+  impl_->batch.write("add_frontier", entries.size(), [&] { impl_->insert_frontier_rows(entries); });
 }
 
 void CrawlStore::refuse_frontier(const std::vector<FrontierRefusal>& refusals) {
   if (refusals.empty())
     return;
-  impl_->batch.write("refuse_frontier", refusals.size(), [&] {
-    const std::int64_t at = epoch_ms();
-    for (const auto& r : refusals) {
-      auto& st = impl_->refuse_row;
-      StatementUse use(st);
-      st.bind(1, r.entry.seq);
-      st.bind(2, r.entry.url);
-      st.bind(3, r.entry.depth);
-      bind_text(st, 4, r.entry.parent_url);
-      st.bind(5, at);
-      st.bind(6, r.reason);
-      st.exec();
-    }
-  });
+  impl_->batch.write("refuse_frontier", refusals.size(), [&] { impl_->refuse_rows(refusals); });
 }
 
 void CrawlStore::record_robots(const RobotsRecord& r) {
@@ -1270,18 +1302,7 @@ DomainResume CrawlStore::load_domain_resume(const std::string& seed_host_key, st
 void CrawlStore::requeue_frontier(const std::vector<FrontierEntry>& entries) {
   if (entries.empty())
     return;
-  impl_->batch.write("requeue_frontier", entries.size(), [&] {
-    const std::int64_t at = epoch_ms();
-    for (const auto& entry : entries) {
-      StatementUse use(impl_->requeue_row);
-      impl_->requeue_row.bind(1, entry.seq);
-      impl_->requeue_row.bind(2, entry.url);
-      impl_->requeue_row.bind(3, entry.depth);
-      bind_text(impl_->requeue_row, 4, entry.parent_url);
-      impl_->requeue_row.bind(5, at);
-      impl_->requeue_row.exec();
-    }
-  });
+  impl_->batch.write("requeue_frontier", entries.size(), [&] { impl_->requeue_rows(entries); });
 }
 
 std::vector<std::string> CrawlStore::relink_fetched(const FrontierEntry& entry) {
@@ -1324,10 +1345,7 @@ void CrawlStore::settle_frontier(const std::string& url, FrontierState state) {
 void CrawlStore::settle_frontier(const std::vector<std::string>& urls, FrontierState state) {
   if (urls.empty())
     return;
-  impl_->batch.write("settle_frontier", urls.size(), [&] {
-    for (const auto& url : urls)
-      impl_->settle(url, state);
-  });
+  impl_->batch.write("settle_frontier", urls.size(), [&] { impl_->settle_rows(urls, state); });
 }
 
 void CrawlStore::set_revisit_settings(const RevisitSettings& settings) {
@@ -1460,16 +1478,21 @@ RedriveReport CrawlStore::redrive_dead_letters(const RedriveFilter& filter) {
 void CrawlStore::park_frontier(const std::vector<FrontierRefusal>& parked) {
   if (parked.empty())
     return;
-  impl_->batch.write("park_frontier", parked.size(), [&] {
-    const std::int64_t at = epoch_ms();
-    for (const auto& p : parked) {
-      auto& st = impl_->park_row;
-      StatementUse use(st);
-      st.bind(1, p.entry.url);
-      st.bind(2, at);
-      st.bind(3, p.reason);
-      st.exec();
-    }
+  impl_->batch.write("park_frontier", parked.size(), [&] { impl_->park_rows(parked); });
+}
+
+void CrawlStore::write_frontier_changes(const FrontierChanges& c) {
+  const std::size_t ops =
+    c.added.size() + c.requeued.size() + c.done.size() + c.failed.size() + c.refused.size() + c.parked.size();
+  if (ops == 0)
+    return;
+  impl_->batch.write("write_frontier_changes", ops, [&] {
+    impl_->insert_frontier_rows(c.added);
+    impl_->requeue_rows(c.requeued);
+    impl_->settle_rows(c.done, FrontierState::done);
+    impl_->settle_rows(c.failed, FrontierState::failed);
+    impl_->refuse_rows(c.refused);
+    impl_->park_rows(c.parked);
   });
 }
 

@@ -80,6 +80,19 @@ class CrawlStore {
   void refuse_frontier(const std::vector<FrontierRefusal>& refusals);
   // Parks URLs that failed for now (the reason in frontier.refusal).
   void park_frontier(const std::vector<FrontierRefusal>& parked);
+  // The writes of one Frontier delta, in this order: add_frontier(added),
+  // requeue_frontier(requeued), settle_frontier(done, done),
+  // settle_frontier(failed, failed), refuse_frontier(refused) and
+  // park_frontier(parked), as one write call (one savepoint, not six).
+  struct FrontierChanges {
+    const std::vector<FrontierEntry>& added;
+    const std::vector<FrontierEntry>& requeued;
+    const std::vector<std::string>& done;
+    const std::vector<std::string>& failed;
+    const std::vector<FrontierRefusal>& refused;
+    const std::vector<FrontierRefusal>& parked;
+  };
+  void write_frontier_changes(const FrontierChanges& changes);
   // Parked rows become 'queued' again: the next run offers them. Returns
   // how many.
   std::int64_t requeue_parked();

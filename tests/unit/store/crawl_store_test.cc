@@ -973,6 +973,44 @@ TEST_CASE("unusable databases raise StoreError naming the path", "[store]") {
   }
 }
 
+TEST_CASE("write_frontier_changes applies a delta in order as one call: all of it or none", "[store]") {
+  TempDbPath path;
+  CrawlStore store(path.str());
+  store.add_frontier({entry(1, "http://a.test/1"), entry(2, "http://a.test/2"), entry(3, "http://a.test/3")});
+  const std::vector<FrontierEntry> added = {entry(4, "http://a.test/4"), entry(5, "http://a.test/5")};
+  const std::vector<FrontierEntry> requeued = {entry(6, "http://a.test/3", 0)};
+  const std::vector<std::string> done = {"http://a.test/1", "http://a.test/4"};  // 4: added just before
+  const std::vector<std::string> failed = {"http://a.test/2"};
+  const std::vector<FrontierRefusal> refused = {{entry(7, "http://b.test/"), "robots"}};
+  const std::vector<FrontierRefusal> parked = {{entry(5, "http://a.test/5"), "dns"}};
+  store.write_frontier_changes({added, requeued, done, failed, refused, parked});
+  CHECK(store.pending_ops() == 3 + 2 + 1 + 2 + 1 + 1 + 1);
+  store.flush();
+  const auto state = [&](const std::string& url) {
+    return scalar(path.str(), "SELECT state FROM frontier WHERE url = '" + url + "'");
+  };
+  CHECK(state("http://a.test/1") == static_cast<int>(FrontierState::done));
+  CHECK(state("http://a.test/4") == static_cast<int>(FrontierState::done));
+  CHECK(state("http://a.test/2") == static_cast<int>(FrontierState::failed));
+  CHECK(state("http://a.test/3") == static_cast<int>(FrontierState::queued));
+  CHECK(scalar(path.str(), "SELECT seq FROM frontier WHERE url = 'http://a.test/3'") == 6);
+  CHECK(state("http://b.test/") == static_cast<int>(FrontierState::refused));
+  CHECK(state("http://a.test/5") == static_cast<int>(FrontierState::parked));
+
+  // seq 8 twice: the delta fails, and its settle of /3 is undone with it.
+  const std::vector<FrontierEntry> clash = {entry(8, "http://a.test/8"), entry(8, "http://a.test/9")};
+  const std::vector<std::string> settle_3 = {"http://a.test/3"};
+  const std::vector<FrontierEntry> none;
+  const std::vector<std::string> no_urls;
+  const std::vector<FrontierRefusal> no_refusals;
+  CHECK_THROWS_AS(store.write_frontier_changes({clash, none, settle_3, no_urls, no_refusals, no_refusals}),
+                  StoreError);
+  store.write_frontier_changes({none, none, no_urls, no_urls, no_refusals, no_refusals});  // nothing
+  store.flush();
+  CHECK(state("http://a.test/3") == static_cast<int>(FrontierState::queued));
+  CHECK(scalar(path.str(), "SELECT COUNT(*) FROM frontier WHERE seq = 8") == 0);
+}
+
 TEST_CASE("a failed write is undone alone and reported as StoreError", "[store]") {
   TempDbPath path;
   CrawlStore store(path.str());
