@@ -566,15 +566,20 @@ struct CrawlStore::Impl {
       insert_frontier_row(entry, discovered_at);
   }
 
+  // ?1 to ?5 of requeue_row and refuse_row: the entry and when.
+  static void bind_entry(SQLite::Statement& s, const FrontierEntry& entry, std::int64_t at) {
+    s.bind(1, entry.seq);
+    bind_in_place(s, 2, entry.url);
+    s.bind(3, entry.depth);
+    bind_text_in_place(s, 4, entry.parent_url);
+    s.bind(5, at);
+  }
+
   void requeue_rows(const std::vector<FrontierEntry>& entries) {
     const std::int64_t at = epoch_ms();
     for (const auto& entry : entries) {
       StatementUse use(requeue_row);
-      requeue_row.bind(1, entry.seq);
-      bind_in_place(requeue_row, 2, entry.url);
-      requeue_row.bind(3, entry.depth);
-      bind_text_in_place(requeue_row, 4, entry.parent_url);
-      requeue_row.bind(5, at);
+      bind_entry(requeue_row, entry, at);
       requeue_row.exec();
     }
   }
@@ -588,11 +593,7 @@ struct CrawlStore::Impl {
     const std::int64_t at = epoch_ms();
     for (const auto& r : refusals) {
       StatementUse use(refuse_row);
-      refuse_row.bind(1, r.entry.seq);
-      bind_in_place(refuse_row, 2, r.entry.url);
-      refuse_row.bind(3, r.entry.depth);
-      bind_text_in_place(refuse_row, 4, r.entry.parent_url);
-      refuse_row.bind(5, at);
+      bind_entry(refuse_row, r.entry, at);
       bind_in_place(refuse_row, 6, r.reason);
       refuse_row.exec();
     }

@@ -46,6 +46,34 @@ WarcRecord record(const std::string& warcinfo_id, std::size_t size, std::uint32_
   return r;
 }
 
+// RLIMIT_FSIZE for a scope, standing in for a full disk: a write past it
+// fails (EFBIG) after writing what fits, as ENOSPC does (SIGXFSZ ignored
+// meanwhile).
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGXFSZ, &ignore, &previous_);
+    ::getrlimit(RLIMIT_FSIZE, &saved_);
+    rlimit limited = saved_;
+    limited.rlim_cur = bytes;
+    applied_ = ::setrlimit(RLIMIT_FSIZE, &limited) == 0;
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &saved_);
+    ::sigaction(SIGXFSZ, &previous_, nullptr);
+  }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+  bool applied() const { return applied_; }
+
+ private:
+  struct sigaction previous_ {};
+  rlimit saved_{};
+  bool applied_ = false;
+};
+
 WarcWriter::Build one(std::size_t size, std::uint32_t seed = 1) {
   return [=](const std::string& id) { return std::vector<WarcRecord>{record(id, size, seed)}; };
 }
@@ -189,20 +217,12 @@ TEST_CASE("a write that fails (the disk is full) leaves no torn record, and late
   WarcWriter w{settings_for(dir.str())};
   REQUIRE(w.append(one(500, 1)).empty());
   const auto before = fs::file_size(w.current_path());
-  // RLIMIT_FSIZE stands in for a full disk: a write past it fails (EFBIG)
-  // after writing what fits, as ENOSPC does.
-  struct sigaction ignore {};
-  ignore.sa_handler = SIG_IGN;
-  struct sigaction previous {};
-  ::sigaction(SIGXFSZ, &ignore, &previous);
-  rlimit saved{};
-  ::getrlimit(RLIMIT_FSIZE, &saved);
-  rlimit limited = saved;
-  limited.rlim_cur = before + 100;
-  REQUIRE(::setrlimit(RLIMIT_FSIZE, &limited) == 0);
-  const std::string error = w.append(one(5000, 2));
-  ::setrlimit(RLIMIT_FSIZE, &saved);
-  ::sigaction(SIGXFSZ, &previous, nullptr);
+  std::string error;
+  {
+    FileSizeLimit full_disk(before + 100);
+    REQUIRE(full_disk.applied());
+    error = w.append(one(5000, 2));
+  }
   CHECK(error.find("cannot write to " + w.current_path() + ": File too large") == 0);
   CHECK(fs::file_size(w.current_path()) == before);  // the part that fit was cut off
   REQUIRE(w.append(one(500, 3)).empty());
@@ -259,23 +279,16 @@ TEST_CASE("a new file takes its name only once its warcinfo is whole, and unfini
 TEST_CASE("a start that cannot write the warcinfo leaves neither the file nor its hidden part", "[warc]") {
   TempDir dir{"warc_no_info"};
   fs::create_directories(dir.str());
-  struct sigaction ignore {};
-  ignore.sa_handler = SIG_IGN;
-  struct sigaction previous {};
-  ::sigaction(SIGXFSZ, &ignore, &previous);
-  rlimit saved{};
-  ::getrlimit(RLIMIT_FSIZE, &saved);
-  rlimit limited = saved;
-  limited.rlim_cur = 10;  // less than any warcinfo
-  REQUIRE(::setrlimit(RLIMIT_FSIZE, &limited) == 0);
   std::string error;
-  try {
-    WarcWriter w{settings_for(dir.str())};
-  } catch (const std::runtime_error& e) {
-    error = e.what();
+  {
+    FileSizeLimit full_disk(10);  // less than any warcinfo
+    REQUIRE(full_disk.applied());
+    try {
+      WarcWriter w{settings_for(dir.str())};
+    } catch (const std::runtime_error& e) {
+      error = e.what();
+    }
   }
-  ::setrlimit(RLIMIT_FSIZE, &saved);
-  ::sigaction(SIGXFSZ, &previous, nullptr);
   CHECK(error.find("warc_dir '" + dir.str() + "': cannot write test-crawl-") == 0);
   CHECK(error.find(": File too large") != std::string::npos);
   CHECK(fs::is_empty(dir.str()));
