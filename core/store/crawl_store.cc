@@ -157,7 +157,7 @@ struct CrawlStore::Impl {
   // page counted and its text offered to the node's description in memory,
   // written once a node and batch just before it commits
   // (write_node_counts), as edges are, instead of an update a page.
-  std::int64_t upsert_crawled_node(const PageRow& page) {
+  std::int64_t count_crawled_node(const PageRow& page) {
     const std::int64_t node_id = node_id_for(page.host_key);
     if (crawled_in_call_count == crawled_in_call.size())
       crawled_in_call.emplace_back();
@@ -385,7 +385,7 @@ struct CrawlStore::Impl {
   // up and the edges the stored page counted count once more, in this same
   // transaction, as they would for a body that had not changed.
   void refresh_not_modified(const PageRow& page) {
-    const std::int64_t node_id = upsert_crawled_node(page);
+    const std::int64_t node_id = count_crawled_node(page);
     std::string link_hosts;
     {
       StatementUse use(refresh_page);
@@ -510,7 +510,7 @@ struct CrawlStore::Impl {
       refresh_not_modified(page);
       return;
     }
-    const std::int64_t node_id = upsert_crawled_node(page);
+    const std::int64_t node_id = count_crawled_node(page);
     const std::int64_t page_id = upsert_page_row(page, node_id, before);
     keep_body(page);
     replace_links(page_id, page.links, before.row);
@@ -897,7 +897,7 @@ struct CrawlStore::Impl {
           WHEN description IS NULL THEN ?4
           ELSE description END
       WHERE node_id = ?1)sql"};
-  // upsert_crawled_node's: the pages of the write call under way (a slot's
+  // count_crawled_node's: the pages of the write call under way (a slot's
   // buffer reused from call to call), and the open batch's counts by node.
   struct CrawledNode {
     std::int64_t node_id = 0;

@@ -6,10 +6,10 @@
 // (".<name>.part") and linked to its own name once its warcinfo is whole,
 // so no file of the archive is ever empty. Every record is one gzip member
 // compressed in memory, and the records of one append (a request and its
-// response) go out in one write, so after kill -9 a file ends with whole records and at most one
-// torn write: maybe a whole request whose response is torn. Opening a
-// directory repairs the newest file (repair_warc_tail) before a new file is
-// started.
+// response) go out in one write, so after kill -9 a file ends with whole
+// records and at most one torn write: maybe a whole request whose response
+// is torn. Opening a directory repairs the newest file (repair_warc_tail)
+// before a new file is started.
 //
 // Several threads may append at once: records are built and compressed by
 // the caller's thread, outside the lock; only the write is serialized.
