@@ -67,7 +67,7 @@ void persist(frontier_ptr self) {
 }
 
 // Whether the URL is new to the crawl (and queued).
-bool offer(frontier_ptr self, const std::string& url, const std::string& host_key, std::int32_t depth,
+bool offer(frontier_ptr self, std::string_view url, const std::string& host_key, std::int32_t depth,
            const std::string& parent, std::int64_t lastmod_ms = 0) {
   if (auto entry = self->state.frontier->offer(url, host_key, depth, parent)) {
     entry->lastmod_ms = lastmod_ms;

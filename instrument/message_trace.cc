@@ -37,7 +37,7 @@ std::string short_name(const char* name) {
 }
 
 // The writer keeps the first TraceWriter::kMaxUrls and the count.
-void add_url(TraceRecord& r, const std::string& url) { r.urls.push_back(url); }
+void add_url(TraceRecord& r, std::string_view url) { r.urls.emplace_back(url); }
 
 template <class Jobs>
 void add_jobs(TraceRecord& r, const Jobs& jobs) {

@@ -67,7 +67,7 @@ struct page_outlinks {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, page_outlinks& x) {
-  PackedLinks<FollowedLink> links{x.links};
+  PackedLinks<std::vector<FollowedLink>> links{x.links};
   return f(caf::meta::type_name("page_outlinks"), x.job, links);
 }
 

@@ -28,25 +28,24 @@ inline constexpr bool moves_between_processes =
 inline caf::error packed_links_refused() { return caf::make_error(caf::sec::invalid_argument, "packed links"); }
 
 // The packing of each kind of link (core/crawl/link_packing.h).
-inline std::string pack_links(const std::vector<LinkRow>& links) { return pack_link_rows(links); }
-inline bool unpack_links(std::string_view packed, std::vector<LinkRow>& links) {
-  return unpack_link_rows(packed, links);
-}
+inline std::string pack_links(const LinkList& links) { return pack_link_rows(links); }
+inline bool unpack_links(std::string_view packed, LinkList& links) { return unpack_link_rows(packed, links); }
 inline std::string pack_links(const std::vector<FollowedLink>& links) { return pack_followed_links(links); }
 inline bool unpack_links(std::string_view packed, std::vector<FollowedLink>& links) {
   return unpack_followed_links(packed, links);
 }
 
-// A message's vector of links, as a field: one packed string between
-// processes (filled just before the message is written, read just after it
-// is), the vector itself for every other inspector.
-template <class Link>
+// A message's links (a LinkList, or a vector of FollowedLink), as a field:
+// one packed string between processes (filled just before the message is
+// written, read just after it is), the links themselves for every other
+// inspector.
+template <class Links>
 struct PackedLinks {
-  std::vector<Link>& links;
+  Links& links;
 };
 
-template <class Inspector, class Link>
-typename Inspector::result_type inspect(Inspector& f, PackedLinks<Link>& x) {
+template <class Inspector, class Links>
+typename Inspector::result_type inspect(Inspector& f, PackedLinks<Links>& x) {
   if constexpr (moves_between_processes<Inspector>) {
     std::string packed;
     return f(caf::meta::save_callback([&]() -> caf::error {

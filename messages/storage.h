@@ -48,10 +48,20 @@ typename Inspector::result_type inspect(Inspector& f, LinkRow& x) {
   return f(caf::meta::type_name("LinkRow"), x.url, x.nofollow, x.followed);
 }
 
+// A page's links, as the inspectors that do not move messages between
+// processes see them (logs, traces, tests): one LinkRow each. Between
+// processes they travel packed (PackedLinks), never through this.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, LinkList& x) {
+  static_assert(Inspector::reads_state, "a LinkList is read from a process only packed (PackedLinks)");
+  auto rows = x.rows();
+  return f(caf::meta::type_name("LinkList"), rows);
+}
+
 // The links travel packed between processes (packed_fields.h).
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, PageRow& x) {
-  PackedLinks<LinkRow> links{x.links};
+  PackedLinks<LinkList> links{x.links};
   return f(caf::meta::type_name("PageRow"), x.url, x.host_key, x.depth, x.status_code,
            x.content_type, x.title, x.description, x.bytes, x.fetch_ms, x.fetched_at_ms, x.error,
            x.final_url, x.redirect_chain, x.truncated, x.canonical_url, x.attempts,

@@ -130,7 +130,7 @@ void BM_StoreAddFrontier(benchmark::State& state) {
     state.PauseTiming();
     const PageRow& page = rows[n % rows.size()];
     entries.clear();
-    for (const auto& link : page.links)
+    for (const auto& link : page.links.rows())
       entries.push_back(FrontierEntry{
           seq++, link.url + (link.url.find('?') == std::string::npos ? "?n=" : "&n=") + std::to_string(n), 3,
           page.url});

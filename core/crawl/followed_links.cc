@@ -48,9 +48,9 @@ std::vector<FollowedLink> followed_by_position(const PageRow& row, std::vector<D
   std::size_t next = 0;
   for (auto& link : to_crawl) {
     FollowedLink f;
-    while (next < row.links.size() && !row.links[next].followed)
+    while (next < row.links.size() && !row.links.followed(next))
       ++next;
-    if (next < row.links.size() && row.links[next].url == link.url) {
+    if (next < row.links.size() && row.links.url(next) == link.url) {
       f.link = static_cast<std::int32_t>(next++);
     } else {
       f.url = std::move(link.url);
@@ -66,11 +66,11 @@ std::vector<FollowedLink> followed_by_position(const PageRow& row, std::vector<D
 }
 
 std::optional<FollowedTarget> followed_target(const PageRow& row, const FollowedLink& link) {
-  const std::string* url = &link.url;
+  std::string_view url = link.url;
   if (link.link >= 0) {
     if (static_cast<std::size_t>(link.link) >= row.links.size())
       return std::nullopt;
-    url = &row.links[static_cast<std::size_t>(link.link)].url;
+    url = row.links.url(static_cast<std::size_t>(link.link));
   } else if (link.link != -1) {
     return std::nullopt;
   }
@@ -82,9 +82,9 @@ std::optional<FollowedTarget> followed_target(const PageRow& row, const Followed
   } else if (link.host != -1) {
     return std::nullopt;
   }
-  if (url->empty() || host->empty())
+  if (url.empty() || host->empty())
     return std::nullopt;
-  return FollowedTarget{*url, *host};
+  return FollowedTarget{url, *host};
 }
 
 }  // namespace actorcrawl

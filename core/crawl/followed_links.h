@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/crawl/crawl_job.h"
@@ -45,7 +46,7 @@ std::vector<FollowedLink> followed_by_position(const PageRow& row, std::vector<D
 // What `link` names in `row`: views of its URL and host key, valid while
 // `row` is; nullopt when it names a position `row` does not have.
 struct FollowedTarget {
-  const std::string& url;
+  std::string_view url;
   const std::string& host_key;
 };
 std::optional<FollowedTarget> followed_target(const PageRow& row, const FollowedLink& link);

@@ -78,8 +78,8 @@ class Reader {
   std::string_view in_;
 };
 
-template <class T>
-bool refuse(std::vector<T>& links) {
+template <class List>
+bool refuse(List& links) {
   links.clear();
   return false;
 }
@@ -101,20 +101,19 @@ bool count_entries(std::string_view packed, std::size_t& count, SkipOne&& skip_o
 
 }  // namespace
 
-std::string pack_link_rows(const std::vector<LinkRow>& links) {
-  std::size_t size = 0;
-  for (const auto& link : links)
-    size += link.url.size() + 3;
+std::string pack_link_rows(const LinkList& links) {
   std::string out;
-  out.reserve(size);
-  for (const auto& link : links) {
-    put_bytes(out, link.url);
-    out.push_back(static_cast<char>((link.nofollow ? kNofollow : 0) | (link.followed ? kFollowed : 0)));
+  out.reserve(links.url_bytes() + 3 * links.size());
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    put_bytes(out, links.url(i));
+    out.push_back(static_cast<char>((links.nofollow(i) ? kNofollow : 0) | (links.followed(i) ? kFollowed : 0)));
   }
   return out;
 }
 
-bool unpack_link_rows(std::string_view packed, std::vector<LinkRow>& links) {
+// The URLs are copied into the list's one buffer, sized by the packed
+// bytes (which hold them all and more): no allocation a link.
+bool unpack_link_rows(std::string_view packed, LinkList& links) {
   links.clear();
   std::size_t count = 0;
   if (!count_entries(packed, count, [](Reader& in) {
@@ -123,15 +122,16 @@ bool unpack_link_rows(std::string_view packed, std::vector<LinkRow>& links) {
         return in.bytes(url) && in.byte(flags);
       }))
     return false;
-  links.reserve(count);
+  if (packed.size() > LinkList::kMaxUrlBytes)
+    return false;
+  links.reserve(count, packed.size());
   Reader in(packed);
   while (!in.done()) {
-    LinkRow& row = links.emplace_back();
+    std::string_view url;
     unsigned char flags = 0;
-    if (!in.bytes(row.url) || !in.byte(flags) || (flags & ~(kNofollow | kFollowed)) != 0)
+    if (!in.bytes(url) || !in.byte(flags) || (flags & ~(kNofollow | kFollowed)) != 0)
       return refuse(links);
-    row.nofollow = (flags & kNofollow) != 0;
-    row.followed = (flags & kFollowed) != 0;
+    links.push_back(url, (flags & kNofollow) != 0, (flags & kFollowed) != 0);
   }
   return true;
 }

@@ -15,7 +15,7 @@
 // URL's length and bytes when the link position is -1, and the host key's
 // when the host position is -1. The bytes come from another process:
 // unpacking checks every length and value against what is left, and
-// refuses a string that does not decode whole (false, and the vector is
+// refuses a string that does not decode whole (false, and the list is
 // left empty). Linear in the packed bytes.
 #pragma once
 
@@ -28,8 +28,8 @@
 
 namespace actorcrawl {
 
-std::string pack_link_rows(const std::vector<LinkRow>& links);
-bool unpack_link_rows(std::string_view packed, std::vector<LinkRow>& links);
+std::string pack_link_rows(const LinkList& links);
+bool unpack_link_rows(std::string_view packed, LinkList& links);
 
 std::string pack_followed_links(const std::vector<FollowedLink>& links);
 bool unpack_followed_links(std::string_view packed, std::vector<FollowedLink>& links);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/crawl/crawl_profile.h"
+#include "core/crawl/link_list.h"
 
 namespace actorcrawl {
 
@@ -76,16 +77,6 @@ struct RobotsRecord {
   std::int64_t fetched_at_ms = 0;
 };
 
-struct LinkRow {
-  std::string url;  // resolved and normalized
-  bool nofollow = false;
-  bool followed = false;  // offered to the Frontier (in scope, followed)
-};
-
-inline bool operator==(const LinkRow& a, const LinkRow& b) {
-  return a.url == b.url && a.nofollow == b.nofollow && a.followed == b.followed;
-}
-
 // What a processor took from a page to keep: an extraction rule's item or
 // an external processor's. `kind` is the rule's name or the processor's;
 // `json` a JSON object, as text (stored as it is, in the items table).
@@ -137,7 +128,7 @@ struct PageRow {
   std::string canonical_url;
   std::int32_t attempts = 1;
   std::string robots_directives;  // "noindex", "nofollow" from meta or X-Robots-Tag
-  std::vector<LinkRow> links;  // outgoing links, document order, unique
+  LinkList links;  // outgoing links, document order, unique
   // Distinct host keys of links to other hosts: each adds 1 to the weight of
   // the edge host_key -> it (and creates the target node if needed).
   std::vector<std::string> link_host_keys;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/crawl/crawl_job.h"
@@ -28,7 +29,9 @@ class CrawlFrontier {
   // Accepts a discovered URL, or not. Returns the row to persist as queued.
   // A URL refused by a rule (a trap defence, the subdomain cap) shows up in
   // take_refused() with the rule's name instead.
-  virtual std::optional<FrontierEntry> offer(const std::string& url, const std::string& host_key,
+  // `url` is copied only into what it returns (a page's links are offered
+  // as views of its row, most of them known already).
+  virtual std::optional<FrontierEntry> offer(std::string_view url, const std::string& host_key,
                                              std::int32_t depth, const std::string& parent_url) = 0;
   virtual std::vector<FrontierRefusal> take_refused() = 0;
 

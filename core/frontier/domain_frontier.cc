@@ -56,7 +56,7 @@ void DomainFrontier::push(Entry entry) {
   queue_.push_back(std::move(entry));
 }
 
-std::optional<FrontierEntry> DomainFrontier::offer(const std::string& url, const std::string& host_key,
+std::optional<FrontierEntry> DomainFrontier::offer(std::string_view url, const std::string& host_key,
                                                    std::int32_t depth, const std::string& parent_url) {
   if (depth > limits_.max_depth)
     return std::nullopt;
@@ -67,12 +67,13 @@ std::optional<FrontierEntry> DomainFrontier::offer(const std::string& url, const
   if (!admit_host(host_key)) {
     // Recorded once per host: it is the host that is over the cap.
     if (refused_hosts_.insert(host_key).second)
-      refusals_.push_back(FrontierRefusal{FrontierEntry{next_seq_++, url, depth, parent_url}, "max_subdomains_per_root"});
+      refusals_.push_back(
+        FrontierRefusal{FrontierEntry{next_seq_++, std::string{url}, depth, parent_url}, "max_subdomains_per_root"});
     return std::nullopt;
   }
   crawls_.emplace(host_key, 0);
-  FrontierEntry entry{next_seq_++, url, depth, parent_url};
-  push(Entry{entry.seq, url, host_key, depth});
+  FrontierEntry entry{next_seq_++, std::string{url}, depth, parent_url};
+  push(Entry{entry.seq, entry.url, host_key, depth});
   return entry;
 }
 

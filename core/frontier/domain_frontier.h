@@ -39,7 +39,7 @@ class DomainFrontier : public CrawlFrontier {
   // earlier one (the seed's host was known): the seeds need not be offered.
   bool resume(const DomainResume& state);
 
-  std::optional<FrontierEntry> offer(const std::string& url, const std::string& host_key, std::int32_t depth,
+  std::optional<FrontierEntry> offer(std::string_view url, const std::string& host_key, std::int32_t depth,
                                      const std::string& parent_url) override;
   std::vector<FrontierRefusal> take_refused() override;
   std::vector<CrawlJob> take(std::size_t n) override;

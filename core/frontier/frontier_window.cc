@@ -51,7 +51,7 @@ void FrontierWindow::resume(const ResumeState& state) {
   settled_ = state.settled;
 }
 
-std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
+std::optional<FrontierEntry> FrontierWindow::offer(std::string_view url,
                                                    const std::string& host_key,
                                                    std::int32_t depth,
                                                    const std::string& parent_url) {
@@ -69,16 +69,17 @@ std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
       // flight: the same once it is fetched (settle).
       if (seen_.fetched(fp)) {
         const auto origin = redirect_origin_.find(fp);
-        relinks_.push_back(FrontierEntry{0, origin == redirect_origin_.end() ? url : origin->second, depth, parent_url});
+        relinks_.push_back(
+          FrontierEntry{0, origin == redirect_origin_.end() ? std::string{url} : origin->second, depth, parent_url});
         return std::nullopt;
       }
       if (leased_.count(fp) > 0) {
-        lowered_in_flight_[fp] = FrontierEntry{0, url, depth, parent_url};
+        lowered_in_flight_[fp] = FrontierEntry{0, std::string{url}, depth, parent_url};
         return std::nullopt;
       }
       // Admitted by the trap rules when first met; its row moves to the new
       // seq and depth (requeue_frontier), and the older entry is skipped.
-      FrontierEntry entry{next_seq_++, url, depth, parent_url};
+      FrontierEntry entry{next_seq_++, std::string{url}, depth, parent_url};
       enqueue(entry, host_key);
       lowered_.push_back(std::move(entry));
       return std::nullopt;
@@ -86,12 +87,12 @@ std::optional<FrontierEntry> FrontierWindow::offer(const std::string& url,
     case FingerprintSet::Offer::added:
       break;
   }
-  FrontierEntry entry{next_seq_++, url, depth, parent_url};
+  FrontierEntry entry{next_seq_++, std::string{url}, depth, parent_url};
   // Trap rules run after the seen-set, so each URL is judged (and counted)
   // once; a refused URL stays seen and is recorded with the rule's name.
   if (traps_) {
     // The URL is a Url's text (the Processor resolved it): not parsed again.
-    if (auto rule = traps_->admit(Url::from_canonical(url))) {
+    if (auto rule = traps_->admit(Url::from_canonical(entry.url))) {
       seen_.pin(fp);
       refusals_.push_back(FrontierRefusal{std::move(entry), std::move(*rule)});
       return std::nullopt;

@@ -58,7 +58,7 @@ class FrontierWindow : public CrawlFrontier {
   // already is never queued again (no page is requested twice in a crawl):
   // once fetched, take_relinks() names it with its smaller depth, so that
   // its stored links are offered again at that depth plus one.
-  std::optional<FrontierEntry> offer(const std::string& url, const std::string& host_key,
+  std::optional<FrontierEntry> offer(std::string_view url, const std::string& host_key,
                                      std::int32_t depth, const std::string& parent_url) override;
   std::vector<FrontierRefusal> take_refused() override;
   std::vector<FrontierEntry> take_lowered() override;

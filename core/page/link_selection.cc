@@ -2,12 +2,53 @@
 
 #include <algorithm>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
+
+#include "core/web/url_fingerprint.h"
 
 namespace actorcrawl {
 
 namespace {
+
+// The links already in a LinkList, found by URL: an open-addressing table
+// of their places, sized once for every link the list can take (the list's
+// buffer moves as it grows, so no view of its URLs can be a key). Hashed
+// under the process's secret key (url_fingerprint): a page cannot choose
+// URLs that all land on one slot, which would make its cost quadratic in
+// its links (max_links_per_page goes up to a million).
+class LinkPlaces {
+ public:
+  LinkPlaces(const LinkList& list, std::size_t capacity) : list_(list) {
+    std::size_t size = 16;
+    while (size < capacity * 2)
+      size *= 2;
+    slots_.assign(size, Slot{});
+  }
+
+  // Link `url`'s place in the list, or `list.size()` (and remembered there,
+  // for the caller to append it) when the list does not have it.
+  std::size_t find_or_add(std::string_view url) {
+    const std::uint64_t hash = url_fingerprint(url);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.place_plus_one == 0) {
+        slot = Slot{hash, list_.size() + 1};
+        return list_.size();
+      }
+      if (slot.hash == hash && list_.url(slot.place_plus_one - 1) == url)
+        return slot.place_plus_one - 1;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::size_t place_plus_one = 0;  // 0: empty
+  };
+  const LinkList& list_;
+  std::vector<Slot> slots_;
+};
 
 SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const LinkScope* scope,
                      const std::vector<std::string>& strip_query_params, std::size_t max_links) {
@@ -23,13 +64,11 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
   }
   const std::string own_host = page_url.host_key();
   const UrlBase resolver(base);
-  // `all` is reserved for every link it can hold, so it never moves its
-  // rows: the map's keys view the URLs kept there, and a link's text is
-  // copied once for `all` (and once more for `to_crawl`), not per lookup.
+  // A link's text is copied once for `all` (and once more for `to_crawl`),
+  // into `all`'s one buffer, not a string a link.
   const std::size_t capacity = std::min(analysis.links.size(), max_links);
-  out.all.reserve(capacity);
-  std::unordered_map<std::string_view, std::size_t> seen_links;  // URL -> index in out.all
-  seen_links.reserve(capacity);
+  out.all.reserve(capacity, capacity * 64);
+  LinkPlaces seen_links(out.all, capacity);
   std::unordered_set<std::string> seen_hosts;
   for (std::size_t i = 0; i < analysis.links.size(); ++i) {
     if (out.all.size() >= max_links) {
@@ -45,13 +84,9 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
     // href>, else the page itself, which is no link.
     if ((link.href.empty() || link.href.front() == '#') && url.str() == page_url.str())
       continue;
-    std::size_t at = out.all.size();
-    if (const auto found = seen_links.find(url.str()); found != seen_links.end()) {
-      at = found->second;
-    } else {
-      out.all.push_back(LinkRow{url.str(), link.nofollow});
-      seen_links.emplace(out.all.back().url, at);
-    }
+    const std::size_t at = seen_links.find_or_add(url.str());
+    if (at == out.all.size())
+      out.all.push_back(url.str(), link.nofollow);
     std::string host = url.host_key();
     if (host != own_host && seen_hosts.insert(host).second)
       out.other_hosts.push_back(host);
@@ -60,8 +95,8 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
     if (scope == nullptr || scope->check(url) != ScopeVerdict::in_scope)
       continue;
     // Offered once: a link met again is followed already.
-    if (!out.all[at].followed) {
-      out.all[at].followed = true;
+    if (!out.all.followed(at)) {
+      out.all.set_followed(at);
       out.to_crawl.push_back(DiscoveredLink{url.str(), std::move(host)});
     }
   }

@@ -18,7 +18,7 @@
 namespace actorcrawl {
 
 struct SelectedLinks {
-  std::vector<LinkRow> all;                // unique, document order
+  LinkList all;                            // unique, document order
   std::vector<std::string> other_hosts;    // distinct host keys != page's
   std::vector<DiscoveredLink> to_crawl;    // unique, document order
   std::string canonical;                   // resolved, or empty

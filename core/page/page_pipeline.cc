@@ -153,7 +153,7 @@ ProcessedPage PagePipeline::process(const CrawlJob& job, const FetchedPage& page
     statuses.push_back(page.status_code);
     row.redirect_chain = redirect_chain_json(urls, statuses);
     row.final_url = facts.location;
-    row.links = {LinkRow{facts.location, false}};
+    row.links = LinkList{LinkRow{facts.location, false}};
     if (auto target = Url::parse(facts.location); target && target->host_key() != job.host_key)
       row.link_host_keys = {target->host_key()};
     return out;

@@ -67,7 +67,7 @@ std::string trial_json(const char* source, const Url& url, const FetchedPage& pa
   out["redirects"] = std::move(redirects);
   json links = json::array();
   for (const auto& link : row.links)
-    links.push_back(json{{"url", link.url}, {"nofollow", link.nofollow}, {"followed", link.followed}});
+    links.push_back(json{{"url", std::string{link.url}}, {"nofollow", link.nofollow}, {"followed", link.followed}});
   out["links"] = links;
   json items = json::array();
   for (const auto& item : row.items)

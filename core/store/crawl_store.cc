@@ -425,7 +425,7 @@ struct CrawlStore::Impl {
 
   // `stored_before`: the page had a row, which may have links to replace;
   // a new page has none, and is spared the search.
-  void replace_links(std::int64_t page_id, const std::vector<LinkRow>& links, bool stored_before) {
+  void replace_links(std::int64_t page_id, const LinkList& links, bool stored_before) {
     if (stored_before) {
       StatementUse use(delete_links);
       delete_links.bind(1, page_id);
@@ -440,13 +440,14 @@ struct CrawlStore::Impl {
     link_flags.clear();
     const bool unique = links_unique(links);
     link_seen.clear();
-    for (const auto& link : links) {
-      if (!unique && !link_seen.insert(link.url).second)
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      const std::string_view url = links.url(i);
+      if (!unique && !link_seen.insert(url).second)
         continue;
       if (link_urls.size() > 1)
         link_urls += ',';
-      append_json_string(link_urls, link.url);
-      link_flags += static_cast<char>('0' + (link.nofollow ? 1 : 0) + (link.followed ? 2 : 0));
+      append_json_string(link_urls, url);
+      link_flags += static_cast<char>('0' + (links.nofollow(i) ? 1 : 0) + (links.followed(i) ? 2 : 0));
     }
     link_urls += ']';
     StatementUse use(insert_page_links);
@@ -458,10 +459,10 @@ struct CrawlStore::Impl {
 
   // Whether no two links share a target, told without allocating: by their
   // hashes, and by text only when two hashes meet.
-  bool links_unique(const std::vector<LinkRow>& links) {
+  bool links_unique(const LinkList& links) {
     link_hashes.clear();
-    for (const auto& link : links)
-      link_hashes.push_back(std::hash<std::string>{}(link.url));
+    for (std::size_t i = 0; i < links.size(); ++i)
+      link_hashes.push_back(std::hash<std::string_view>{}(links.url(i)));
     std::sort(link_hashes.begin(), link_hashes.end());
     return std::adjacent_find(link_hashes.begin(), link_hashes.end()) == link_hashes.end();
   }

@@ -120,6 +120,7 @@ inline caf::behavior sink_stub(caf::event_based_actor*) {
     [](crawl_finished&) {}, [](fetch_jobs&) {},   [](robots_fetch&) {},    [](drain_atom) {},
     [](frontier_delta&) {}, [](store_robots&) {},
     [](sitemap_fetch&) {},  [](sitemap_links&) {}, [](sitemaps_open&) {}, [](store_sitemap&) {},
+    [](pages_fetched&) {},  [](pages_processed&) {},
   };
 }
 

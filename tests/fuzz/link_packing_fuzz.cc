@@ -33,9 +33,9 @@ using namespace actorcrawl;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
 
-  std::vector<LinkRow> rows{LinkRow{"stale", false, false}};
+  LinkList rows{LinkRow{"stale", false, false}};
   if (unpack_link_rows(input, rows)) {
-    std::vector<LinkRow> again;
+    LinkList again;
     if (!unpack_link_rows(pack_link_rows(rows), again) || rows != again)
       fail("link rows do not survive packing again");
   } else if (!rows.empty()) {

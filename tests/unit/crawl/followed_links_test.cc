@@ -40,7 +40,7 @@ std::vector<DiscoveredLink> read_back(const PageRow& row, const std::vector<Foll
   for (const auto& link : links) {
     auto target = followed_target(row, link);
     REQUIRE(target);
-    out.push_back(DiscoveredLink{target->url, target->host_key});
+    out.push_back(DiscoveredLink{std::string{target->url}, target->host_key});
   }
   return out;
 }

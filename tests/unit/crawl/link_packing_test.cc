@@ -11,12 +11,20 @@ using namespace actorcrawl;
 
 namespace {
 
-std::vector<LinkRow> rows_of(std::size_t n) {
-  std::vector<LinkRow> rows;
+LinkList rows_of(std::size_t n) {
+  LinkList rows;
   for (std::size_t i = 0; i < n; ++i)
     rows.push_back(LinkRow{"http://h" + std::to_string(i % 50) + ".test/section/page-" + std::to_string(i) + ".html",
                            i % 7 == 0, i % 3 != 0});
   return rows;
+}
+
+// The first n links of `rows`.
+LinkList first(const LinkList& rows, std::size_t n) {
+  LinkList out;
+  for (std::size_t i = 0; i < n; ++i)
+    out.push_back(rows.row(i));
+  return out;
 }
 
 }  // namespace
@@ -24,16 +32,18 @@ std::vector<LinkRow> rows_of(std::size_t n) {
 TEST_CASE("link packing: rows and followed links come back as they went", "[link_packing]") {
   for (std::size_t n : {0, 1, 30, 1000}) {
     const auto rows = rows_of(n);
-    std::vector<LinkRow> back{LinkRow{"left over", false, false}};
+    LinkList back{LinkRow{"left over", false, false}};
     REQUIRE(unpack_link_rows(pack_link_rows(rows), back));
     CHECK(back == rows);
+    CHECK(back.rows() == rows.rows());
   }
   // A URL of any bytes and any length (a length that takes several bytes).
   const std::vector<LinkRow> odd{LinkRow{"", true, true}, LinkRow{std::string("a\0b\n\xff", 5), false, true},
                                  LinkRow{std::string(70000, 'x'), true, false}};
-  std::vector<LinkRow> back;
-  REQUIRE(unpack_link_rows(pack_link_rows(odd), back));
-  CHECK(back == odd);
+  LinkList back;
+  REQUIRE(unpack_link_rows(pack_link_rows(LinkList{odd}), back));
+  CHECK(back.rows() == odd);
+  CHECK(back.url(1) == std::string_view("a\0b\n\xff", 5));
 
   const std::vector<FollowedLink> followed{FollowedLink{0, -1, "", ""}, FollowedLink{300, 2, "", ""},
                                            FollowedLink{-1, 0, "http://b.test/", ""},
@@ -58,11 +68,11 @@ TEST_CASE("link packing: a string that does not decode whole is refused, and not
   const std::string good = pack_link_rows(three);
   std::vector<std::size_t> row_ends;
   for (std::size_t i = 1; i <= three.size(); ++i)
-    row_ends.push_back(pack_link_rows({three.begin(), three.begin() + static_cast<std::ptrdiff_t>(i)}).size());
-  std::vector<LinkRow> rows;
+    row_ends.push_back(pack_link_rows(first(three, i)).size());
+  LinkList rows;
   for (std::size_t cut = 1; cut < good.size(); ++cut) {
     INFO("cut at " << cut);
-    rows = {LinkRow{"stale", false, false}};
+    rows = LinkList{LinkRow{"stale", false, false}};
     const auto end = std::find(row_ends.begin(), row_ends.end(), cut);
     if (end != row_ends.end()) {
       REQUIRE(unpack_link_rows(std::string_view(good).substr(0, cut), rows));
@@ -105,7 +115,7 @@ TEST_CASE("link packing: unpacking costs linear in the packed bytes, whatever th
   // kernel at every call, and one of a few megabytes is not (malloc keeps
   // it), which would make the large input's cost the kernel's.
   const auto rows_cost = [](const std::string& packed) {
-    std::vector<LinkRow> rows;
+    LinkList rows;
     return least_cpu_cost([&] { (void)unpack_link_rows(packed, rows); }, 3);
   };
   const auto followed_cost = [](const std::string& packed) {

@@ -50,7 +50,7 @@ Crawl crawl_of(const SelectedLinks& s) {
 
 Rows rows_of(const SelectedLinks& s) {
   Rows out;
-  for (const auto& l : s.all)
+  for (const auto& l : s.all.rows())
     out.emplace_back(l.url, l.nofollow);
   return out;
 }

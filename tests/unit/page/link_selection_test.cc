@@ -42,7 +42,7 @@ using Crawl = std::vector<std::pair<std::string, std::string>>;
 
 Rows rows_of(const SelectedLinks& s) {
   Rows out;
-  for (const auto& l : s.all)
+  for (const auto& l : s.all.rows())
     out.emplace_back(l.url, l.nofollow);
   return out;
 }
@@ -108,6 +108,36 @@ TEST_CASE("select_links: duplicates after normalization are kept once", "[link_s
   CHECK(crawl_of(s) == Crawl{{"http://www.example.com/x", "www.example.com"},
                              {"http://www.example.com/z", "www.example.com"}});
   CHECK(s.other_hosts.empty());
+}
+
+// Many links, each met three times in a scrambled order, some first with
+// rel=nofollow: each kept once, where it first appears, and followed when
+// any of its links may be.
+TEST_CASE("select_links: thousands of repeated links are kept once each, in order of first appearance",
+          "[link_selection]") {
+  const auto scope = scope_of({}, {}, {"http://www.example.com/"});
+  constexpr std::size_t kDistinct = 5000;
+  std::vector<HtmlLink> links;
+  std::vector<std::size_t> first_seen;
+  std::vector<bool> seen(kDistinct, false);
+  for (std::size_t round = 0; round < 3; ++round)
+    for (std::size_t i = 0; i < kDistinct; ++i) {
+      const std::size_t n = (i * 7919 + round * 104729) % kDistinct;
+      links.push_back(HtmlLink{"/p/" + std::to_string(n), round == 0 && n % 2 == 0});
+      if (!seen[n]) {
+        seen[n] = true;
+        first_seen.push_back(n);
+      }
+    }
+  const SelectedLinks s = select_links(url_of(kPage), analysis_of(links), *scope, {});
+  REQUIRE(s.all.size() == kDistinct);
+  REQUIRE(s.to_crawl.size() == kDistinct);
+  for (std::size_t i = 0; i < kDistinct; ++i) {
+    INFO("link " << i);
+    CHECK(s.all.url(i) == "http://www.example.com/p/" + std::to_string(first_seen[i]));
+    CHECK(s.all.nofollow(i) == (first_seen[i] % 2 == 0));  // as first met
+    CHECK(s.all.followed(i));
+  }
 }
 
 TEST_CASE("select_links: base href", "[link_selection]") {
@@ -186,7 +216,7 @@ TEST_CASE("select_links: rel=nofollow links are recorded but not crawled", "[lin
   CHECK(crawl_of(s) == Crawl{{"http://www.example.com/followed", "www.example.com"}});
   // Which rows were offered to the Frontier (links.followed).
   std::vector<bool> followed;
-  for (const LinkRow& row : s.all)
+  for (const LinkRow& row : s.all.rows())
     followed.push_back(row.followed);
   CHECK(followed == std::vector<bool>{true, false, false});
 }
@@ -201,7 +231,7 @@ TEST_CASE("select_links: a URL linked both with and without nofollow is crawled"
     const SelectedLinks s = select_links(url_of(kPage), a, *scope, {});
     CHECK(rows_of(s) == Rows{{"http://www.example.com/x", true}});
     CHECK(crawl_of(s) == Crawl{{"http://www.example.com/x", "www.example.com"}});
-    CHECK(s.all[0].followed);  // the URL was offered, through its second link
+    CHECK(s.all.followed(0));  // the URL was offered, through its second link
   }
   SECTION("nofollow second") {
     const PageAnalysis a = analysis_of({{"/x", false}, {"/x", true}});

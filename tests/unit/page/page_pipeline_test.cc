@@ -57,7 +57,7 @@ TEST_CASE("a page becomes its row and the links to crawl", "[page_pipeline]") {
   CHECK(out.row.redirect_chain.empty());
   CHECK(out.row.robots_directives.empty());
   REQUIRE(out.row.links.size() == 3);
-  CHECK(out.row.links[2].nofollow);
+  CHECK(out.row.links.nofollow(2));
   CHECK(out.row.link_host_keys == std::vector<std::string>{"b.test"});
   REQUIRE(out.to_crawl.size() == 1);
   CHECK(out.to_crawl[0].url == "http://a.test/x");
@@ -176,7 +176,7 @@ TEST_CASE("a redirect not followed is recorded with its target as link and final
   CHECK(out.row.status_code == 302);
   CHECK(out.row.final_url == "http://elsewhere.test/x");
   REQUIRE(out.row.links.size() == 1);
-  CHECK(out.row.links[0].url == "http://elsewhere.test/x");
+  CHECK(out.row.links.url(0) == "http://elsewhere.test/x");
   CHECK(out.row.link_host_keys == std::vector<std::string>{"elsewhere.test"});
   CHECK(out.to_crawl.empty());
   CHECK(out.row.redirect_chain == R"([{"status":302,"url":"http://a.test/"}])");
