@@ -84,6 +84,12 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
     // href>, else the page itself, which is no link.
     if ((link.href.empty() || link.href.front() == '#') && url.str() == page_url.str())
       continue;
+    // A list holds at most 4 GiB of URLs (a million links of a few KiB
+    // each could pass it): past that, the rest are dropped and counted.
+    if (url.str().size() > LinkList::kMaxUrlBytes - out.all.url_bytes()) {
+      out.links_dropped = analysis.links.size() - i;
+      break;
+    }
     const std::size_t at = seen_links.find_or_add(url.str());
     if (at == out.all.size())
       out.all.push_back(url.str(), link.nofollow);
