@@ -7,12 +7,12 @@
 #include <chrono>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
-#include <tuple>
 #include <set>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 #include "core/clock/clock.h"
@@ -439,10 +439,11 @@ struct CrawlStore::Impl {
     link_urls.assign(1, '[');
     link_flags.clear();
     const bool unique = links_unique(links);
-    link_seen.clear();
+    if (!unique)
+      mark_repeats(links);
     for (std::size_t i = 0; i < links.size(); ++i) {
       const std::string_view url = links.url(i);
-      if (!unique && !link_seen.insert(url).second)
+      if (!unique && link_repeat[i])
         continue;
       if (link_urls.size() > 1)
         link_urls += ',';
@@ -465,6 +466,24 @@ struct CrawlStore::Impl {
       link_hashes.push_back(std::hash<std::string_view>{}(links.url(i)));
     std::sort(link_hashes.begin(), link_hashes.end());
     return std::adjacent_find(link_hashes.begin(), link_hashes.end()) == link_hashes.end();
+  }
+
+  // Marks in link_repeat every link whose URL an earlier link has: their
+  // places sorted by URL, then by place, and each run's first kept. A sort
+  // and not a hash set: the URLs come from pages, which could choose them
+  // to share one hash, and a set would then cost the square of their number.
+  void mark_repeats(const LinkList& links) {
+    link_order.resize(links.size());
+    std::iota(link_order.begin(), link_order.end(), std::size_t{0});
+    std::sort(link_order.begin(), link_order.end(), [&links](std::size_t a, std::size_t b) {
+      const std::string_view x = links.url(a);
+      const std::string_view y = links.url(b);
+      return x < y || (x == y && a < b);
+    });
+    link_repeat.assign(links.size(), 0);
+    for (std::size_t k = 1; k < link_order.size(); ++k)
+      if (links.url(link_order[k]) == links.url(link_order[k - 1]))
+        link_repeat[link_order[k]] = 1;
   }
 
   // A refetch replaces what the last fetch's processors found.
@@ -991,7 +1010,8 @@ struct CrawlStore::Impl {
   // replace_links's scratch, kept between pages.
   std::string link_urls;
   std::string link_flags;
-  std::unordered_set<std::string_view> link_seen;  // only for a page whose hashes meet
+  std::vector<std::size_t> link_order;  // only for a page whose hashes meet
+  std::vector<char> link_repeat;
   std::vector<std::size_t> link_hashes;
   std::string link_hosts_text;  // upsert_page_row's
 
