@@ -20,7 +20,7 @@ void LinkList::reserve(std::size_t links, std::size_t url_bytes) {
 }
 
 void LinkList::push_back(std::string_view url, bool nofollow, bool followed) {
-  if (url.size() > kMaxUrlBytes - urls_.size())
+  if (!fits(url.size()))
     throw std::length_error("a page's links past 4 GiB of URLs");
   urls_.append(url);
   entries_.push_back(Entry{static_cast<std::uint32_t>(urls_.size()),

@@ -65,6 +65,8 @@ class LinkList {
   bool followed(std::size_t i) const { return (entries_[i].flags & kFollowed) != 0; }
   // The bytes of all the URLs together.
   std::size_t url_bytes() const { return urls_.size(); }
+  // Whether `bytes` more of URLs fit (kMaxUrlBytes in all).
+  bool fits(std::size_t bytes) const { return bytes <= kMaxUrlBytes - urls_.size(); }
 
   LinkView operator[](std::size_t i) const { return LinkView{url(i), nofollow(i), followed(i)}; }
 
@@ -95,7 +97,8 @@ class LinkList {
   friend bool operator!=(const LinkList& a, const LinkList& b) { return !(a == b); }
 
   // What no list holds: a page's URLs past 4 GiB in all (push_back throws
-  // std::length_error; a packed list that claims them is refused).
+  // std::length_error where fits() says no; a packed list that claims them
+  // is refused).
   static constexpr std::size_t kMaxUrlBytes = UINT32_MAX;
 
  private:

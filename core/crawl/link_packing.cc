@@ -122,7 +122,7 @@ bool unpack_link_rows(std::string_view packed, LinkList& links) {
         return in.bytes(url) && in.byte(flags);
       }))
     return false;
-  if (packed.size() > LinkList::kMaxUrlBytes)
+  if (!links.fits(packed.size()))  // the URLs are fewer bytes than the packing
     return false;
   links.reserve(count, packed.size());
   Reader in(packed);

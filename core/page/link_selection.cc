@@ -86,7 +86,7 @@ SelectedLinks select(const Url& page_url, const PageAnalysis& analysis, const Li
       continue;
     // A list holds at most 4 GiB of URLs (a million links of a few KiB
     // each could pass it): past that, the rest are dropped and counted.
-    if (url.str().size() > LinkList::kMaxUrlBytes - out.all.url_bytes()) {
+    if (!out.all.fits(url.str().size())) {
       out.links_dropped = analysis.links.size() - i;
       break;
     }

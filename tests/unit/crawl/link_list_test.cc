@@ -19,6 +19,11 @@ TEST_CASE("link list: links keep their order, bytes and flags", "[link_list]") {
   CHECK(links.url(2).empty());
   CHECK(links.url(3).size() == 5019);
   CHECK(links.url_bytes() == 14 + 3 + 0 + 5019);
+  // Room is counted against the 4 GiB a list can hold in all.
+  CHECK(LinkList{}.fits(LinkList::kMaxUrlBytes));
+  CHECK_FALSE(LinkList{}.fits(LinkList::kMaxUrlBytes + 1));
+  CHECK(links.fits(LinkList::kMaxUrlBytes - links.url_bytes()));
+  CHECK_FALSE(links.fits(LinkList::kMaxUrlBytes - links.url_bytes() + 1));
   CHECK_FALSE(links.nofollow(0));
   CHECK_FALSE(links.followed(0));
   CHECK(links.nofollow(1));
