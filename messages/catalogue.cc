@@ -2,10 +2,13 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <utility>
 
 #include <caf/deep_to_string.hpp>
 #include <caf/io/middleman.hpp>
+
+#include "core/crawl/record_packing.h"
 
 namespace actorcrawl {
 
@@ -43,7 +46,8 @@ std::string catalogue_digest() {
   using block = caf::id_block::actorcrawl;
   static const std::string digest = [] {
     const std::string text =
-      describe_types<block::begin>(std::make_integer_sequence<caf::type_id_t, block::end - block::begin>{});
+      describe_types<block::begin>(std::make_integer_sequence<caf::type_id_t, block::end - block::begin>{}) +
+      "packing format " + std::to_string(kPackingFormat) + "\n";
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(text)));
     return std::string{hex};

@@ -124,7 +124,9 @@ namespace actorcrawl {
 // Loads the catalogue (and the middleman, so any binary can go remote).
 void register_messages(caf::actor_system_config& config);
 
-// A fingerprint of this catalogue: every type's ID, name and field layout.
+// A fingerprint of this catalogue: every type's ID, name and field layout,
+// and the version of the packings some records cross in
+// (core/crawl/record_packing.h).
 // Two processes exchange messages only if their digests are equal: CAF
 // itself drops a message whose type differs between the two sides without
 // a word, so the join handshake (messages/join.h) compares digests first.

@@ -10,6 +10,7 @@
 
 #include "core/crawl/crawl_job.h"
 #include "core/crawl/followed_links.h"
+#include "core/crawl/record_packing.h"
 #include "messages/packed_fields.h"
 #include "messages/storage.h"  // PageRow
 
@@ -17,8 +18,14 @@ namespace actorcrawl {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, CrawlJob& x) {
-  return f(caf::meta::type_name("CrawlJob"), x.seq, x.url, x.host_key, x.depth, x.attempt, x.fetch_url, x.fetch_host_key,
-           x.hop_urls, x.hop_statuses, x.etag, x.last_modified, x.stored_digest);
+  if constexpr (moves_between_processes<Inspector>) {
+    return inspect_packed(
+      f, "CrawlJob", x, [](const CrawlJob& job) { return pack_crawl_job(job); },
+      [](const std::string& packed, CrawlJob& job) { return unpack_crawl_job(packed, job); });
+  } else {
+    return f(caf::meta::type_name("CrawlJob"), x.seq, x.url, x.host_key, x.depth, x.attempt, x.fetch_url,
+             x.fetch_host_key, x.hop_urls, x.hop_statuses, x.etag, x.last_modified, x.stored_digest);
+  }
 }
 
 // main -> Frontier: start (or resume) the crawl from these URLs.
@@ -67,7 +74,7 @@ struct page_outlinks {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, page_outlinks& x) {
-  PackedLinks<std::vector<FollowedLink>> links{x.links};
+  PackedFollowedLinks links{x.links};
   return f(caf::meta::type_name("page_outlinks"), x.job, links);
 }
 

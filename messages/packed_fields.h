@@ -1,11 +1,11 @@
 // Which inspectors move messages between processes: CAF's serializers and
-// deserializers, for which a page's links travel packed
-// (core/crawl/link_packing.h). Every other inspector (deep_to_string in
+// deserializers, for which a page's row, a lease and a page's followed
+// links travel packed (core/crawl/record_packing.h,
+// core/crawl/link_packing.h). Every other inspector (deep_to_string in
 // tests and logs) sees the fields as they are.
 #pragma once
 
 #include <string>
-#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -13,6 +13,7 @@
 #include <caf/error.hpp>
 #include <caf/meta/load_callback.hpp>
 #include <caf/meta/save_callback.hpp>
+#include <caf/meta/type_name.hpp>
 #include <caf/sec.hpp>
 #include <caf/serializer.hpp>
 
@@ -24,37 +25,38 @@ template <class Inspector>
 inline constexpr bool moves_between_processes =
   std::is_base_of<caf::serializer, Inspector>::value || std::is_base_of<caf::deserializer, Inspector>::value;
 
-// What a deserializer reports for packed links that do not decode.
-inline caf::error packed_links_refused() { return caf::make_error(caf::sec::invalid_argument, "packed links"); }
-
-// The packing of each kind of link (core/crawl/link_packing.h).
-inline std::string pack_links(const LinkList& links) { return pack_link_rows(links); }
-inline bool unpack_links(std::string_view packed, LinkList& links) { return unpack_link_rows(packed, links); }
-inline std::string pack_links(const std::vector<FollowedLink>& links) { return pack_followed_links(links); }
-inline bool unpack_links(std::string_view packed, std::vector<FollowedLink>& links) {
-  return unpack_followed_links(packed, links);
+// `value` as one packed string, for a serializer or a deserializer:
+// `pack(value)` fills it just before it is written, `unpack(packed, value)`
+// reads it just after; bytes that do not unpack are refused with an error
+// naming `what` (the whole message is then refused, never half read).
+template <class Inspector, class Value, class Pack, class Unpack>
+typename Inspector::result_type inspect_packed(Inspector& f, const char* what, Value& value, Pack pack,
+                                               Unpack unpack) {
+  static_assert(moves_between_processes<Inspector>);
+  std::string packed;
+  return f(caf::meta::type_name(what), caf::meta::save_callback([&]() -> caf::error {
+             packed = pack(value);
+             return caf::none;
+           }),
+           packed, caf::meta::load_callback([&]() -> caf::error {
+             if (unpack(packed, value))
+               return caf::none;
+             return caf::make_error(caf::sec::invalid_argument, std::string("packed ") + what);
+           }));
 }
 
-// A message's links (a LinkList, or a vector of FollowedLink), as a field:
-// one packed string between processes (filled just before the message is
-// written, read just after it is), the links themselves for every other
-// inspector.
-template <class Links>
-struct PackedLinks {
-  Links& links;
+// A page's followed links as a field: packed between processes, the links
+// themselves for every other inspector.
+struct PackedFollowedLinks {
+  std::vector<FollowedLink>& links;
 };
 
-template <class Inspector, class Links>
-typename Inspector::result_type inspect(Inspector& f, PackedLinks<Links>& x) {
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, PackedFollowedLinks& x) {
   if constexpr (moves_between_processes<Inspector>) {
-    std::string packed;
-    return f(caf::meta::save_callback([&]() -> caf::error {
-               packed = pack_links(x.links);
-               return caf::none;
-             }),
-             packed, caf::meta::load_callback([&]() -> caf::error {
-               return unpack_links(packed, x.links) ? caf::error{} : packed_links_refused();
-             }));
+    return inspect_packed(
+      f, "FollowedLinks", x.links, [](const std::vector<FollowedLink>& links) { return pack_followed_links(links); },
+      [](const std::string& packed, std::vector<FollowedLink>& links) { return unpack_followed_links(packed, links); });
   } else {
     return f(x.links);
   }

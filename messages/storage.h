@@ -8,6 +8,7 @@
 
 #include <caf/meta/type_name.hpp>
 
+#include "core/crawl/record_packing.h"
 #include "core/crawl/records.h"
 #include "core/report/stage_times.h"
 #include "messages/packed_fields.h"
@@ -50,24 +51,29 @@ typename Inspector::result_type inspect(Inspector& f, LinkRow& x) {
 
 // A page's links, as the inspectors that do not move messages between
 // processes see them (logs, traces, tests): one LinkRow each. Between
-// processes they travel packed (PackedLinks), never through this.
+// processes they travel inside their packed row, never through this.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, LinkList& x) {
-  static_assert(Inspector::reads_state, "a LinkList is read from a process only packed (PackedLinks)");
+  static_assert(Inspector::reads_state, "a LinkList is read from a process only in its packed row");
   auto rows = x.rows();
   return f(caf::meta::type_name("LinkList"), rows);
 }
 
-// The links travel packed between processes (packed_fields.h).
+// Between processes a row travels packed, one field
+// (core/crawl/record_packing.h); every other inspector sees its fields.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, PageRow& x) {
-  PackedLinks<LinkList> links{x.links};
-  return f(caf::meta::type_name("PageRow"), x.url, x.host_key, x.depth, x.status_code,
-           x.content_type, x.title, x.description, x.bytes, x.fetch_ms, x.fetched_at_ms, x.error,
-           x.final_url, x.redirect_chain, x.truncated, x.canonical_url, x.attempts,
-           x.robots_directives, links, x.link_host_keys, x.links_dropped, x.items,
-           x.processor_failures, x.etag, x.last_modified, x.content_digest, x.charset, x.body, x.not_modified,
-           x.processors_took, x.processors_failed);
+  if constexpr (moves_between_processes<Inspector>) {
+    return inspect_packed(
+      f, "PageRow", x, [](const PageRow& row) { return pack_page_row(row); },
+      [](const std::string& packed, PageRow& row) { return unpack_page_row(packed, row); });
+  } else {
+    return f(caf::meta::type_name("PageRow"), x.url, x.host_key, x.depth, x.status_code, x.content_type, x.title,
+             x.description, x.bytes, x.fetch_ms, x.fetched_at_ms, x.error, x.final_url, x.redirect_chain,
+             x.truncated, x.canonical_url, x.attempts, x.robots_directives, x.links, x.link_host_keys,
+             x.links_dropped, x.items, x.processor_failures, x.etag, x.last_modified, x.content_digest, x.charset,
+             x.body, x.not_modified, x.processors_took, x.processors_failed);
+  }
 }
 
 template <class Inspector>

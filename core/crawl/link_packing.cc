@@ -1,7 +1,8 @@
 #include "core/crawl/link_packing.h"
 
 #include <cstdint>
-#include <limits>
+
+#include "core/crawl/packed_bytes.h"
 
 namespace actorcrawl {
 
@@ -9,74 +10,6 @@ namespace {
 
 constexpr unsigned char kNofollow = 1;
 constexpr unsigned char kFollowed = 2;
-
-void put_length(std::string& out, std::uint64_t n) {
-  while (n >= 0x80) {
-    out.push_back(static_cast<char>((n & 0x7f) | 0x80));
-    n >>= 7;
-  }
-  out.push_back(static_cast<char>(n));
-}
-
-void put_bytes(std::string& out, std::string_view bytes) {
-  put_length(out, bytes.size());
-  out.append(bytes);
-}
-
-// Reads what put_length and put_bytes wrote, from the front of `in`; each
-// refuses what is not there or does not fit an int32.
-class Reader {
- public:
-  explicit Reader(std::string_view in) : in_(in) {}
-
-  bool done() const { return in_.empty(); }
-
-  bool length(std::uint32_t& n) {
-    std::uint64_t value = 0;
-    for (int shift = 0; shift < 35; shift += 7) {
-      if (in_.empty())
-        return false;
-      const auto byte = static_cast<unsigned char>(in_.front());
-      in_.remove_prefix(1);
-      value |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) {
-        if (value > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()))
-          return false;
-        n = static_cast<std::uint32_t>(value);
-        return true;
-      }
-    }
-    return false;
-  }
-
-  bool bytes(std::string_view& out) {
-    std::uint32_t n = 0;
-    if (!length(n) || n > in_.size())
-      return false;
-    out = in_.substr(0, n);
-    in_.remove_prefix(n);
-    return true;
-  }
-
-  bool bytes(std::string& out) {
-    std::string_view view;
-    if (!bytes(view))
-      return false;
-    out.assign(view);
-    return true;
-  }
-
-  bool byte(unsigned char& b) {
-    if (in_.empty())
-      return false;
-    b = static_cast<unsigned char>(in_.front());
-    in_.remove_prefix(1);
-    return true;
-  }
-
- private:
-  std::string_view in_;
-};
 
 template <class List>
 bool refuse(List& links) {
@@ -89,7 +22,7 @@ bool refuse(List& links) {
 // every entry takes two bytes at least.
 template <class SkipOne>
 bool count_entries(std::string_view packed, std::size_t& count, SkipOne&& skip_one) {
-  Reader in(packed);
+  PackedReader in(packed);
   count = 0;
   while (!in.done()) {
     if (!skip_one(in))
@@ -101,13 +34,24 @@ bool count_entries(std::string_view packed, std::size_t& count, SkipOne&& skip_o
 
 }  // namespace
 
-std::string pack_link_rows(const LinkList& links) {
-  std::string out;
-  out.reserve(links.url_bytes() + 3 * links.size());
+std::size_t packed_link_rows_size(const LinkList& links) {
+  std::size_t size = 0;
+  for (std::size_t i = 0; i < links.size(); ++i)
+    size += packed_bytes_size(links.url(i)) + 1;
+  return size;
+}
+
+void append_link_rows(std::string& out, const LinkList& links) {
   for (std::size_t i = 0; i < links.size(); ++i) {
     put_bytes(out, links.url(i));
     out.push_back(static_cast<char>((links.nofollow(i) ? kNofollow : 0) | (links.followed(i) ? kFollowed : 0)));
   }
+}
+
+std::string pack_link_rows(const LinkList& links) {
+  std::string out;
+  out.reserve(packed_link_rows_size(links));
+  append_link_rows(out, links);
   return out;
 }
 
@@ -116,7 +60,7 @@ std::string pack_link_rows(const LinkList& links) {
 bool unpack_link_rows(std::string_view packed, LinkList& links) {
   links.clear();
   std::size_t count = 0;
-  if (!count_entries(packed, count, [](Reader& in) {
+  if (!count_entries(packed, count, [](PackedReader& in) {
         std::string_view url;
         unsigned char flags = 0;
         return in.bytes(url) && in.byte(flags);
@@ -125,7 +69,7 @@ bool unpack_link_rows(std::string_view packed, LinkList& links) {
   if (!links.fits(packed.size()))  // the URLs are fewer bytes than the packing
     return false;
   links.reserve(count, packed.size());
-  Reader in(packed);
+  PackedReader in(packed);
   while (!in.done()) {
     std::string_view url;
     unsigned char flags = 0;
@@ -145,8 +89,8 @@ std::string pack_followed_links(const std::vector<FollowedLink>& links) {
     // message).
     const std::int32_t at = link.link < 0 ? -1 : link.link;
     const std::int32_t host = link.host < 0 ? -1 : link.host;
-    put_length(out, static_cast<std::uint64_t>(at) + 1);
-    put_length(out, static_cast<std::uint64_t>(host) + 1);
+    put_number(out, static_cast<std::uint64_t>(at) + 1);
+    put_number(out, static_cast<std::uint64_t>(host) + 1);
     if (at == -1)
       put_bytes(out, link.url);
     if (host == -1)
@@ -158,7 +102,7 @@ std::string pack_followed_links(const std::vector<FollowedLink>& links) {
 bool unpack_followed_links(std::string_view packed, std::vector<FollowedLink>& links) {
   links.clear();
   std::size_t count = 0;
-  if (!count_entries(packed, count, [](Reader& in) {
+  if (!count_entries(packed, count, [](PackedReader& in) {
         std::uint32_t at = 0;
         std::uint32_t host = 0;
         std::string_view spelled;
@@ -166,7 +110,7 @@ bool unpack_followed_links(std::string_view packed, std::vector<FollowedLink>& l
       }))
     return false;
   links.reserve(count);
-  Reader in(packed);
+  PackedReader in(packed);
   while (!in.done()) {
     FollowedLink& link = links.emplace_back();
     std::uint32_t at = 0;

@@ -1,6 +1,6 @@
 // A page's links packed into one string, the way they cross between
-// processes (messages/ uses these in the inspect functions of PageRow and
-// page_outlinks; nothing else sees the packed form).
+// processes (inside its packed row, record_packing.h; and messages/'s
+// inspect function of page_outlinks; nothing else sees the packed form).
 //
 // Why: CAF 0.17's binary serializer spends a few hundred instructions on
 // each field it reads, whatever its size. A page of 30 links as LinkRow
@@ -19,6 +19,7 @@
 // left empty). Linear in the packed bytes.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,10 @@ namespace actorcrawl {
 
 std::string pack_link_rows(const LinkList& links);
 bool unpack_link_rows(std::string_view packed, LinkList& links);
+// What pack_link_rows would return, appended to `out`, and its size: a
+// page row's packing (record_packing.h) holds its links so.
+void append_link_rows(std::string& out, const LinkList& links);
+std::size_t packed_link_rows_size(const LinkList& links);
 
 std::string pack_followed_links(const std::vector<FollowedLink>& links);
 bool unpack_followed_links(std::string_view packed, std::vector<FollowedLink>& links);

@@ -372,9 +372,9 @@ TEST_CASE("every catalogue type round-trips", "[messages]") {
   round_trip_every_type(caf::actor{self}, std::make_integer_sequence<caf::type_id_t, kBlockSize>{});
 }
 
-// A page's links cross packed (core/crawl/link_packing.h): packed bytes
-// that do not decode make the deserializer fail with an error, never a
-// row with half its links.
+// A page's row crosses packed, its links inside it
+// (core/crawl/record_packing.h): packed bytes that do not decode make the
+// deserializer fail with an error, never a row with half its links.
 TEST_CASE("a row whose packed links do not decode is refused by the deserializer", "[messages]") {
   scoped_fixture fx;
   auto& sys = *shared_fixture().sys;
