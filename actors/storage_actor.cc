@@ -25,7 +25,7 @@ struct storage_state {
   // still take back.
   std::vector<PageRow> uncommitted_pages;
   std::vector<DeadLetterRow> uncommitted_letters;
-  std::chrono::milliseconds flush_interval{1000};
+  std::chrono::milliseconds flush_interval{};  // storage_commit_interval, given at spawn
   // The pages each processor took and failed on, whichever node processed
   // them (for the run's summary).
   ProcessorPageCounts processor_pages;

@@ -18,11 +18,12 @@ class CrawlEvents;
 class CrawlStore;
 
 // `events`, if set, hears of every page and dead letter written.
+// `flush_interval`: how long a batch stays open at most (the configuration's
+// storage_commit_interval, whose default lives there only).
 // `cookies`, if set, is the crawl's cookie jar: written to the database
 // with each run's end, for the next run to go on with.
 storage_actor spawn_storage(caf::actor_system& sys, std::shared_ptr<CrawlStore> store,
-                            std::shared_ptr<CrawlEvents> events = nullptr,
-                            std::chrono::milliseconds flush_interval = std::chrono::milliseconds{1000},
+                            std::shared_ptr<CrawlEvents> events, std::chrono::milliseconds flush_interval,
                             std::shared_ptr<const CookieJar> cookies = nullptr);
 
 }  // namespace actorcrawl
