@@ -7,6 +7,7 @@
 #include <boost/url/url.hpp>
 #include <boost/url/url_view.hpp>
 
+#include <algorithm>
 #include <array>
 #include <exception>
 #include <utility>
@@ -91,7 +92,10 @@ std::optional<std::string> canonical_text(const ParsedUrl& u, UrlError* why) {
   }
   // The standard lets a host hold '"', '`', '{' and '}', which no DNS name
   // and no RFC 3986 host can: refused, so that every stored URL is a URI.
-  if (u.host.find_first_of("\"`{}") != std::string::npos) {
+  // (A loop, not find_first_of: that calls memchr once a host byte, a
+  // tenth of the cost of resolving a link.)
+  const auto not_in_uri_host = [](char c) { return c == '"' || c == '`' || c == '{' || c == '}'; };
+  if (std::any_of(u.host.begin(), u.host.end(), not_in_uri_host)) {
     fail(why, UrlError::malformed);
     return std::nullopt;
   }
