@@ -145,9 +145,34 @@ const char* to_string(UrlError e) {
 std::optional<Url> Url::parse(std::string_view raw, UrlError* why) {
   const std::optional<ParsedUrl> parsed = parse_url(raw, nullptr, why);
   if (!parsed) return std::nullopt;
-  std::optional<std::string> text = canonical_text(*parsed, why);
+  return from_parsed(*parsed, why);
+}
+
+// canonical_text writes "scheme://host[:port]path[?query]": each part lies
+// where it was written. (find_parts_of_canonical_text finds the same by a
+// scan, for text from elsewhere; a test holds the two to each other.)
+std::optional<Url> Url::from_parsed(const ParsedUrl& u, UrlError* why) {
+  std::optional<std::string> text = canonical_text(u, why);
   if (!text) return std::nullopt;
-  return Url(std::move(*text));
+  const auto span = [](std::size_t begin, std::size_t end) {
+    return Span{static_cast<std::uint16_t>(begin), static_cast<std::uint16_t>(end - begin)};
+  };
+  Url url;
+  url.text_ = std::move(*text);
+  const std::size_t scheme_end = u.scheme.size();
+  const std::size_t authority = scheme_end + 3;
+  const std::size_t host_end = authority + u.host.size();
+  const bool bracketed = !u.host.empty() && u.host.front() == '[';
+  const std::size_t path_begin = u.port ? url.text_.find('/', host_end) : host_end;
+  const std::size_t question = url.text_.find('?', path_begin);
+  url.scheme_ = span(0, scheme_end);
+  url.host_ = bracketed ? span(authority + 1, host_end - 1) : span(authority, host_end);
+  url.host_key_ = span(authority, path_begin);
+  url.path_ = span(path_begin, question == std::string::npos ? url.text_.size() : question);
+  url.has_query_ = question != std::string::npos;
+  url.query_ = url.has_query_ ? span(question + 1, url.text_.size()) : Span{};
+  url.port_ = u.port ? *u.port : default_port(u.scheme);
+  return url;
 }
 
 std::optional<Url> Url::resolve(std::string_view ref, UrlError* why) const { return UrlBase(*this).resolve(ref, why); }
@@ -165,9 +190,7 @@ UrlBase::UrlBase(const Url& base) {
 std::optional<Url> UrlBase::resolve(std::string_view ref, UrlError* why) const {
   const std::optional<ParsedUrl> parsed = parse_url(ref, &parsed_, why);
   if (!parsed) return std::nullopt;
-  std::optional<std::string> text = canonical_text(*parsed, why);
-  if (!text) return std::nullopt;
-  return Url::from_canonical(std::move(*text));
+  return Url::from_parsed(*parsed, why);
 }
 
 Url::Url(std::string text) : text_(std::move(text)) {

@@ -68,8 +68,14 @@ class Url {
   friend bool operator!=(const Url& a, const Url& b) { return a.text_ != b.text_; }
 
  private:
-  // Takes canonical text (from parse or resolve) and finds its parts once.
+  friend class UrlBase;
+
+  // Takes canonical text (from_canonical) and finds its parts once.
   explicit Url(std::string text);
+  Url() = default;
+  // The canonical URL of a parsed one, its parts placed as it is written
+  // (parse and resolve: no scan of the text they have just written).
+  static std::optional<Url> from_parsed(const ParsedUrl& u, UrlError* why);
 
   // Where each part lies in text_ (kMaxLength fits 16 bits). Found by one
   // parse when the Url is made: the accessors run several times per link
