@@ -139,6 +139,21 @@ TEST_CASE("is_valid_utf8", "[charset]") {
   CHECK_FALSE(is_valid_utf8("\xFE"));
 }
 
+// ASCII is skipped 32 bytes, then 8, then one at a time: a byte that is
+// not ASCII is found wherever it falls against those strides.
+TEST_CASE("valid_utf8_prefix: a bad byte or a character at every place of an ASCII run", "[charset]") {
+  for (std::size_t at = 0; at < 80; ++at) {
+    INFO("at " << at);
+    std::string text(90, 'a');
+    text[at] = '\xFF';
+    CHECK(valid_utf8_prefix(text) == at);
+    text.replace(at, 1, "\xC3\xA9");  // é: valid, and the ASCII after it is skipped again
+    CHECK(is_valid_utf8(text));
+    text[text.size() - 1 - at % 40] = '\x80';
+    CHECK(valid_utf8_prefix(text) == text.size() - 1 - at % 40);
+  }
+}
+
 TEST_CASE("unknown labels: UTF-8 if valid, else windows-1252", "[charset]") {
   CHECK(to_utf8("caf\xC3\xA9", "x-no-such-charset") == "caf\xC3\xA9");
   CHECK(to_utf8("caf\xe9", "x-no-such-charset") == "caf\xC3\xA9");
