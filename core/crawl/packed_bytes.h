@@ -93,6 +93,14 @@ class PackedReader {
     return true;
   }
 
+  bool uint32(std::uint32_t& n) {
+    std::uint64_t value = 0;
+    if (!number(value) || value > std::numeric_limits<std::uint32_t>::max())
+      return false;
+    n = static_cast<std::uint32_t>(value);
+    return true;
+  }
+
   bool int32(std::int32_t& n) {
     std::int64_t value = 0;
     if (!signed_number(value) || value < std::numeric_limits<std::int32_t>::min() ||

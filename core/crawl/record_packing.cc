@@ -1,8 +1,6 @@
 #include "core/crawl/record_packing.h"
 
-#include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 #include "core/crawl/link_packing.h"
@@ -23,6 +21,12 @@ static_assert(sizeof(CrawlJob) == 288, "a CrawlJob field was added or changed: p
 
 void put_flag(std::string& out, bool b) { out.push_back(b ? '\1' : '\0'); }
 
+void put_strings(std::string& out, const std::vector<std::string>& strings) {
+  put_number(out, strings.size());
+  for (const auto& s : strings)
+    put_bytes(out, s);
+}
+
 // Reads a list's count and sizes `list` for it, no larger than what is left
 // could hold (each entry takes `min_bytes` at least), so a count from the
 // wire cannot allocate what its bytes do not back.
@@ -35,6 +39,16 @@ bool list_count(PackedReader& in, List& list, std::size_t min_bytes, std::uint32
   return true;
 }
 
+bool read_strings(PackedReader& in, std::vector<std::string>& strings) {
+  std::uint32_t count = 0;
+  if (!list_count(in, strings, 1, count))
+    return false;
+  for (std::uint32_t i = 0; i < count; ++i)
+    if (!in.bytes(strings.emplace_back()))
+      return false;
+  return true;
+}
+
 bool read_row(PackedReader& in, PageRow& row) {
   std::uint32_t count = 0;
   std::string_view links;
@@ -43,13 +57,8 @@ bool read_row(PackedReader& in, PageRow& row) {
         in.signed_number(row.bytes) && in.signed_number(row.fetch_ms) && in.signed_number(row.fetched_at_ms) &&
         in.bytes(row.error) && in.bytes(row.final_url) && in.bytes(row.redirect_chain) && in.flag(row.truncated) &&
         in.bytes(row.canonical_url) && in.int32(row.attempts) && in.bytes(row.robots_directives) &&
-        in.bytes(links) && unpack_link_rows(links, row.links)))
+        in.bytes(links) && unpack_link_rows(links, row.links) && read_strings(in, row.link_host_keys)))
     return false;
-  if (!list_count(in, row.link_host_keys, 1, count))
-    return false;
-  for (std::uint32_t i = 0; i < count; ++i)
-    if (!in.bytes(row.link_host_keys.emplace_back()))
-      return false;
   if (!in.signed_number(row.links_dropped) || !list_count(in, row.items, 2, count))
     return false;
   for (std::uint32_t i = 0; i < count; ++i) {
@@ -70,23 +79,12 @@ bool read_row(PackedReader& in, PageRow& row) {
          in.flag(row.not_modified) && in.done();
 }
 
-bool uint32(PackedReader& in, std::uint32_t& n) {
-  std::uint64_t value = 0;
-  if (!in.number(value) || value > std::numeric_limits<std::uint32_t>::max())
-    return false;
-  n = static_cast<std::uint32_t>(value);
-  return true;
-}
-
 bool read_job(PackedReader& in, CrawlJob& job) {
   std::uint32_t count = 0;
   if (!(in.number(job.seq) && in.bytes(job.url) && in.bytes(job.host_key) && in.int32(job.depth) &&
-        uint32(in, job.attempt) && in.bytes(job.fetch_url) && in.bytes(job.fetch_host_key) &&
-        list_count(in, job.hop_urls, 1, count)))
+        in.uint32(job.attempt) && in.bytes(job.fetch_url) && in.bytes(job.fetch_host_key) &&
+        read_strings(in, job.hop_urls)))
     return false;
-  for (std::uint32_t i = 0; i < count; ++i)
-    if (!in.bytes(job.hop_urls.emplace_back()))
-      return false;
   if (!list_count(in, job.hop_statuses, 1, count))
     return false;
   for (std::uint32_t i = 0; i < count; ++i)
@@ -121,9 +119,7 @@ void pack_page_row(const PageRow& row, std::string& out) {
   put_bytes(out, row.robots_directives);
   put_number(out, links_size);
   append_link_rows(out, row.links);
-  put_number(out, row.link_host_keys.size());
-  for (const auto& host_key : row.link_host_keys)
-    put_bytes(out, host_key);
+  put_strings(out, row.link_host_keys);
   put_signed(out, row.links_dropped);
   put_number(out, row.items.size());
   for (const auto& item : row.items) {
@@ -172,9 +168,7 @@ std::string pack_crawl_job(const CrawlJob& job) {
   put_number(out, job.attempt);
   put_bytes(out, job.fetch_url);
   put_bytes(out, job.fetch_host_key);
-  put_number(out, job.hop_urls.size());
-  for (const auto& url : job.hop_urls)
-    put_bytes(out, url);
+  put_strings(out, job.hop_urls);
   put_number(out, job.hop_statuses.size());
   for (const auto status : job.hop_statuses)
     put_signed(out, status);

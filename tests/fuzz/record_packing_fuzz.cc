@@ -19,40 +19,40 @@ namespace {
 
 using namespace actorcrawl;
 
-[[noreturn]] void fail(const char* what) {
-  std::fprintf(stderr, "record_packing_fuzz: %s\n", what);
+[[noreturn]] void fail(const char* record, const char* what) {
+  std::fprintf(stderr, "record_packing_fuzz: %s: %s\n", record, what);
   std::abort();
+}
+
+// `input` read as a Record into `stale` (a record holding something):
+// decoded, it survives packing again; refused, `stale` is left empty.
+template <class Record, class Pack, class Unpack>
+void check(std::string_view input, Record stale, Pack pack, Unpack unpack, const char* name) {
+  static const std::string empty = pack(Record{});
+  if (unpack(input, stale)) {
+    const std::string packed = pack(stale);
+    Record again;
+    if (!unpack(packed, again) || pack(again) != packed)
+      fail(name, "does not survive packing again");
+  } else if (pack(stale) != empty) {
+    fail(name, "refused, left something behind");
+  }
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
-  static const std::string empty_row = pack_page_row(PageRow{});
-  static const std::string empty_job = pack_crawl_job(CrawlJob{});
+  const auto pack_row = [](const PageRow& row) { return pack_page_row(row); };
 
   PageRow row;
   row.url = "stale";
   row.links.push_back("stale", false, false);
-  if (unpack_page_row(input, row)) {
-    const std::string packed = pack_page_row(row);
-    PageRow again;
-    if (!unpack_page_row(packed, again) || pack_page_row(again) != packed)
-      fail("a row does not survive packing again");
-  } else if (pack_page_row(row) != empty_row) {
-    fail("a refused row left something behind");
-  }
+  check(input, row, pack_row, unpack_page_row, "a row");
 
   CrawlJob job;
   job.url = "stale";
   job.hop_urls = {"stale"};
-  if (unpack_crawl_job(input, job)) {
-    const std::string packed = pack_crawl_job(job);
-    CrawlJob again;
-    if (!unpack_crawl_job(packed, again) || pack_crawl_job(again) != packed)
-      fail("a lease does not survive packing again");
-  } else if (pack_crawl_job(job) != empty_job) {
-    fail("a refused lease left something behind");
-  }
+  check(input, job, pack_crawl_job, unpack_crawl_job, "a lease");
   return 0;
 }
