@@ -85,6 +85,8 @@ void dispatch_more(frontier_ptr self);
 // that marks their pages done (same sender, same receiver: in order), so
 // no page is ever done without its row. A report of a lease already ended
 // or replaced changes nothing here, but its row is kept like any page's.
+// Last, the HostSelector hears that the batch's leases left their node
+// (its ProcessingLedger): a node lost after this loses none of them.
 void take_pages(frontier_ptr self, pages_fetched& m) {
   auto& st = self->state;
   StageTimer timer(st.times, waited_us(m.sent_us));
@@ -118,6 +120,13 @@ void take_pages(frontier_ptr self, pages_fetched& m) {
     log_line(LogLevel::warn, std::to_string(unreadable) + " followed links named no link of their page's row");
   if (!m.rows.empty())
     self->send(st.actors.storage, store_pages{std::move(m.rows), monotonic_us()});
+  pages_processed left;
+  left.leases.reserve(m.pages.size() + m.dead_lettered.size());
+  for (const auto& p : m.pages)
+    left.leases.push_back(lease_ref{p.job.seq, p.job.attempt});
+  left.leases.insert(left.leases.end(), m.dead_lettered.begin(), m.dead_lettered.end());
+  if (!left.leases.empty())
+    self->send(st.actors.host_selector, std::move(left));
 }
 
 // Fetched URLs met again closer to a seed: the Storage lowers their rows and

@@ -18,16 +18,17 @@ namespace {
 // A lane's outcomes go out in batches: what it processed while more pages
 // waited in its mailbox, up to this many. Each message costs the receiver
 // a mailbox hand-off, and from a worker node a message on the link (two
-// socket reads and a deserialization on the coordinator), so a batch
-// divides three messages a page by its size. A batch never waits for
-// pages to come: it leaves as soon as the mailbox is empty, so a page's
-// outcome is never later than the lane's own backlog made it.
+// socket reads, a deserialization and a thread's wake-up on the
+// coordinator), so a batch is one message however many pages it holds. A
+// batch never waits for pages to come: it leaves as soon as the mailbox is
+// empty, so a page's outcome is never later than the lane's own backlog
+// made it.
 constexpr std::size_t kLaneBatchPages = 64;
 
 // One parser: the processor chain and link selection for the pages it is
 // given. Its results go to the Frontier, each page's row with the links it
-// follows said by their place in the row (one message; the Frontier hands
-// the rows on to Storage); then the HostSelector hears that the pages left
+// follows said by their place in the row, in one message: the Frontier
+// hands the rows on to Storage and tells the HostSelector the pages left
 // the node.
 struct lane_state {
   topology actors;
@@ -35,10 +36,9 @@ struct lane_state {
   StageTimes times{"parse"};
   bool stop_sent = false;  // a processor gave up, and the Frontier was told
   bool node_bodies_failed = false;  // the node's bodies file refused a write, and the log said so
-  // The open batch: one row and one page_outlinks a page in `fetched`, and
-  // in `processed` one lease a page, dead-lettered pages included.
+  // The open batch: one row and one page_outlinks a page, and the leases
+  // ended with a dead letter.
   pages_fetched fetched;
-  pages_processed processed;
   static inline const char* name = "ProcessorLane";
 };
 
@@ -63,27 +63,27 @@ void keep_bodies_on_node(lane_ptr self) {
   }
 }
 
+bool batch_empty(const pages_fetched& batch) { return batch.pages.empty() && batch.dead_lettered.empty(); }
+
 void flush_batch(lane_ptr self) {
   auto& st = self->state;
-  const auto now = monotonic_us();
-  if (!st.fetched.rows.empty()) {
+  if (batch_empty(st.fetched))
+    return;
+  if (!st.fetched.rows.empty())
     keep_bodies_on_node(self);
-    st.fetched.sent_us = now;
-    self->send(st.actors.frontier, std::exchange(st.fetched, {}));
-  }
-  // Sent after them, so a HostSelector that hears it knows the pages'
-  // outcomes left this node (ProcessingLedger).
-  if (!st.processed.leases.empty())
-    self->send(st.actors.host_selector, std::exchange(st.processed, {}));
+  st.fetched.sent_us = monotonic_us();
+  self->send(st.actors.frontier, std::exchange(st.fetched, {}));
 }
 
 // After each message: the batch leaves when full, when nothing else waits
 // in the lane's mailbox, and at once while a trace records, so that each
 // message of the trace still tells one page's story (docs/tracing.md).
 void after_message(lane_ptr self) {
-  if (self->state.processed.leases.empty())
+  const auto& batch = self->state.fetched;
+  if (batch_empty(batch))
     return;
-  if (self->state.processed.leases.size() >= kLaneBatchPages || active_trace() != nullptr || self->mailbox().empty())
+  if (batch.pages.size() + batch.dead_lettered.size() >= kLaneBatchPages || active_trace() != nullptr ||
+      self->mailbox().empty())
     flush_batch(self);
 }
 
@@ -127,7 +127,7 @@ void take_page(lane_ptr self, fetch_result& r) {
   if (step.kind == RedirectStep::Kind::failed) {
     self->send(st.actors.dead_letter, fetch_failure{r.job, step.reason, step.detail, r.status_code,
                                                     r.facts.attempts, r.facts.fetch_ms, r.facts.fetched_at_ms});
-    st.processed.leases.push_back(lease_ref{r.job.seq, r.job.attempt});
+    st.fetched.dead_lettered.push_back(lease_ref{r.job.seq, r.job.attempt});
     return;
   }
   const FetchedPage page{r.job.url, r.final_url.empty() ? r.job.url : r.final_url, r.job.depth, r.status_code,
@@ -148,7 +148,6 @@ void take_page(lane_ptr self, fetch_result& r) {
                                std::to_string(done.to_crawl.size()) + " outbound links)");
   std::vector<FollowedLink> follow = followed_by_position(done.row, std::move(done.to_crawl));
   st.fetched.rows.push_back(std::move(done.row));
-  st.processed.leases.push_back(lease_ref{r.job.seq, r.job.attempt});
   st.fetched.pages.push_back(page_outlinks{std::move(r.job), std::move(follow)});
 }
 

@@ -125,8 +125,10 @@ def wait_ready(args):
 # ---------------------------------------------------------------- measuring
 
 def parse_time_v(path):
-    """/usr/bin/time -v output: wall s, user s, sys s, max RSS KiB, exit status."""
-    r = {"wall_s": None, "user_s": None, "sys_s": None, "max_rss_kb": None, "exit_status": None}
+    """/usr/bin/time -v output: wall s, user s, sys s, max RSS KiB, exit status,
+    voluntary context switches (the times a thread waited: hand-offs)."""
+    r = {"wall_s": None, "user_s": None, "sys_s": None, "max_rss_kb": None, "exit_status": None,
+         "voluntary_switches": None}
     try:
         text = open(path).read()
     except OSError:
@@ -147,6 +149,8 @@ def parse_time_v(path):
             r["max_rss_kb"] = int(v)
         elif k == "Exit status":
             r["exit_status"] = int(v)
+        elif k == "Voluntary context switches":
+            r["voluntary_switches"] = int(v)
         elif line.startswith("Command terminated by signal"):
             r["exit_status"] = 128 + int(line.split()[-1])
     return r
@@ -1043,6 +1047,7 @@ def cluster_run(args):
         t = parse_time_v(path)
         return None if t["user_s"] is None else t["user_s"] + t["sys_s"], t["exit_status"]
     coord_cpu, coord_exit = cpu(args.coordinator_time)
+    coord_waits = parse_time_v(args.coordinator_time)["voluntary_switches"]
     nodes = []
     for path in args.node_time:
         c, e = cpu(path)
@@ -1056,6 +1061,10 @@ def cluster_run(args):
          "pages_per_s": None if not wall_s else pages / wall_s,
          "coordinator_cpu_s": coord_cpu, "coordinator_exit": coord_exit,
          "coordinator_ms_per_page": per_page(coord_cpu),
+         # Hand-offs: its threads' waits (voluntary context switches) a page,
+         # a count that CPU contention on the machine does not move as much
+         # as it moves CPU time.
+         "coordinator_waits_per_page": None if coord_waits is None or not pages else coord_waits / pages,
          "node_cpu_s": node_cpu, "node_exits": [n["exit_status"] for n in nodes],
          "node_ms_per_page": [per_page(c) for c in node_cpu],
          "total_ms_per_page": per_page(total),
@@ -1073,8 +1082,8 @@ def cluster_table(args):
     groups = {}
     for r in runs:
         groups.setdefault((r["binary"], r["config"], r["nodes"]), []).append(r)
-    lines = ["| binary | config | nodes | pages | pages/s | × 1 node | coordinator ms/page | node ms/page (each) | cluster ms/page | × one process | bytes/page to coordinator | bytes/page from it |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| binary | config | nodes | pages | pages/s | × 1 node | coordinator ms/page | coordinator waits/page | node ms/page (each) | cluster ms/page | × one process | bytes/page to coordinator | bytes/page from it |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     single = {(r["binary"], r["config"]): r for r in runs if r["nodes"] == 0}
     for (binary, config, nodes), rs in sorted(groups.items()):
         if nodes == 0:
@@ -1086,14 +1095,15 @@ def cluster_table(args):
         total = median_of(rs, "total_ms_per_page")
         one = single.get((binary, config))
         one_ms = one["total_ms_per_page"] if one else None
-        lines.append("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             binary, config, nodes, int(median_of(rs, "pages") or 0), fmt(pps, 0),
             fmt(None if not (pps and base_pps) else pps / base_pps, 2), fmt(median_of(rs, "coordinator_ms_per_page"), 3),
+            fmt(median_of(rs, "coordinator_waits_per_page"), 2),
             " ".join(fmt(x, 3) for x in node_ms) or "-", fmt(total, 3),
             fmt(None if not (total and one_ms) else total / one_ms, 2), fmt(median_of(rs, "bytes_to_coordinator_per_page"), 0),
             fmt(median_of(rs, "bytes_from_coordinator_per_page"), 0)))
     for (binary, config), r in sorted(single.items()):
-        lines.append("| %s | %s | one process | %d | %s | | | | %s | 1.00 | | |" % (
+        lines.append("| %s | %s | one process | %d | %s | | | | | %s | 1.00 | | |" % (
             binary, config, r["pages"], fmt(r["pages_per_s"], 0), fmt(r["total_ms_per_page"], 3)))
     text = "\n".join(lines) + "\n"
     with open(args.out, "w") as f:

@@ -157,20 +157,11 @@ typename Inspector::result_type inspect(Inspector& f, fetches_done& x) {
   return f(caf::meta::type_name("fetches_done"), x.done);
 }
 
-// A lease, by its (seq, attempt).
-struct lease_ref {
-  std::uint64_t seq = 0;
-  std::uint32_t attempt = 0;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, lease_ref& x) {
-  return f(caf::meta::type_name("lease_ref"), x.seq, x.attempt);
-}
-
-// ProcessorLane -> HostSelector: the pages of these leases are recorded
-// (their pages_fetched sent before this, or a dead letter):
-// nothing of them is left on the node that fetched and processed them.
+// Frontier -> HostSelector: the pages of these leases are recorded (their
+// rows reached the Frontier in a lane's pages_fetched, or their dead letters
+// went before it): nothing of them is left on the node that fetched and
+// processed them. The Frontier passes it on, rather than each lane sending
+// its own, so that a worker node's batch crosses the link as one message.
 struct pages_processed {
   std::vector<lease_ref> leases;
 };

@@ -78,20 +78,35 @@ typename Inspector::result_type inspect(Inspector& f, page_outlinks& x) {
   return f(caf::meta::type_name("page_outlinks"), x.job, links);
 }
 
+// A lease, by its (seq, attempt).
+struct lease_ref {
+  std::uint64_t seq = 0;
+  std::uint32_t attempt = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, lease_ref& x) {
+  return f(caf::meta::type_name("lease_ref"), x.seq, x.attempt);
+}
+
 // ProcessorLane -> Frontier: a lane's batch (processor_actor.cc) of fetched
 // pages: their rows, and one page_outlinks a row, in the same order. The
 // rows go on to Storage (store_pages) before the Frontier's delta that
 // marks the pages done, so a page is never done without its row; its links
-// cross once, in its row.
+// cross once, in its row. `dead_lettered`: the leases the lane ended with a
+// dead letter (a redirect that failed), sent before this. The Frontier then
+// tells the HostSelector that every lease of the batch left the lane
+// (pages_processed).
 struct pages_fetched {
   std::vector<PageRow> rows;
   std::vector<page_outlinks> pages;
+  std::vector<lease_ref> dead_lettered;
   std::int64_t sent_us = 0;  // monotonic_us() when sent: mailbox wait
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, pages_fetched& x) {
-  return f(caf::meta::type_name("pages_fetched"), x.rows, x.pages, x.sent_us);
+  return f(caf::meta::type_name("pages_fetched"), x.rows, x.pages, x.dead_lettered, x.sent_us);
 }
 
 // DeadLetter -> Frontier: the job failed after every retry. A transient

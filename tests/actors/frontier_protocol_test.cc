@@ -98,10 +98,18 @@ struct frontier_fixture : protocol_fixture {
   void demand(std::int32_t slots) { deliver(selector, frontier, work_demand{slots}); }
 
   // A lane reports pages fetched: each lease with the links found on its
-  // page, all of them followed. Their rows go on to Storage before
-  // anything else the Frontier sends it (checked here).
-  void fetched(std::vector<std::pair<CrawlJob, std::vector<DiscoveredLink>>> pages) {
+  // page, all of them followed, and the leases it ended with a dead letter.
+  // Their rows go on to Storage before anything else the Frontier sends it,
+  // and then the HostSelector hears that every lease of the batch left its
+  // node (checked here).
+  void fetched(std::vector<std::pair<CrawlJob, std::vector<DiscoveredLink>>> pages,
+               std::vector<lease_ref> dead_lettered = {}) {
     pages_fetched m;
+    m.dead_lettered = dead_lettered;
+    std::vector<lease_ref> left;
+    for (const auto& page : pages)
+      left.push_back(lease_ref{page.first.seq, page.first.attempt});
+    left.insert(left.end(), dead_lettered.begin(), dead_lettered.end());
     for (auto& [leased, links] : pages) {
       PageRow row;
       row.url = leased.url;
@@ -120,7 +128,18 @@ struct frontier_fixture : protocol_fixture {
     for (const auto& row : m.rows)
       urls.push_back(row.url);
     deliver(processor, frontier, std::move(m));
-    expect((store_pages), from(frontier).to(storage).with(rows_of(urls)));
+    if (!urls.empty())
+      expect((store_pages), from(frontier).to(storage).with(rows_of(urls)));
+    expect((pages_processed), from(frontier).to(selector).with(where<pages_processed>(
+                                                                 "the batch's leases", [left](const pages_processed& p) {
+                                                                   if (p.leases.size() != left.size())
+                                                                     return false;
+                                                                   for (std::size_t i = 0; i < left.size(); ++i)
+                                                                     if (p.leases[i].seq != left[i].seq ||
+                                                                         p.leases[i].attempt != left[i].attempt)
+                                                                       return false;
+                                                                   return true;
+                                                                 })));
   }
 
 
@@ -343,6 +362,23 @@ CAF_TEST(a_batch_settles_each_page_and_skips_an_ended_lease) {
   CAF_CHECK_EQUAL(p.queued, 2);
 }
 
+// A lane's batch that holds only leases it ended with dead letters (their
+// fetch_failures went to the DeadLetter before it) stores nothing and
+// settles nothing here; the HostSelector still hears that they left their
+// node, and the dead letter settles each URL when it comes.
+CAF_TEST(dead_lettered_leases_are_passed_on_to_the_host_selector) {
+  start(site_settings(), {a1, a2});
+  demand(2);
+  expect((crawl_batch), from(frontier).to(selector)
+                          .with(equals(crawl_batch{{job(1, a1, "a.test"), job(2, a2, "a.test")}})));
+  fetched({}, {lease_ref{2, 1}});
+  CAF_CHECK_EQUAL(pending(), "");
+  fetched({{job(1, a1, "a.test"), {}}}, {lease_ref{2, 1}});
+  auto p = progress();
+  CAF_CHECK_EQUAL(p.fetched, 1);
+  CAF_CHECK_EQUAL(p.in_flight, 1);  // a2's until its dead letter comes
+}
+
 // A batch from another process is input like any other: a followed link
 // that names a link or a host its row lacks is not offered (the others
 // are), and a lease that came without its row is queued again rather than
@@ -364,6 +400,7 @@ CAF_TEST(a_malformed_batch_offers_what_it_names_and_loses_no_page) {
   m.pages.push_back(page_outlinks{job(2, a2, "a.test"), {}});
   deliver(processor, frontier, std::move(m));
   expect((store_pages), from(frontier).to(storage).with(rows_of({a1})));
+  expect((pages_processed), from(frontier).to(selector));
   frontier_delta delta = added({FrontierEntry{3, "http://a.test/x", 1, a1}});
   delta.done = {a1};
   expect((frontier_delta), from(frontier).to(storage).with(equals(delta)));

@@ -1,8 +1,9 @@
 // The ProcessorActor's lanes and how their outcomes leave: a lane batches
 // what it processed while more pages waited in its mailbox, up to 64 pages,
-// and sends a batch as one pages_fetched to the Frontier followed by one
-// pages_processed to the HostSelector (the order a worker node's loss
-// depends on: docs/deployment.md).
+// and sends a batch as one pages_fetched to the Frontier: the pages' rows
+// and leases, and the leases it ended with a dead letter (sent before it),
+// which the Frontier passes on to the HostSelector (the order a worker
+// node's loss depends on: docs/deployment.md).
 //
 // The actor runs on CAF's deterministic test scheduler with a real page
 // pipeline (the default configuration); the Frontier and the HostSelector
@@ -38,28 +39,23 @@ std::string listing(const char* what, const std::vector<std::uint64_t>& seqs) {
   return text;
 }
 
-// The rows and leases of these pages, in this order.
-pattern<pages_fetched> rows_of(std::vector<std::uint64_t> seqs) {
-  return where<pages_fetched>(listing("pages_fetched", seqs), [seqs](const pages_fetched& m) {
-    if (m.rows.size() != seqs.size() || m.pages.size() != seqs.size())
-      return false;
-    for (std::size_t i = 0; i < seqs.size(); ++i)
-      if (m.pages[i].job.seq != seqs[i] || m.rows[i].url != "http://a.test/" + std::to_string(seqs[i]))
-        return false;
-    return true;
-  });
-}
-
-// The leases of these pages, in this order.
-pattern<pages_processed> leases_of(std::vector<std::uint64_t> seqs) {
-  return where<pages_processed>(listing("pages_processed", seqs), [seqs](const pages_processed& m) {
-    if (m.leases.size() != seqs.size())
-      return false;
-    for (std::size_t i = 0; i < seqs.size(); ++i)
-      if (m.leases[i].seq != seqs[i])
-        return false;
-    return true;
-  });
+// The rows and leases of these pages, in this order, and these leases
+// ended with a dead letter.
+pattern<pages_fetched> rows_of(std::vector<std::uint64_t> seqs, std::vector<std::uint64_t> dead = {}) {
+  return where<pages_fetched>(listing("pages_fetched", seqs) + "; " + listing("dead letters", dead),
+                              [seqs, dead](const pages_fetched& m) {
+                                if (m.rows.size() != seqs.size() || m.pages.size() != seqs.size() ||
+                                    m.dead_lettered.size() != dead.size())
+                                  return false;
+                                for (std::size_t i = 0; i < seqs.size(); ++i)
+                                  if (m.pages[i].job.seq != seqs[i] ||
+                                      m.rows[i].url != "http://a.test/" + std::to_string(seqs[i]))
+                                    return false;
+                                for (std::size_t i = 0; i < dead.size(); ++i)
+                                  if (m.dead_lettered[i].seq != dead[i] || m.dead_lettered[i].attempt != 1)
+                                    return false;
+                                return true;
+                              });
 }
 
 std::vector<std::uint64_t> seqs_from(std::uint64_t first, std::uint64_t count) {
@@ -107,16 +103,14 @@ struct processor_fixture : protocol_fixture {
 
 CAF_TEST_FIXTURE_SCOPE(processor_protocol_tests, processor_fixture)
 
-// A page that finds the lane's mailbox empty leaves at once: its row to the
-// Frontier, then its lease to the HostSelector.
+// A page that finds the lane's mailbox empty leaves at once, its row and
+// its lease to the Frontier in one message.
 CAF_TEST(a_page_alone_leaves_at_once) {
   start();
   fetched(1);
   expect((pages_fetched), from(lane).to(frontier).with(rows_of({1})));
-  expect((pages_processed), from(lane).to(host_selector).with(leases_of({1})));
   fetched(2);
   expect((pages_fetched), from(lane).to(frontier).with(rows_of({2})));
-  expect((pages_processed), from(lane).to(host_selector).with(leases_of({2})));
   CAF_CHECK_EQUAL(pending(), "");
 }
 
@@ -131,7 +125,28 @@ CAF_TEST(pages_that_wait_leave_as_one_batch) {
     expect((fetch_result), from(processor).to(lane));
   }
   expect((pages_fetched), from(lane).to(frontier).with(rows_of({1, 2, 3})));
-  expect((pages_processed), from(lane).to(host_selector).with(leases_of({1, 2, 3})));
+  CAF_CHECK_EQUAL(pending(), "");
+}
+
+// A redirect back to its own URL ends its lease with a dead letter, sent
+// at once; its lease leaves in the batch, after the dead letter, with the
+// pages processed beside it.
+CAF_TEST(a_dead_lettered_lease_leaves_in_the_batch_after_its_dead_letter) {
+  start();
+  queued(1);
+  fetch_result loop = page(2);
+  loop.status_code = 301;
+  loop.facts.location = loop.job.url;
+  loop.body.clear();
+  deliver(host_selector, processor, std::move(loop));
+  queued(3);
+  for (int i = 0; i < 3; ++i)
+    expect((fetch_result), from(processor).to(lane));
+  expect((fetch_failure), from(lane).to(dead_letter).with(where<fetch_failure>(
+                                                            "a redirect loop", [](const fetch_failure& f) {
+                                                              return f.job.seq == 2 && f.reason == "redirect_loop";
+                                                            })));
+  expect((pages_fetched), from(lane).to(frontier).with(rows_of({1, 3}, {2})));
   CAF_CHECK_EQUAL(pending(), "");
 }
 
@@ -144,10 +159,8 @@ CAF_TEST(a_batch_holds_at_most_64_pages) {
   for (std::size_t i = 0; i < 64; ++i)
     expect((fetch_result), from(processor).to(lane));
   expect((pages_fetched), from(lane).to(frontier).with(rows_of(seqs_from(1, 64))));
-  expect((pages_processed), from(lane).to(host_selector).with(leases_of(seqs_from(1, 64))));
   expect((fetch_result), from(processor).to(lane));
   expect((pages_fetched), from(lane).to(frontier).with(rows_of({65})));
-  expect((pages_processed), from(lane).to(host_selector).with(leases_of({65})));
   CAF_CHECK_EQUAL(pending(), "");
 }
 
@@ -165,7 +178,6 @@ CAF_TEST(a_flush_sends_what_a_lane_holds_before_it_answers) {
   CAF_CHECK(!has_mail(frontier));
   expect((flush_atom), to(lane));
   expect((pages_fetched), from(lane).to(frontier).with(rows_of({1, 2})));
-  expect((pages_processed), from(lane).to(host_selector).with(leases_of({1, 2})));
   CAF_CHECK_EQUAL(pending(), "");
   run();
   bool ok = false;

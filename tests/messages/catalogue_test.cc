@@ -165,7 +165,7 @@ page_outlinks sample(tag<page_outlinks>, const caf::actor&) {
   return page_outlinks{job(), {FollowedLink{0, -1, "", ""}, FollowedLink{-1, 1, "http://b/", ""}}};
 }
 pages_fetched sample(tag<pages_fetched>, const caf::actor& a) {
-  return pages_fetched{{page(), page()}, {sample(tag<page_outlinks>{}, a), page_outlinks{job(), {}}}, 9};
+  return pages_fetched{{page(), page()}, {sample(tag<page_outlinks>{}, a), page_outlinks{job(), {}}}, {lease_ref{42, 3}}, 9};
 }
 url_failed sample(tag<url_failed>, const caf::actor&) { return url_failed{job(), "dns_failure"}; }
 leases_returned sample(tag<leases_returned>, const caf::actor&) { return leases_returned{{job()}}; }
