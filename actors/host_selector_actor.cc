@@ -46,10 +46,6 @@ struct host_selector_state {
   std::int64_t demand_outstanding = 0;  // slots asked of the Frontier, not yet filled
   bool stopping = false;
   bool tick_armed = false;
-  // Something may be ready to hand out (want_dispatch), and for how many
-  // messages the dispatch was put off while more waited (settle_dispatch).
-  bool dispatch_owed = false;
-  std::size_t dispatch_put_off = 0;
   // Sitemaps (docs/sitemaps.md): which documents to fetch and how each ended.
   SitemapSettings sitemap_settings;
   SitemapLedger sitemaps;
@@ -162,10 +158,8 @@ fetch_jobs& jobs_for(std::vector<std::pair<fetch_worker_actor, fetch_jobs>>& job
   return jobs.emplace_back(worker, fetch_jobs{}).second;
 }
 
-void dispatch_now(selector_ptr self) {
+void dispatch(selector_ptr self) {
   auto& st = self->state;
-  st.dispatch_owed = false;
-  st.dispatch_put_off = 0;
   const auto now = self->clock().now();
   // Each worker's pages go in one message, after the loop (each alone while
   // a trace records, so that a trace's message tells one page's story).
@@ -222,30 +216,6 @@ void dispatch_now(selector_ptr self) {
   ask_for_work(self);
 }
 
-// Hands out what is ready once no other message waits: messages that come
-// together (the fetches_done of a node's workers, sent as its CPU slice
-// ends, a crawl_batch behind them) then free their hosts together, and
-// each worker gets one fetch_jobs for all of them, not one a message. What
-// may free a host says so (want_dispatch), and every handler ends in
-// settle_dispatch() (the behavior below), which dispatches after the last
-// message that waited; a mailbox that never empties puts it off for this
-// many messages at most, so workers are not left idle by a busy
-// HostSelector.
-constexpr std::size_t kDispatchPutOffAtMost = 32;
-
-void want_dispatch(selector_ptr self) { self->state.dispatch_owed = true; }
-
-void settle_dispatch(selector_ptr self) {
-  auto& st = self->state;
-  if (!st.dispatch_owed)
-    return;
-  if (!self->mailbox().empty() && st.dispatch_put_off < kDispatchPutOffAtMost) {
-    ++st.dispatch_put_off;
-    return;
-  }
-  dispatch_now(self);
-}
-
 // A FetchWorker registers: it gets an id, its slots, and the topology. A
 // hello repeated (a retry after a lost reply) is welcomed again, not
 // counted as a second worker with slots nobody fills.
@@ -267,7 +237,7 @@ worker_welcome welcome_worker(selector_ptr self, const worker_hello& hello) {
                                " transfers");
   if (st.stopping)
     self->send(hello.worker, drain_atom_v);
-  want_dispatch(self);
+  dispatch(self);
   return worker_welcome{st.actors, st.settings};
 }
 
@@ -303,7 +273,7 @@ void lose_worker(selector_ptr self, const caf::down_msg& msg) {
                              std::to_string(pages.size()) + " leased URLs to the frontier");
   return_to_frontier(self, std::move(pages));
   report_sitemaps(self);
-  want_dispatch(self);
+  dispatch(self);
 }
 
 // Leases from the Frontier, queued by host.
@@ -318,7 +288,7 @@ void take_batch(selector_ptr self, crawl_batch& batch) {
   const auto now = self->clock().now();
   for (auto& job : batch.jobs)
     st.scheduler.enqueue(std::move(job), now);
-  want_dispatch(self);
+  dispatch(self);
 }
 
 // The next hop of a redirect: the same lease, now for the hop's host,
@@ -333,7 +303,7 @@ void follow(selector_ptr self, follow_redirect& hop) {
     return;
   }
   st.scheduler.follow(std::move(hop.job), self->clock().now());
-  want_dispatch(self);
+  dispatch(self);
 }
 
 // A lease ended at its worker: the host's politeness clock starts, or the
@@ -391,7 +361,7 @@ void take_robots(selector_ptr self, robots_result& r) {
                                                 : "its URLs are refused as " + refusal +
                                                     (is_transient_failure(refusal) ? " (parked, tried again later)"
                                                                                    : " (final)")));
-  want_dispatch(self);
+  dispatch(self);
 }
 
 // Stopping: queued leases go back, workers call off their retries.
@@ -419,7 +389,7 @@ void take_sitemap(selector_ptr self, sitemap_parsed& p) {
     log_line(LogLevel::info, "sitemap " + read->row.url + ": " + read->row.status + " (" + read->row.reason + ")");
   st.sitemap_rows.push_back(std::move(read->row));
   schedule_sitemaps(self);
-  want_dispatch(self);
+  dispatch(self);
 }
 
 void load_sitemap_history(selector_ptr self) {
@@ -433,8 +403,7 @@ void load_sitemap_history(selector_ptr self) {
         self->state.sitemaps.reread(h.due);
         self->state.sitemaps.reread(h.unfinished);
         schedule_sitemaps(self);
-        want_dispatch(self);
-        settle_dispatch(self);
+        dispatch(self);
       },
       [self](caf::error& err) {
         // Without the history every sitemap is fetched once more: a cost,
@@ -442,8 +411,7 @@ void load_sitemap_history(selector_ptr self) {
         log_line(LogLevel::error, "reading which sitemaps earlier runs read failed: " + to_string(err));
         self->state.sitemaps.history_loaded({});
         schedule_sitemaps(self);
-        want_dispatch(self);
-        settle_dispatch(self);
+        dispatch(self);
       });
 }
 
@@ -454,68 +422,36 @@ host_selector_actor::behavior_type host_selector_behavior(selector_ptr self, Hos
   self->state.sitemap_settings = std::move(sitemaps);
   self->state.product_token = product_token_of(settings.user_agent);
   self->state.scheduler = HostScheduler{politeness};
-  // Each handler ends in settle_dispatch(): a dispatch put off while more
-  // messages waited runs after the last of them, whichever it is.
-  self->set_down_handler([self](caf::down_msg& msg) {
-    lose_worker(self, msg);
-    settle_dispatch(self);
-  });
+  self->set_down_handler([self](caf::down_msg& msg) { lose_worker(self, msg); });
   return {
     [self](topology& t) {
       self->state.actors = std::move(t);
       if (self->state.sitemap_settings.enabled)
         load_sitemap_history(self);
       ask_for_work(self);
-      settle_dispatch(self);
     },
-    [self](worker_hello& hello) {
-      auto welcome = welcome_worker(self, hello);
-      settle_dispatch(self);
-      return welcome;
-    },
-    [self](crawl_batch& batch) {
-      take_batch(self, batch);
-      settle_dispatch(self);
-    },
-    [self](follow_redirect& hop) {
-      follow(self, hop);
-      settle_dispatch(self);
-    },
+    [self](worker_hello& hello) { return welcome_worker(self, hello); },
+    [self](crawl_batch& batch) { take_batch(self, batch); },
+    [self](follow_redirect& hop) { follow(self, hop); },
     [self](fetches_done& m) {
       for (const auto& done : m.done)
         end_lease(self, done);
-      want_dispatch(self);
-      settle_dispatch(self);
+      dispatch(self);
     },
     [self](pages_processed& p) {
       for (const auto& lease : p.leases)
         self->state.processing.reported(lease.seq, lease.attempt);
-      settle_dispatch(self);
     },
-    [self](robots_result& r) {
-      take_robots(self, r);
-      settle_dispatch(self);
-    },
-    [self](sitemap_parsed& p) {
-      take_sitemap(self, p);
-      settle_dispatch(self);
-    },
-    [self](drain_atom) {
-      drain(self);
-      settle_dispatch(self);
-    },
+    [self](robots_result& r) { take_robots(self, r); },
+    [self](sitemap_parsed& p) { take_sitemap(self, p); },
+    [self](drain_atom) { drain(self); },
     [self](tick_atom) {
       self->state.tick_armed = false;
-      want_dispatch(self);
-      settle_dispatch(self);
+      dispatch(self);
     },
-    [self](timings_atom) {
-      settle_dispatch(self);
-      return self->state.times;
-    },
+    [self](timings_atom) { return self->state.times; },
     // Every FetchWorker registered now, local or on other nodes.
     [self](workers_atom) {
-      settle_dispatch(self);
       std::vector<fetch_worker_actor> out;
       for (const auto& [id, worker] : self->state.workers)
         out.push_back(worker);

@@ -144,53 +144,6 @@ CAF_TEST(dispatch_one_request_per_host) {
   CAF_CHECK(!sched.has_pending_timeout());
 }
 
-// Messages that wait together are taken before anything is handed out: two
-// rounds' fetches_done and a batch of new URLs behind them free their hosts
-// together, and the worker gets one fetch_jobs for all of it, after the
-// last of them.
-CAF_TEST(dispatch_waits_for_the_messages_that_came_together) {
-  start(impolite());
-  auto worker = add_worker("worker-1@test-node", 4);
-  const CrawlJob b2 = job(4, "http://b.test/2", "b.test");
-  const CrawlJob c1 = job(5, "http://c.test/1", "c.test");
-  deliver(frontier, selector, crawl_batch{{a1, a2, b1, b2}});
-  expect((fetch_jobs), from(selector).to(worker).with(fetch_of({a1, b1})));
-  caf::send_as(worker, selector, done(a1));
-  caf::send_as(worker, selector, done(b1));
-  caf::send_as(frontier, selector, crawl_batch{{c1}});
-  expect((fetches_done), from(worker).to(selector));
-  CAF_CHECK(!has_mail(worker));
-  expect((fetches_done), from(worker).to(selector));
-  CAF_CHECK(!has_mail(worker));
-  expect((crawl_batch), from(frontier).to(selector));
-  expect((fetch_jobs), from(selector).to(worker).with(fetch_of({c1, a2, b2})));
-  CAF_CHECK_EQUAL(pending(), "");
-}
-
-// A mailbox that never empties does not hold the dispatch back for long:
-// after 32 messages put it off, the next one dispatches.
-CAF_TEST(a_dispatch_is_put_off_for_32_messages_at_most) {
-  start(impolite());
-  auto worker = add_worker("worker-1@test-node", 64);
-  std::vector<CrawlJob> all;
-  for (std::uint64_t i = 0; i < 40; ++i) {
-    const std::string host = "h" + std::to_string(i) + ".test";
-    all.push_back(job(100 + i, "http://" + host + "/", host));
-    caf::send_as(frontier, selector, crawl_batch{{all.back()}});
-  }
-  for (int i = 0; i < 32; ++i) {
-    expect((crawl_batch), from(frontier).to(selector));
-    CAF_CHECK(!has_mail(worker));
-  }
-  expect((crawl_batch), from(frontier).to(selector));
-  expect((fetch_jobs), from(selector).to(worker)
-                         .with(fetch_of_any_order(std::vector<CrawlJob>(all.begin(), all.begin() + 33))));
-  for (int i = 0; i < 7; ++i)
-    expect((crawl_batch), from(frontier).to(selector));
-  expect((fetch_jobs), from(selector).to(worker)
-                         .with(fetch_of_any_order(std::vector<CrawlJob>(all.begin() + 33, all.end()))));
-}
-
 // When a worker's actor dies, the jobs it held go back to the
 // Frontier, once; a job still queued for its host goes to the next worker.
 CAF_TEST(lost_worker_returns_its_leases_once) {

@@ -74,18 +74,6 @@ inline pattern<fetch_jobs> fetch_of(std::vector<CrawlJob> jobs) {
           [text](const fetch_jobs& actual) { return caf::deep_to_string(actual.jobs) == text; }};
 }
 
-// fetch_jobs of exactly these jobs, in any order (a dispatch of many
-// hosts takes them in the order of its host queues).
-inline pattern<fetch_jobs> fetch_of_any_order(std::vector<CrawlJob> jobs) {
-  auto by_seq = [](std::vector<CrawlJob> xs) {
-    std::sort(xs.begin(), xs.end(), [](const CrawlJob& a, const CrawlJob& b) { return a.seq < b.seq; });
-    return caf::deep_to_string(xs);
-  };
-  auto text = by_seq(std::move(jobs));
-  return {"fetch_jobs(" + text + " in any order, _)",
-          [text, by_seq](const fetch_jobs& actual) { return by_seq(actual.jobs) == text; }};
-}
-
 // leases_returned with exactly these jobs, in any order (the HostSelector
 // collects them from hash maps).
 inline pattern<leases_returned> returned(std::vector<CrawlJob> jobs) {
