@@ -1043,15 +1043,14 @@ def cluster_run(args):
     failures = db.execute("SELECT COUNT(*) FROM processor_failures").fetchone()[0]
     db.close()
     wall_s = metrics["duration_ms"] / 1000.0 if "duration_ms" in metrics else None
-    def cpu(path):
-        t = parse_time_v(path)
-        return None if t["user_s"] is None else t["user_s"] + t["sys_s"], t["exit_status"]
-    coord_cpu, coord_exit = cpu(args.coordinator_time)
-    coord_waits = parse_time_v(args.coordinator_time)["voluntary_switches"]
+    def cpu(t):
+        return None if t["user_s"] is None else t["user_s"] + t["sys_s"]
+    coord_time = parse_time_v(args.coordinator_time)
+    coord_cpu, coord_exit, coord_waits = cpu(coord_time), coord_time["exit_status"], coord_time["voluntary_switches"]
     nodes = []
     for path in args.node_time:
-        c, e = cpu(path)
-        nodes.append({"cpu_s": c, "exit_status": e})
+        t = parse_time_v(path)
+        nodes.append({"cpu_s": cpu(t), "exit_status": t["exit_status"]})
     link = json.load(open(args.link)) if args.link else {}
     per_page = (lambda x: None if x is None or pages == 0 else 1000.0 * x / pages)
     node_cpu = [n["cpu_s"] for n in nodes if n["cpu_s"] is not None]
